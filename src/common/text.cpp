@@ -1,0 +1,51 @@
+#include "common/text.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace canopy {
+
+std::string_view next_field(std::string_view& text) {
+  size_t start = text.find_first_not_of(" \t\n");
+  if (start == std::string_view::npos) {
+    text = {};
+    return {};
+  }
+  size_t end = text.find_first_of(" \t\n", start);
+  std::string_view field = text.substr(start, end == std::string_view::npos ? text.npos : end - start);
+  text = end == std::string_view::npos ? std::string_view{} : text.substr(end);
+  return field;
+}
+
+std::string format_bytes(int64_t bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (std::fabs(value) >= 1024.0 && unit < 4) {
+    value /= 1024.0;
+    ++unit;
+  }
+  char buf[32];
+  if (unit == 0) {
+    std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(bytes));
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f %s", value, kUnits[unit]);
+  }
+  return buf;
+}
+
+std::string format_duration_ms(int64_t ms) {
+  char buf[48];
+  if (ms < 60'000) {
+    std::snprintf(buf, sizeof buf, "%.3f s", static_cast<double>(ms) / 1000.0);
+  } else if (ms < 3'600'000) {
+    std::snprintf(buf, sizeof buf, "%lld m %04.1f s", static_cast<long long>(ms / 60'000),
+                  static_cast<double>(ms % 60'000) / 1000.0);
+  } else {
+    std::snprintf(buf, sizeof buf, "%lld h %02lld m %02lld s", static_cast<long long>(ms / 3'600'000),
+                  static_cast<long long>(ms / 60'000 % 60), static_cast<long long>(ms / 1000 % 60));
+  }
+  return buf;
+}
+
+}  // namespace canopy

@@ -1,0 +1,32 @@
+// Small helpers for reading kernel text: numbers with std::from_chars, never trusting
+// the input, and human units for output.
+#pragma once
+
+#include <charconv>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace canopy {
+
+template <typename Int>
+std::optional<Int> parse_int(std::string_view text) {
+  Int value{};
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+// Splits off the next space-separated field; empty when none is left.
+std::string_view next_field(std::string_view& text);
+
+// "1.5 GiB", "312.0 MiB", "512 B".
+std::string format_bytes(int64_t bytes);
+
+// "12.345 s", "2 m 03.4 s", "1 h 02 m 03 s".
+std::string format_duration_ms(int64_t ms);
+
+}  // namespace canopy
