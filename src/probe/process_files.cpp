@@ -1,0 +1,148 @@
+#include "probe/process_files.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+
+namespace canopy::probe {
+namespace {
+
+// One buffer for all reads: the recorder is single-threaded and parses each file
+// before reading the next.
+std::string& scratch() {
+  static std::string buffer(8192, '\0');
+  return buffer;
+}
+
+ScopedFd open_at(int dir, const char* name) {
+  return ScopedFd(::openat(dir, name, O_RDONLY | O_CLOEXEC));
+}
+
+}  // namespace
+
+std::optional<std::string_view> pread_all(int fd, std::string& buffer) {
+  if (fd < 0) {
+    return std::nullopt;
+  }
+  size_t length = 0;
+  for (;;) {
+    ssize_t n = ::pread(fd, buffer.data() + length, buffer.size() - length, static_cast<off_t>(length));
+    if (n < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      return std::nullopt;
+    }
+    length += static_cast<size_t>(n);
+    // Single-record /proc files are produced whole by the first read, so a short read
+    // is the end: this saves the extra read that would only return 0.
+    if (length < buffer.size()) {
+      return std::string_view(buffer.data(), length);
+    }
+    buffer.resize(buffer.size() * 2);
+  }
+}
+
+std::optional<ProcessFiles> ProcessFiles::open(pid_t pid, const std::string& proc_root) {
+  ProcessFiles files(pid);
+  std::string dir = proc_root + "/" + std::to_string(pid);
+  files.dir_ = ScopedFd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!files.dir_) {
+    return std::nullopt;
+  }
+  files.stat_ = open_at(files.dir_.get(), "stat");
+  files.statm_ = open_at(files.dir_.get(), "statm");
+  if (!files.stat_ || !files.statm_) {
+    return std::nullopt;
+  }
+  files.schedstat_ = open_at(files.dir_.get(), "schedstat");  // CONFIG_SCHED_INFO
+  files.io_ = open_at(files.dir_.get(), "io");                // same user or CAP_SYS_PTRACE
+  std::string leader_children = "task/" + std::to_string(pid) + "/children";
+  files.leader_children_ = open_at(files.dir_.get(), leader_children.c_str());
+  return files;
+}
+
+std::optional<StatFields> ProcessFiles::read_stat() {
+  auto text = pread_all(stat_.get(), scratch());
+  return text ? parse_stat(*text) : std::nullopt;
+}
+
+std::optional<StatmFields> ProcessFiles::read_statm() {
+  auto text = pread_all(statm_.get(), scratch());
+  return text ? parse_statm(*text) : std::nullopt;
+}
+
+std::optional<int64_t> ProcessFiles::read_run_ns() {
+  auto text = pread_all(schedstat_.get(), scratch());
+  return text ? parse_schedstat_run_ns(*text) : std::nullopt;
+}
+
+std::optional<StatusFields> ProcessFiles::read_status() {
+  ScopedFd fd = open_at(dir_.get(), "status");
+  auto text = pread_all(fd.get(), scratch());
+  return text ? parse_status(*text) : std::nullopt;
+}
+
+std::optional<IoFields> ProcessFiles::read_io() {
+  auto text = pread_all(io_.get(), scratch());
+  return text ? parse_io(*text) : std::nullopt;
+}
+
+std::optional<SmapsRollupFields> ProcessFiles::read_smaps_rollup() {
+  if (!smaps_rollup_) {
+    smaps_rollup_ = open_at(dir_.get(), "smaps_rollup");
+  }
+  auto text = pread_all(smaps_rollup_.get(), scratch());
+  return text ? parse_smaps_rollup(*text) : std::nullopt;
+}
+
+std::vector<pid_t> ProcessFiles::read_children(int64_t threads) {
+  if (threads <= 1) {
+    auto text = pread_all(leader_children_.get(), scratch());
+    return text ? parse_children(*text) : std::vector<pid_t>{};
+  }
+  std::vector<pid_t> children;
+  ScopedFd task_fd = open_at(dir_.get(), "task");
+  if (!task_fd) {
+    return children;
+  }
+  ScopedDir task(::fdopendir(task_fd.release()));
+  if (!task) {
+    return children;
+  }
+  while (dirent* entry = ::readdir(task.get())) {
+    if (entry->d_name[0] == '.') {
+      continue;
+    }
+    std::string path = std::string(entry->d_name) + "/children";
+    ScopedFd fd = open_at(::dirfd(task.get()), path.c_str());
+    if (auto text = pread_all(fd.get(), scratch())) {
+      auto more = parse_children(*text);
+      children.insert(children.end(), more.begin(), more.end());
+    }
+  }
+  return children;
+}
+
+std::string ProcessFiles::read_exe() {
+  char target[PATH_MAX];
+  ssize_t n = ::readlinkat(dir_.get(), "exe", target, sizeof target);
+  return n > 0 ? std::string(target, static_cast<size_t>(n)) : std::string();
+}
+
+std::vector<std::string> ProcessFiles::read_cmdline() {
+  ScopedFd fd = open_at(dir_.get(), "cmdline");
+  auto text = pread_all(fd.get(), scratch());
+  if (!text) {
+    return {};
+  }
+  std::string_view args = *text;
+  if (!args.empty() && args.back() == '\0') {
+    args.remove_suffix(1);
+  }
+  return args.empty() ? std::vector<std::string>{} : parse_cmdline(args);
+}
+
+}  // namespace canopy::probe

@@ -1,0 +1,40 @@
+// The machine the tree runs on: fixed facts for the recording's meta table, and the
+// per-tick memory figures that tell whether the machine was under pressure.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "common/scoped_resource.h"
+#include "probe/proc_parsers.h"
+
+namespace canopy::probe {
+
+struct HostInfo {
+  std::string hostname;
+  std::string kernel;  // uname -r
+  std::string machine;  // uname -m
+  int64_t cpu_count = 0;
+  int64_t page_size_bytes = 0;
+  int64_t clock_ticks_per_second = 0;
+  int64_t boot_time_ms = 0;  // epoch ms of boot: start times in stat count from here
+  std::string timezone;      // IANA name of the local zone, e.g. "Europe/Berlin"
+  int64_t utc_offset_s = 0;  // of the local zone when the recording started
+};
+HostInfo read_host_info();
+
+// Milliseconds since the Unix epoch, UTC.
+int64_t now_epoch_ms();
+
+// /proc/meminfo, kept open and re-read each tick.
+class MeminfoFile {
+ public:
+  MeminfoFile();
+  std::optional<MeminfoFields> read();
+
+ private:
+  ScopedFd fd_;
+};
+
+}  // namespace canopy::probe

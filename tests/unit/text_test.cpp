@@ -1,0 +1,29 @@
+#include "common/text.h"
+
+#include <gtest/gtest.h>
+
+namespace canopy {
+namespace {
+
+TEST(FormatBytes, HumanUnits) {
+  EXPECT_EQ(format_bytes(512), "512 B");
+  EXPECT_EQ(format_bytes(1536), "1.5 KiB");
+  EXPECT_EQ(format_bytes(int64_t{150} << 20), "150.0 MiB");
+  EXPECT_EQ(format_bytes(int64_t{3} << 30), "3.0 GiB");
+}
+
+TEST(FormatDuration, SecondsMinutesHours) {
+  EXPECT_EQ(format_duration_ms(1234), "1.234 s");
+  EXPECT_EQ(format_duration_ms(123'400), "2 m 03.4 s");
+  EXPECT_EQ(format_duration_ms(3'723'000), "1 h 02 m 03 s");
+}
+
+TEST(ParseInt, WholeTextOnly) {
+  EXPECT_EQ(parse_int<int>("42"), 42);
+  EXPECT_FALSE(parse_int<int>("42x"));
+  EXPECT_FALSE(parse_int<int>(""));
+  EXPECT_FALSE(parse_int<int>("99999999999"));
+}
+
+}  // namespace
+}  // namespace canopy
