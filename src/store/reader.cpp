@@ -1,0 +1,222 @@
+#include "store/reader.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <unordered_map>
+
+#include "common/text.h"
+
+namespace canopy::store {
+std::vector<std::string> parse_json_string_array(const std::string& text) {
+  auto json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  std::vector<std::string> args;
+  if (json.is_array()) {
+    for (const auto& arg : json) {
+      if (arg.is_string()) {
+        args.push_back(arg.get<std::string>());
+      }
+    }
+  }
+  return args;
+}
+
+Error Reader::read_error() const {
+  int code = sqlite3_errcode(db_.get());
+  std::string why = last_error(db_.get());
+  if (code == SQLITE_NOTADB) {
+    return Error{"cannot open '" + path_ + "': not a canopy recording (not an SQLite file)"};
+  }
+  if (code == SQLITE_CORRUPT) {
+    return Error{"cannot open '" + path_ + "': the recording is truncated or corrupt (" + why + ")"};
+  }
+  return Error{"cannot read '" + path_ + "': " + why};
+}
+
+Result<Reader> Reader::open(const std::string& path) {
+  Reader reader;
+  reader.path_ = path;
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0) {
+    return Error{"cannot open '" + path + "': " + std::strerror(errno)};
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return Error{"cannot open '" + path + "': not a regular file"};
+  }
+  // A recording whose recorder was killed still has its WAL beside it; SQLite needs
+  // write access to replay it, so open read-write then (and only then).
+  bool has_wal = ::access((path + "-wal").c_str(), F_OK) == 0;
+  int flags = has_wal ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+  reader.db_ = ScopedDb(db);
+  if (rc != SQLITE_OK) {
+    return reader.read_error();
+  }
+  // quick_check reads every page once: a truncated or damaged file is reported here,
+  // in one line, instead of halfway through a report.
+  {
+    auto check = prepare(db, "PRAGMA quick_check");
+    if (!check) {
+      return reader.read_error();
+    }
+    rc = sqlite3_step(check->get());
+    if (rc != SQLITE_ROW) {
+      return reader.read_error();
+    }
+    std::string verdict = column_text(check->get(), 0);
+    if (verdict != "ok") {
+      return Error{"cannot open '" + path + "': the recording is truncated or corrupt (" + verdict + ")"};
+    }
+  }
+  auto meta = prepare(db, "SELECT key, value FROM meta");
+  if (!meta) {
+    if (sqlite3_errcode(db) == SQLITE_ERROR) {
+      return Error{"cannot open '" + path + "': not a canopy recording (no meta table)"};
+    }
+    return reader.read_error();
+  }
+  while ((rc = sqlite3_step(meta->get())) == SQLITE_ROW) {
+    reader.meta_[column_text(meta->get(), 0)] = column_text(meta->get(), 1);
+  }
+  if (rc != SQLITE_DONE) {
+    return reader.read_error();
+  }
+  auto version = reader.meta_int("format_version");
+  if (!version) {
+    return Error{"cannot open '" + path + "': not a canopy recording (no format_version in meta)"};
+  }
+  if (*version > kFormatVersion) {
+    return Error{"cannot open '" + path + "': recorded in format " + std::to_string(*version) +
+                 " by a newer canopy; this canopy reads up to format " + std::to_string(kFormatVersion)};
+  }
+  return reader;
+}
+
+std::optional<int64_t> Reader::meta_int(const std::string& key) const {
+  auto it = meta_.find(key);
+  return it == meta_.end() ? std::nullopt : parse_int<int64_t>(it->second);
+}
+
+Result<std::vector<ProcessRow>> Reader::processes() const {
+  auto stmt = prepare(db_.get(),
+                      "SELECT id, pid, start_ticks, start_ms, parent_id, ppid, adopted, name, exe, cmdline, "
+                      "first_seen_ms, last_seen_ms, end_ms, exit_code, exit_signal, peak_rss_bytes, peak_rss_t_ms, "
+                      "hwm_bytes, cpu_user_ns, cpu_system_ns FROM process ORDER BY id");
+  if (!stmt) {
+    return read_error();
+  }
+  std::vector<ProcessRow> rows;
+  sqlite3_stmt* s = stmt->get();
+  int rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    ProcessRow row;
+    row.id = sqlite3_column_int64(s, 0);
+    row.pid = static_cast<pid_t>(sqlite3_column_int64(s, 1));
+    row.start_ticks = sqlite3_column_int64(s, 2);
+    row.start_ms = sqlite3_column_int64(s, 3);
+    row.parent_id = column_optional(s, 4);
+    row.ppid = static_cast<pid_t>(sqlite3_column_int64(s, 5));
+    row.adopted = sqlite3_column_int(s, 6) != 0;
+    row.name = column_text(s, 7);
+    row.exe = column_text(s, 8);
+    row.cmdline = parse_json_string_array(column_text(s, 9));
+    row.first_seen_ms = sqlite3_column_int64(s, 10);
+    row.last_seen_ms = column_optional(s, 11);
+    row.end_ms = column_optional(s, 12);
+    row.exit_code = column_optional(s, 13);
+    row.exit_signal = column_optional(s, 14);
+    row.peak_rss_bytes = column_optional(s, 15);
+    row.peak_rss_t_ms = column_optional(s, 16);
+    row.hwm_bytes = column_optional(s, 17);
+    row.cpu_user_ns = column_optional(s, 18);
+    row.cpu_system_ns = column_optional(s, 19);
+    rows.push_back(std::move(row));
+  }
+  if (rc != SQLITE_DONE) {
+    return read_error();
+  }
+  return rows;
+}
+
+Result<std::vector<TickRow>> Reader::ticks() const {
+  auto stmt = prepare(db_.get(),
+                      "SELECT t_ms, processes, rss_bytes, swap_bytes, pss_bytes, cpu_ns, mem_total_bytes, "
+                      "mem_available_bytes, swap_total_bytes, swap_free_bytes FROM tick ORDER BY t_ms");
+  if (!stmt) {
+    return read_error();
+  }
+  std::vector<TickRow> rows;
+  sqlite3_stmt* s = stmt->get();
+  int rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    TickRow row;
+    row.t_ms = sqlite3_column_int64(s, 0);
+    row.processes = sqlite3_column_int64(s, 1);
+    row.rss_bytes = sqlite3_column_int64(s, 2);
+    row.swap_bytes = sqlite3_column_int64(s, 3);
+    row.pss_bytes = column_optional(s, 4).value_or(kUnknown);
+    row.cpu_ns = sqlite3_column_int64(s, 5);
+    row.mem_total_bytes = sqlite3_column_int64(s, 6);
+    row.mem_available_bytes = sqlite3_column_int64(s, 7);
+    row.swap_total_bytes = sqlite3_column_int64(s, 8);
+    row.swap_free_bytes = sqlite3_column_int64(s, 9);
+    rows.push_back(row);
+  }
+  if (rc != SQLITE_DONE) {
+    return read_error();
+  }
+  return rows;
+}
+
+Result<std::vector<EventRow>> Reader::events() const {
+  auto stmt = prepare(db_.get(), "SELECT t_ms, kind, process_id, text FROM event ORDER BY t_ms, rowid");
+  if (!stmt) {
+    return read_error();
+  }
+  std::vector<EventRow> rows;
+  sqlite3_stmt* s = stmt->get();
+  int rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    rows.push_back(EventRow{sqlite3_column_int64(s, 0), column_text(s, 1), column_optional(s, 2), column_text(s, 3)});
+  }
+  if (rc != SQLITE_DONE) {
+    return read_error();
+  }
+  return rows;
+}
+
+Status Reader::for_each_sample(const SampleVisitor& visit) const {
+  std::string sql = "SELECT t_ms, process_id";
+  for (const char* name : kSampleColumnNames) {
+    sql += std::string(", ") + name;
+  }
+  sql += " FROM sample ORDER BY rowid";  // rows are appended in time order
+  auto stmt = prepare(db_.get(), sql);
+  if (!stmt) {
+    return read_error();
+  }
+  std::unordered_map<int64_t, SampleValues> current;
+  sqlite3_stmt* s = stmt->get();
+  int rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    int64_t t_ms = sqlite3_column_int64(s, 0);
+    int64_t process_id = sqlite3_column_int64(s, 1);
+    SampleValues& values = current[process_id];
+    for (int c = 0; c < kSampleColumnCount; ++c) {
+      if (sqlite3_column_type(s, c + 2) != SQLITE_NULL) {
+        values.v[c] = sqlite3_column_int64(s, c + 2);
+      }
+    }
+    visit(t_ms, process_id, values);
+  }
+  if (rc != SQLITE_DONE) {
+    return read_error();
+  }
+  return Ok{};
+}
+
+}  // namespace canopy::store

@@ -1,0 +1,48 @@
+// Reads a recording: validates that it is one (and of a format we understand), loads
+// its small tables, and streams samples with values carried forward.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "store/recording.h"
+#include "store/sqlite.h"
+
+namespace canopy::store {
+
+// Command lines are stored as JSON arrays of strings ("[\"make\", \"-j8\"]").
+std::vector<std::string> parse_json_string_array(const std::string& text);
+
+class Reader {
+ public:
+  // One line on failure naming the file and the cause: missing, not SQLite, not a
+  // canopy recording, a newer format, truncated or corrupt.
+  static Result<Reader> open(const std::string& path);
+
+  const std::string& path() const { return path_; }
+  const std::map<std::string, std::string>& meta() const { return meta_; }
+  // The meta value as a number, or nullopt when absent or not a number.
+  std::optional<int64_t> meta_int(const std::string& key) const;
+
+  Result<std::vector<ProcessRow>> processes() const;
+  Result<std::vector<TickRow>> ticks() const;
+  Result<std::vector<EventRow>> events() const;
+
+  // Calls `visit` for every sample row in time order with the process's full values
+  // at that moment (columns the row left NULL carried forward from its previous row).
+  using SampleVisitor = std::function<void(int64_t t_ms, int64_t process_id, const SampleValues&)>;
+  Status for_each_sample(const SampleVisitor& visit) const;
+
+ private:
+  Reader() = default;
+  Error read_error() const;
+
+  std::string path_;
+  ScopedDb db_;
+  std::map<std::string, std::string> meta_;
+};
+
+}  // namespace canopy::store

@@ -1,0 +1,110 @@
+// store/: the recording file. One SQLite file per recording (WAL while recording,
+// a single checkpointed file at the end), format versioned in `meta`.
+//
+// Invariants: a process is identified by (pid, start_ticks), never pid alone; a
+// `sample` row is written only when a value changed, and a NULL column means
+// "unchanged since this process's previous row": readers carry values forward while
+// the process lives. Timestamps are milliseconds since the Unix epoch (UTC).
+#pragma once
+
+#include <sys/types.h>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace canopy::store {
+
+// Bump when a reader of the previous version could misread a new file.
+inline constexpr int64_t kFormatVersion = 1;
+
+// Values of one process at one moment. A column is one of these indices; the array
+// form lets the writer and reader treat all columns alike (change detection, NULLs).
+enum SampleColumn : int {
+  kRssAnonBytes,
+  kRssFileBytes,
+  kRssShmemBytes,
+  kSwapBytes,
+  kVmSizeBytes,
+  kCpuUserNs,
+  kCpuSystemNs,
+  kThreads,
+  kMinorFaults,
+  kMajorFaults,
+  kReadBytes,       // rchar: through syscalls, page cache included
+  kWriteBytes,      // wchar
+  kDiskReadBytes,   // read_bytes: from storage
+  kDiskWriteBytes,  // write_bytes
+  kPssBytes,        // only with --pss
+  kUssBytes,        // only with --pss
+  kSampleColumnCount
+};
+inline constexpr std::array<const char*, kSampleColumnCount> kSampleColumnNames = {
+    "rss_anon_bytes", "rss_file_bytes", "rss_shmem_bytes", "swap_bytes",  "vm_size_bytes",
+    "cpu_user_ns",    "cpu_system_ns",  "threads",         "minor_faults", "major_faults",
+    "read_bytes",     "write_bytes",    "disk_read_bytes", "disk_write_bytes", "pss_bytes",
+    "uss_bytes"};
+
+// A value the probe could not read (I/O without permission, PSS without --pss).
+inline constexpr int64_t kUnknown = -1;
+
+struct SampleValues {
+  std::array<int64_t, kSampleColumnCount> v;
+
+  SampleValues() { v.fill(kUnknown); }
+  int64_t& operator[](SampleColumn c) { return v[c]; }
+  int64_t operator[](SampleColumn c) const { return v[c]; }
+  int64_t rss_bytes() const {
+    return v[kRssAnonBytes] < 0 ? 0 : v[kRssAnonBytes] + v[kRssFileBytes] + v[kRssShmemBytes];
+  }
+  int64_t cpu_ns() const { return v[kCpuUserNs] < 0 ? 0 : v[kCpuUserNs] + v[kCpuSystemNs]; }
+};
+
+struct ProcessRow {
+  int64_t id = 0;  // rowid, dense from 1 in order of discovery
+  pid_t pid = 0;
+  int64_t start_ticks = 0;  // from /proc/PID/stat: with pid, the identity
+  int64_t start_ms = 0;
+  std::optional<int64_t> parent_id;  // none for the root and for adopted orphans
+  pid_t ppid = 0;
+  bool adopted = false;  // reparented to the recorder (a subreaper) before we saw it
+  std::string name;
+  std::string exe;
+  std::vector<std::string> cmdline;
+  int64_t first_seen_ms = 0;
+  std::optional<int64_t> last_seen_ms;
+  std::optional<int64_t> end_ms;
+  std::optional<int64_t> exit_code;
+  std::optional<int64_t> exit_signal;
+  // Filled when the process ends (or the recording does); a crashed recording leaves
+  // them NULL for processes still alive, and readers derive them from samples.
+  std::optional<int64_t> peak_rss_bytes;
+  std::optional<int64_t> peak_rss_t_ms;
+  std::optional<int64_t> hwm_bytes;  // VmHWM or the reaped child's ru_maxrss
+  std::optional<int64_t> cpu_user_ns;
+  std::optional<int64_t> cpu_system_ns;
+};
+
+struct TickRow {
+  int64_t t_ms = 0;
+  int64_t processes = 0;  // alive in the tree at this tick
+  int64_t rss_bytes = 0;  // sum over the tree
+  int64_t swap_bytes = 0;
+  int64_t pss_bytes = kUnknown;
+  int64_t cpu_ns = 0;  // cumulative, ended processes included
+  int64_t mem_total_bytes = 0;
+  int64_t mem_available_bytes = 0;
+  int64_t swap_total_bytes = 0;
+  int64_t swap_free_bytes = 0;
+};
+
+struct EventRow {
+  int64_t t_ms = 0;
+  std::string kind;  // "exec", "signal", ...
+  std::optional<int64_t> process_id;
+  std::string text;
+};
+
+}  // namespace canopy::store

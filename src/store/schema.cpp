@@ -1,0 +1,58 @@
+#include "store/schema.h"
+
+#include "store/recording.h"
+
+namespace canopy::store {
+
+std::string schema_sql() {
+  std::string sample_columns;
+  for (const char* name : kSampleColumnNames) {
+    sample_columns += std::string(",\n  ") + name + " INTEGER";
+  }
+  return R"(
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE process(
+  id INTEGER PRIMARY KEY,
+  pid INTEGER NOT NULL,
+  start_ticks INTEGER NOT NULL,
+  start_ms INTEGER NOT NULL,
+  parent_id INTEGER REFERENCES process(id),
+  ppid INTEGER NOT NULL,
+  adopted INTEGER NOT NULL DEFAULT 0,
+  name TEXT NOT NULL,
+  exe TEXT NOT NULL,
+  cmdline TEXT NOT NULL,
+  first_seen_ms INTEGER NOT NULL,
+  last_seen_ms INTEGER,
+  end_ms INTEGER,
+  exit_code INTEGER,
+  exit_signal INTEGER,
+  peak_rss_bytes INTEGER,
+  peak_rss_t_ms INTEGER,
+  hwm_bytes INTEGER,
+  cpu_user_ns INTEGER,
+  cpu_system_ns INTEGER);
+CREATE TABLE sample(
+  t_ms INTEGER NOT NULL,
+  process_id INTEGER NOT NULL REFERENCES process(id))" +
+         sample_columns + R"();
+CREATE TABLE tick(
+  t_ms INTEGER PRIMARY KEY,
+  processes INTEGER NOT NULL,
+  rss_bytes INTEGER NOT NULL,
+  swap_bytes INTEGER NOT NULL,
+  pss_bytes INTEGER,
+  cpu_ns INTEGER NOT NULL,
+  mem_total_bytes INTEGER NOT NULL,
+  mem_available_bytes INTEGER NOT NULL,
+  swap_total_bytes INTEGER NOT NULL,
+  swap_free_bytes INTEGER NOT NULL);
+CREATE TABLE event(
+  t_ms INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  process_id INTEGER REFERENCES process(id),
+  text TEXT NOT NULL);
+)";
+}
+
+}  // namespace canopy::store

@@ -1,0 +1,30 @@
+// Thin RAII and error helpers over the SQLite C API, shared by writer and reader.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/result.h"
+#include "common/scoped_resource.h"
+
+namespace canopy::store {
+
+using ScopedDb = ScopedResource<sqlite3*, sqlite3_close_v2, nullptr>;
+using ScopedStmt = ScopedResource<sqlite3_stmt*, sqlite3_finalize, nullptr>;
+
+Status exec_sql(sqlite3* db, const char* sql);
+Result<ScopedStmt> prepare(sqlite3* db, std::string_view sql);
+
+void bind_optional(sqlite3_stmt* stmt, int index, const std::optional<int64_t>& value);
+void bind_text(sqlite3_stmt* stmt, int index, std::string_view text);
+std::optional<int64_t> column_optional(sqlite3_stmt* stmt, int index);
+std::string column_text(sqlite3_stmt* stmt, int index);
+
+// "database disk image is malformed" and friends, from the connection's last error.
+std::string last_error(sqlite3* db);
+
+}  // namespace canopy::store

@@ -1,0 +1,233 @@
+#include "store/writer.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "store/schema.h"
+
+namespace canopy::store {
+namespace {
+
+std::string sample_insert_sql() {
+  std::string columns = "t_ms, process_id";
+  std::string params = "?, ?";
+  for (const char* name : kSampleColumnNames) {
+    columns += std::string(", ") + name;
+    params += ", ?";
+  }
+  return "INSERT INTO sample(" + columns + ") VALUES(" + params + ")";
+}
+
+// Removes a previous recording and the WAL files SQLite keeps beside it.
+void remove_recording(const std::string& path) {
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+    ::unlink((path + suffix).c_str());
+  }
+}
+
+}  // namespace
+
+Result<Writer> Writer::create(const std::string& path, bool force) {
+  if (force) {
+    remove_recording(path);
+  }
+  // O_EXCL: never write over a file that appeared after the caller's check.
+  ScopedFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  if (!fd) {
+    if (errno == EEXIST) {
+      return Error{"cannot write '" + path + "': file exists (use --force to replace it)"};
+    }
+    return Error{"cannot write '" + path + "': " + std::strerror(errno)};
+  }
+  fd.reset();
+
+  Writer writer;
+  writer.path_ = path;
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr);
+  writer.db_ = ScopedDb(db);
+  auto fail = [&](const std::string& why) -> Result<Writer> {
+    writer.db_.reset();
+    remove_recording(path);
+    return Error{"cannot write '" + path + "': " + why};
+  };
+  if (rc != SQLITE_OK) {
+    return fail(last_error(db));
+  }
+  // WAL + synchronous=NORMAL: a commit is one append to the WAL without fsync, so it
+  // survives the recorder being killed (not a power cut) and costs little per second.
+  for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL"}) {
+    if (auto status = exec_sql(db, pragma); !status) {
+      return fail(status.error().message);
+    }
+  }
+  if (auto status = exec_sql(db, schema_sql().c_str()); !status) {
+    return fail(status.error().message);
+  }
+  struct {
+    ScopedStmt* target;
+    std::string sql;
+  } statements[] = {
+      {&writer.meta_, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)"},
+      {&writer.process_insert_,
+       "INSERT INTO process(id, pid, start_ticks, start_ms, parent_id, ppid, adopted, name, exe, cmdline, "
+       "first_seen_ms) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
+      {&writer.process_exec_, "UPDATE process SET name = ?2, exe = ?3, cmdline = ?4 WHERE id = ?1"},
+      {&writer.process_end_,
+       "UPDATE process SET last_seen_ms = ?2, end_ms = ?3, exit_code = ?4, exit_signal = ?5, peak_rss_bytes = ?6, "
+       "peak_rss_t_ms = ?7, hwm_bytes = ?8, cpu_user_ns = ?9, cpu_system_ns = ?10 WHERE id = ?1"},
+      {&writer.sample_, sample_insert_sql()},
+      {&writer.tick_,
+       "INSERT OR REPLACE INTO tick(t_ms, processes, rss_bytes, swap_bytes, pss_bytes, cpu_ns, mem_total_bytes, "
+       "mem_available_bytes, swap_total_bytes, swap_free_bytes) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
+      {&writer.event_, "INSERT INTO event(t_ms, kind, process_id, text) VALUES(?, ?, ?, ?)"},
+  };
+  for (auto& statement : statements) {
+    auto prepared = prepare(db, statement.sql);
+    if (!prepared) {
+      return fail(prepared.error().message);
+    }
+    *statement.target = std::move(*prepared);
+  }
+  if (auto status = exec_sql(db, "BEGIN"); !status) {
+    return fail(status.error().message);
+  }
+  writer.set_meta("format_version", std::to_string(kFormatVersion));
+  return writer;
+}
+
+void Writer::check(int rc) {
+  if (rc != SQLITE_DONE && rc != SQLITE_OK && !failure_) {
+    failure_ = Error{"cannot write '" + path_ + "': " + last_error(db_.get())};
+  }
+}
+
+void Writer::step(sqlite3_stmt* stmt) {
+  check(sqlite3_step(stmt));
+  sqlite3_reset(stmt);
+  sqlite3_clear_bindings(stmt);
+}
+
+void Writer::set_meta(const std::string& key, const std::string& value) {
+  bind_text(meta_.get(), 1, key);
+  bind_text(meta_.get(), 2, value);
+  step(meta_.get());
+}
+
+int64_t Writer::add_process(const ProcessRow& row) {
+  int64_t id = static_cast<int64_t>(last_written_.size()) + 1;
+  last_written_.emplace_back();
+  sqlite3_stmt* s = process_insert_.get();
+  sqlite3_bind_int64(s, 1, id);
+  sqlite3_bind_int64(s, 2, row.pid);
+  sqlite3_bind_int64(s, 3, row.start_ticks);
+  sqlite3_bind_int64(s, 4, row.start_ms);
+  bind_optional(s, 5, row.parent_id);
+  sqlite3_bind_int64(s, 6, row.ppid);
+  sqlite3_bind_int(s, 7, row.adopted ? 1 : 0);
+  bind_text(s, 8, row.name);
+  bind_text(s, 9, row.exe);
+  bind_text(s, 10, nlohmann::json(row.cmdline).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  sqlite3_bind_int64(s, 11, row.first_seen_ms);
+  step(s);
+  return id;
+}
+
+void Writer::update_process_exec(const ProcessRow& row) {
+  sqlite3_stmt* s = process_exec_.get();
+  sqlite3_bind_int64(s, 1, row.id);
+  bind_text(s, 2, row.name);
+  bind_text(s, 3, row.exe);
+  bind_text(s, 4, nlohmann::json(row.cmdline).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  step(s);
+}
+
+void Writer::update_process_end(const ProcessRow& row) {
+  sqlite3_stmt* s = process_end_.get();
+  sqlite3_bind_int64(s, 1, row.id);
+  bind_optional(s, 2, row.last_seen_ms);
+  bind_optional(s, 3, row.end_ms);
+  bind_optional(s, 4, row.exit_code);
+  bind_optional(s, 5, row.exit_signal);
+  bind_optional(s, 6, row.peak_rss_bytes);
+  bind_optional(s, 7, row.peak_rss_t_ms);
+  bind_optional(s, 8, row.hwm_bytes);
+  bind_optional(s, 9, row.cpu_user_ns);
+  bind_optional(s, 10, row.cpu_system_ns);
+  step(s);
+}
+
+bool Writer::add_sample(int64_t t_ms, int64_t process_id, const SampleValues& values) {
+  SampleValues& last = last_written_.at(static_cast<size_t>(process_id - 1));
+  sqlite3_stmt* s = sample_.get();
+  bool changed = false;
+  for (int c = 0; c < kSampleColumnCount; ++c) {
+    // Unknown values are never written: NULL already means "as before".
+    if (values.v[c] != last.v[c] && values.v[c] != kUnknown) {
+      sqlite3_bind_int64(s, c + 3, values.v[c]);
+      last.v[c] = values.v[c];
+      changed = true;
+    }
+  }
+  if (!changed) {
+    sqlite3_clear_bindings(s);
+    return false;
+  }
+  sqlite3_bind_int64(s, 1, t_ms);
+  sqlite3_bind_int64(s, 2, process_id);
+  step(s);
+  return true;
+}
+
+void Writer::add_tick(const TickRow& row) {
+  sqlite3_stmt* s = tick_.get();
+  sqlite3_bind_int64(s, 1, row.t_ms);
+  sqlite3_bind_int64(s, 2, row.processes);
+  sqlite3_bind_int64(s, 3, row.rss_bytes);
+  sqlite3_bind_int64(s, 4, row.swap_bytes);
+  bind_optional(s, 5, row.pss_bytes == kUnknown ? std::nullopt : std::optional<int64_t>(row.pss_bytes));
+  sqlite3_bind_int64(s, 6, row.cpu_ns);
+  sqlite3_bind_int64(s, 7, row.mem_total_bytes);
+  sqlite3_bind_int64(s, 8, row.mem_available_bytes);
+  sqlite3_bind_int64(s, 9, row.swap_total_bytes);
+  sqlite3_bind_int64(s, 10, row.swap_free_bytes);
+  step(s);
+}
+
+void Writer::add_event(const EventRow& row) {
+  sqlite3_stmt* s = event_.get();
+  sqlite3_bind_int64(s, 1, row.t_ms);
+  bind_text(s, 2, row.kind);
+  bind_optional(s, 3, row.process_id);
+  bind_text(s, 4, row.text);
+  step(s);
+}
+
+void Writer::commit_if_due(int64_t now_ms) {
+  if (now_ms - last_commit_ms_ < kCommitEveryMs) {
+    return;
+  }
+  last_commit_ms_ = now_ms;
+  if (auto status = exec_sql(db_.get(), "COMMIT; BEGIN"); !status && !failure_) {
+    failure_ = Error{"cannot write '" + path_ + "': " + status.error().message};
+  }
+}
+
+Status Writer::finish() {
+  if (failure_) {
+    return *failure_;
+  }
+  for (const char* sql : {"COMMIT", "PRAGMA wal_checkpoint(TRUNCATE)", "PRAGMA journal_mode=DELETE"}) {
+    if (auto status = exec_sql(db_.get(), sql); !status) {
+      return Error{"cannot write '" + path_ + "': " + status.error().message};
+    }
+  }
+  db_.reset();
+  return Ok{};
+}
+
+}  // namespace canopy::store

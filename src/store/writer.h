@@ -1,0 +1,65 @@
+// Writes a recording while it is being made. Crash-safe: the file is in WAL mode and
+// committed at least every kCommitEveryMs, so a recorder killed with SIGKILL leaves a
+// recording that opens, missing at most the last commit interval. finish() checkpoints
+// it into one self-contained file.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "store/recording.h"
+#include "store/sqlite.h"
+
+namespace canopy::store {
+
+inline constexpr int64_t kCommitEveryMs = 500;
+
+class Writer {
+ public:
+  // Creates `path` (mode 0600: command lines can hold secrets). Refuses to replace an
+  // existing file unless `force`.
+  static Result<Writer> create(const std::string& path, bool force);
+
+  void set_meta(const std::string& key, const std::string& value);
+  // Returns the new process id.
+  int64_t add_process(const ProcessRow& row);
+  void update_process_exec(const ProcessRow& row);
+  // Writes what is known when a process ends: end, exit status, peaks and CPU.
+  void update_process_end(const ProcessRow& row);
+  // Writes a row only when some value changed since this process's previous row, and
+  // only the changed columns. Returns whether a row was written.
+  bool add_sample(int64_t t_ms, int64_t process_id, const SampleValues& values);
+  void add_tick(const TickRow& row);
+  void add_event(const EventRow& row);
+
+  // Commits when kCommitEveryMs has passed since the previous commit.
+  void commit_if_due(int64_t now_ms);
+  // The first write error, if any; the recorder stops recording on it.
+  const std::optional<Error>& failure() const { return failure_; }
+
+  // Final commit, then checkpoint into a single file (journal_mode=DELETE).
+  Status finish();
+
+  const std::string& path() const { return path_; }
+
+ private:
+  Writer() = default;
+  void step(sqlite3_stmt* stmt);
+  void check(int rc);
+
+  std::string path_;
+  ScopedDb db_;
+  ScopedStmt meta_;
+  ScopedStmt process_insert_;
+  ScopedStmt process_exec_;
+  ScopedStmt process_end_;
+  ScopedStmt sample_;
+  ScopedStmt tick_;
+  ScopedStmt event_;
+  std::vector<SampleValues> last_written_;  // by process id
+  int64_t last_commit_ms_ = 0;
+  std::optional<Error> failure_;
+};
+
+}  // namespace canopy::store

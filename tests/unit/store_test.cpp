@@ -1,0 +1,130 @@
+// Writer and reader on real SQLite files: what is written is read back, rows appear
+// only on change, and files that are not recordings get one clear error.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <fstream>
+
+#include "support/temp_dir.h"
+#include "store/reader.h"
+#include "store/writer.h"
+
+namespace canopy::store {
+namespace {
+
+using canopy::testing::TempDir;
+
+int64_t count_rows(const std::string& path, const char* sql) {
+  sqlite3* db = nullptr;
+  sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+  sqlite3_stmt* stmt = nullptr;
+  sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr);
+  int64_t n = sqlite3_step(stmt) == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : -1;
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return n;
+}
+
+SampleValues memory(int64_t anon, int64_t cpu_user_ns) {
+  SampleValues v;
+  v[kRssAnonBytes] = anon;
+  v[kRssFileBytes] = 4096;
+  v[kRssShmemBytes] = 0;
+  v[kCpuUserNs] = cpu_user_ns;
+  v[kCpuSystemNs] = 0;
+  return v;
+}
+
+TEST(Store, RoundTripWithCarryForward) {
+  TempDir dir;
+  std::string path = dir.file("a.canopy");
+  {
+    auto writer = Writer::create(path, false);
+    ASSERT_TRUE(writer) << writer.error().message;
+    ProcessRow root;
+    root.pid = 100;
+    root.start_ticks = 5;
+    root.name = "make";
+    root.cmdline = {"make", "-j8", "a b"};
+    int64_t id = writer->add_process(root);
+    EXPECT_EQ(id, 1);
+    EXPECT_TRUE(writer->add_sample(1000, id, memory(1 << 20, 10)));
+    EXPECT_FALSE(writer->add_sample(1100, id, memory(1 << 20, 10)));  // unchanged: no row
+    EXPECT_TRUE(writer->add_sample(1200, id, memory(1 << 20, 20)));   // only CPU changed
+    EXPECT_TRUE(writer->add_sample(1300, id, memory(3 << 20, 20)));
+    writer->add_tick({1000, 1, 1 << 20, 0, kUnknown, 10, 8, 4, 0, 0});
+    writer->add_event({1200, "exec", id, "make -j8"});
+    root.id = id;
+    root.end_ms = 1300;
+    root.peak_rss_bytes = (3 << 20) + 4096;
+    writer->update_process_end(root);
+    ASSERT_TRUE(writer->finish());
+  }
+  EXPECT_EQ(count_rows(path, "SELECT count(*) FROM sample"), 3);
+  // The row where only CPU changed stores NULL for every memory column.
+  EXPECT_EQ(count_rows(path, "SELECT count(*) FROM sample WHERE t_ms = 1200 AND rss_anon_bytes IS NULL"), 1);
+  EXPECT_FALSE(std::ifstream(path + "-wal").good()) << "finish() leaves one self-contained file";
+
+  auto reader = Reader::open(path);
+  ASSERT_TRUE(reader) << reader.error().message;
+  auto processes = reader->processes();
+  ASSERT_TRUE(processes);
+  ASSERT_EQ(processes->size(), 1u);
+  EXPECT_EQ(processes->front().cmdline, (std::vector<std::string>{"make", "-j8", "a b"}));
+  EXPECT_EQ(processes->front().peak_rss_bytes, (3 << 20) + 4096);
+
+  std::vector<std::pair<int64_t, SampleValues>> seen;
+  ASSERT_TRUE(reader->for_each_sample([&](int64_t t, int64_t, const SampleValues& v) { seen.emplace_back(t, v); }));
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_EQ(seen[1].first, 1200);
+  EXPECT_EQ(seen[1].second[kRssAnonBytes], 1 << 20);  // carried forward
+  EXPECT_EQ(seen[1].second[kCpuUserNs], 20);
+  EXPECT_EQ(seen[2].second.rss_bytes(), (3 << 20) + 4096);
+  EXPECT_EQ(seen[2].second[kReadBytes], kUnknown);  // never known, never written
+}
+
+TEST(Store, RefusesToOverwriteWithoutForce) {
+  TempDir dir;
+  std::string path = dir.file("a.canopy");
+  std::ofstream(path) << "precious";
+  auto refused = Writer::create(path, false);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().message, "cannot write '" + path + "': file exists (use --force to replace it)");
+  EXPECT_TRUE(Writer::create(path, true));
+}
+
+TEST(Store, ReaderNamesEachBadInput) {
+  TempDir dir;
+  auto error_of = [](const std::string& path) {
+    auto reader = Reader::open(path);
+    return reader ? std::string("opened") : reader.error().message;
+  };
+  EXPECT_EQ(error_of(dir.file("missing.canopy")),
+            "cannot open '" + dir.file("missing.canopy") + "': No such file or directory");
+
+  std::string text = dir.file("notes.txt");
+  std::ofstream(text) << std::string(8192, 'x');
+  EXPECT_EQ(error_of(text), "cannot open '" + text + "': not a canopy recording (not an SQLite file)");
+
+  std::string other = dir.file("other.db");
+  sqlite3* db = nullptr;
+  sqlite3_open(other.c_str(), &db);
+  sqlite3_exec(db, "CREATE TABLE t(x); INSERT INTO t VALUES(1);", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  EXPECT_EQ(error_of(other), "cannot open '" + other + "': not a canopy recording (no meta table)");
+
+  std::string newer = dir.file("newer.canopy");
+  {
+    auto writer = Writer::create(newer, false);
+    ASSERT_TRUE(writer);
+    writer->set_meta("format_version", std::to_string(kFormatVersion + 1));
+    ASSERT_TRUE(writer->finish());
+  }
+  EXPECT_EQ(error_of(newer), "cannot open '" + newer + "': recorded in format " +
+                                 std::to_string(kFormatVersion + 1) +
+                                 " by a newer canopy; this canopy reads up to format " +
+                                 std::to_string(kFormatVersion));
+}
+
+}  // namespace
+}  // namespace canopy::store
