@@ -1,0 +1,123 @@
+#include "analyze/summary.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace canopy::analyze {
+namespace {
+
+// A recorder killed mid-run wrote peaks and CPU only for processes that had ended;
+// for the others, derive them from their samples.
+Status fill_from_samples(const store::Reader& reader, std::vector<store::ProcessRow>& processes) {
+  std::unordered_map<int64_t, store::ProcessRow*> missing;
+  for (auto& p : processes) {
+    if (!p.peak_rss_bytes || !p.cpu_user_ns) {
+      missing[p.id] = &p;
+    }
+  }
+  if (missing.empty()) {
+    return Ok{};
+  }
+  return reader.for_each_sample([&](int64_t t_ms, int64_t process_id, const store::SampleValues& v) {
+    auto it = missing.find(process_id);
+    if (it == missing.end()) {
+      return;
+    }
+    store::ProcessRow& p = *it->second;
+    if (!p.peak_rss_bytes || v.rss_bytes() > *p.peak_rss_bytes) {
+      p.peak_rss_bytes = v.rss_bytes();
+      p.peak_rss_t_ms = t_ms;
+    }
+    p.cpu_user_ns = std::max<int64_t>(0, v[store::kCpuUserNs]);
+    p.cpu_system_ns = std::max<int64_t>(0, v[store::kCpuSystemNs]);
+    p.last_seen_ms = t_ms;
+  });
+}
+
+}  // namespace
+
+Result<Summary> summarize(const store::Reader& reader, size_t top_count) {
+  auto processes = reader.processes();
+  if (!processes) {
+    return processes.error();
+  }
+  auto ticks = reader.ticks();
+  if (!ticks) {
+    return ticks.error();
+  }
+  if (auto filled = fill_from_samples(reader, *processes); !filled) {
+    return filled.error();
+  }
+
+  Summary s;
+  const auto& meta = reader.meta();
+  if (auto it = meta.find("command"); it != meta.end()) {
+    s.command = store::parse_json_string_array(it->second);
+  }
+  if (auto it = meta.find("mode"); it != meta.end()) {
+    s.mode = it->second;
+  }
+  s.root_pid = static_cast<pid_t>(reader.meta_int("root_pid").value_or(0));
+  s.start_ms = reader.meta_int("start_ms").value_or(ticks->empty() ? 0 : ticks->front().t_ms);
+  s.interval_ms = reader.meta_int("interval_ms").value_or(0);
+  auto end_ms = reader.meta_int("end_ms");
+  s.complete = end_ms.has_value();
+  int64_t last_ms = end_ms.value_or(ticks->empty() ? s.start_ms : ticks->back().t_ms);
+  s.wall_ms = last_ms - s.start_ms;
+  s.exit_code = reader.meta_int("exit_code");
+  s.exit_signal = reader.meta_int("exit_signal");
+
+  s.ticks = static_cast<int64_t>(ticks->size());
+  for (const auto& tick : *ticks) {
+    s.process_samples += tick.processes;
+    if (tick.rss_bytes > s.peak_tree_rss_bytes) {
+      s.peak_tree_rss_bytes = tick.rss_bytes;
+      s.peak_tree_t_ms = tick.t_ms - s.start_ms;
+    }
+  }
+
+  int64_t sampled_user_ns = 0;
+  int64_t sampled_system_ns = 0;
+  std::vector<ProcessPeak> peaks;
+  for (const auto& p : *processes) {
+    sampled_user_ns += p.cpu_user_ns.value_or(0);
+    sampled_system_ns += p.cpu_system_ns.value_or(0);
+    if (!p.end_ms) {
+      ++s.still_running;
+    }
+    peaks.push_back({p.id, p.pid, p.name, p.peak_rss_bytes.value_or(0),
+                     p.peak_rss_t_ms.value_or(s.start_ms) - s.start_ms,
+                     p.cpu_user_ns.value_or(0) + p.cpu_system_ns.value_or(0)});
+  }
+  s.processes = static_cast<int64_t>(processes->size());
+  if (!s.complete) {
+    s.still_running = 0;  // unknown: the recording stopped before their end was seen
+  }
+
+  auto exact_user = reader.meta_int("tree_cpu_user_ns");
+  auto exact_system = reader.meta_int("tree_cpu_system_ns");
+  // The kernel's figure misses processes never waited for (daemons still running), so
+  // the sampled sum can be the larger one.
+  if (exact_user && exact_system && *exact_user + *exact_system >= sampled_user_ns + sampled_system_ns) {
+    s.cpu_user_ns = *exact_user;
+    s.cpu_system_ns = *exact_system;
+    s.cpu_exact = true;
+  } else {
+    s.cpu_user_ns = sampled_user_ns;
+    s.cpu_system_ns = sampled_system_ns;
+  }
+
+  std::stable_sort(peaks.begin(), peaks.end(),
+                   [](const ProcessPeak& a, const ProcessPeak& b) { return a.peak_rss_bytes > b.peak_rss_bytes; });
+  peaks.resize(std::min(peaks.size(), top_count));
+  s.top = std::move(peaks);
+
+  auto recorder_user = reader.meta_int("recorder_cpu_user_ns");
+  auto recorder_system = reader.meta_int("recorder_cpu_system_ns");
+  if (recorder_user && recorder_system) {
+    s.recorder_cpu_ns = *recorder_user + *recorder_system;
+  }
+  return s;
+}
+
+}  // namespace canopy::analyze

@@ -1,0 +1,53 @@
+// analyze/: what a recording says, computed from the store's rows; never reads /proc.
+//
+// The summary of a recording, like `/usr/bin/time -v` for a whole tree.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "store/reader.h"
+
+namespace canopy::analyze {
+
+struct ProcessPeak {
+  int64_t process_id = 0;
+  pid_t pid = 0;
+  std::string name;
+  int64_t peak_rss_bytes = 0;
+  int64_t peak_t_ms = 0;  // since the recording's start
+  int64_t cpu_ns = 0;
+};
+
+struct Summary {
+  std::vector<std::string> command;
+  std::string mode;  // "run" or "attach"
+  pid_t root_pid = 0;
+  int64_t start_ms = 0;  // epoch
+  int64_t wall_ms = 0;
+  // False when the recorder was killed: the recording ends at its last commit.
+  bool complete = false;
+  std::optional<int64_t> exit_code;
+  std::optional<int64_t> exit_signal;
+  int64_t cpu_user_ns = 0;
+  int64_t cpu_system_ns = 0;
+  bool cpu_exact = false;  // from the kernel's accounting of waited-for children
+  int64_t peak_tree_rss_bytes = 0;
+  int64_t peak_tree_t_ms = 0;  // since start
+  int64_t interval_ms = 0;
+  int64_t ticks = 0;
+  int64_t process_samples = 0;  // sum over ticks of the processes alive
+  int64_t processes = 0;
+  int64_t still_running = 0;  // alive when the recording ended
+  std::vector<ProcessPeak> top;  // highest peaks first
+  std::optional<int64_t> recorder_cpu_ns;
+};
+
+Result<Summary> summarize(const store::Reader& reader, size_t top_count = 5);
+
+}  // namespace canopy::analyze

@@ -1,0 +1,54 @@
+// cli/: argument parsing and the subcommands. Thin: it checks what the user typed,
+// turns it into options, and calls record/, store/, analyze/ and report/.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "record/options.h"
+
+namespace {
+
+// One line, naming what was wrong: CLI11's default adds a second "Run with --help" line.
+int usage_error(const CLI::ParseError& e, const CLI::App* subcommand) {
+  std::string name = subcommand ? subcommand->get_name() : "";
+  std::fprintf(stderr, "canopy: %s (see 'canopy %s%s--help')\n", e.what(), name.c_str(), name.empty() ? "" : " ");
+  return name == "record" ? canopy::record::kExitRecorderFailed : 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"canopy: a flight recorder for process trees"};
+  app.set_version_flag("--version", CANOPY_VERSION);
+  app.require_subcommand(1);
+
+  canopy::record::RecordOptions record;
+  auto interval = canopy::record::interval_from_environment();
+  record.interval_ms = interval.interval_ms;
+  CLI::App* record_cmd = canopy::cli::add_record_command(app, record);
+
+  canopy::cli::ReportOptions report;
+  CLI::App* report_cmd = canopy::cli::add_report_command(app, report);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    const CLI::App* failed = record_cmd->parsed() ? record_cmd : report_cmd->parsed() ? report_cmd : nullptr;
+    return usage_error(e, failed);
+  }
+
+  if (record_cmd->parsed()) {
+    if (!interval.error.empty() && record_cmd->count("--interval") == 0) {
+      std::fprintf(stderr, "canopy: %s\n", interval.error.c_str());
+      return canopy::record::kExitRecorderFailed;
+    }
+    return canopy::cli::run_record_command(record);
+  }
+  return canopy::cli::run_report_command(report);
+}

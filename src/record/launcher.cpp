@@ -1,0 +1,108 @@
+#include "record/launcher.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace canopy::record {
+namespace {
+
+[[noreturn]] void run_child(int gate, int errno_pipe, const std::vector<std::string>& argv) {
+  char go = 0;
+  ssize_t n;
+  while ((n = ::read(gate, &go, 1)) < 0 && errno == EINTR) {
+  }
+  if (n != 1) {
+    ::_exit(125);  // the recorder gave up before the command started
+  }
+  // The recorder blocks the signals it handles through a signalfd; the command must
+  // start with the ordinary mask and dispositions.
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  std::vector<char*> args;
+  for (const auto& arg : argv) {
+    args.push_back(const_cast<char*>(arg.c_str()));
+  }
+  args.push_back(nullptr);
+  ::execvp(args[0], args.data());
+  int error = errno;
+  (void)!::write(errno_pipe, &error, sizeof error);
+  ::_exit(error == ENOENT ? kExitNotFound : kExitCannotExecute);
+}
+
+}  // namespace
+
+Result<Launch> Launch::fork_gated(const std::vector<std::string>& argv) {
+  int gate[2];
+  int errno_pipe[2];
+  if (::pipe2(gate, O_CLOEXEC) != 0) {
+    return Error{std::string("cannot start the command: pipe: ") + std::strerror(errno)};
+  }
+  ScopedFd gate_read(gate[0]);
+  ScopedFd gate_write(gate[1]);
+  if (::pipe2(errno_pipe, O_CLOEXEC) != 0) {
+    return Error{std::string("cannot start the command: pipe: ") + std::strerror(errno)};
+  }
+  ScopedFd errno_read(errno_pipe[0]);
+  ScopedFd errno_write(errno_pipe[1]);
+
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    return Error{std::string("cannot start the command: fork: ") + std::strerror(errno)};
+  }
+  if (pid == 0) {
+    // Drop the parent's ends, or the child would hold its own gate open forever.
+    ::close(gate_write.release());
+    ::close(errno_read.release());
+    run_child(gate_read.get(), errno_write.get(), argv);
+  }
+  Launch launch;
+  launch.pid_ = pid;
+  launch.command_ = argv.at(0);
+  launch.gate_ = std::move(gate_write);
+  launch.exec_errno_ = std::move(errno_read);
+  return launch;
+}
+
+Launch::~Launch() {
+  if (gate_) {
+    abort();
+  }
+}
+
+void Launch::abort() {
+  gate_.reset();  // the child reads EOF at the gate and exits 125 without running
+  if (pid_ > 0) {
+    ::waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+}
+
+std::optional<ExecFailure> Launch::release() {
+  char go = 1;
+  (void)!::write(gate_.get(), &go, 1);
+  gate_.reset();
+  int error = 0;
+  ssize_t n;
+  while ((n = ::read(exec_errno_.get(), &error, sizeof error)) < 0 && errno == EINTR) {
+  }
+  exec_errno_.reset();
+  if (n != sizeof error) {
+    return std::nullopt;  // EOF: the pipe closed on exec, the command runs
+  }
+  ::waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+  if (error == ENOENT) {
+    bool is_path = command_.find('/') != std::string::npos;
+    return ExecFailure{kExitNotFound, "cannot run '" + command_ + "': " +
+                                          (is_path ? "no such file" : "command not found (searched PATH)")};
+  }
+  return ExecFailure{kExitCannotExecute, "cannot run '" + command_ + "': " + std::strerror(error)};
+}
+
+}  // namespace canopy::record

@@ -1,0 +1,48 @@
+// Starts the recorded command. The child waits at a gate until the recorder is ready
+// (its recording file created, named after the child's PID), so that sampling sees
+// the command from its first instruction and nothing runs unrecorded.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "common/scoped_resource.h"
+
+namespace canopy::record {
+
+// Exit statuses of `canopy record` when the command could not run, as the shell's.
+inline constexpr int kExitNotFound = 127;
+inline constexpr int kExitCannotExecute = 126;
+
+struct ExecFailure {
+  int exit_status;  // kExitNotFound or kExitCannotExecute
+  std::string message;
+};
+
+class Launch {
+ public:
+  // Forks the child, stopped at the gate. An error here is the recorder's own (fork).
+  static Result<Launch> fork_gated(const std::vector<std::string>& argv);
+  Launch(Launch&&) = default;
+  Launch& operator=(Launch&&) = default;
+  ~Launch();
+
+  pid_t pid() const { return pid_; }
+  // Lets the child exec. Returns the failure when exec failed (the child is reaped).
+  std::optional<ExecFailure> release();
+  // Kills and reaps the child before it ever ran the command.
+  void abort();
+
+ private:
+  Launch() = default;
+  pid_t pid_ = -1;
+  std::string command_;
+  ScopedFd gate_;         // parent's write end: one byte opens it
+  ScopedFd exec_errno_;   // parent's read end: EOF means exec succeeded
+};
+
+}  // namespace canopy::record

@@ -1,0 +1,427 @@
+// The record pass list: check the output, start or attach, sample until the tree's
+// root ends, close the recording, print the summary, exit with the command's status.
+#include <signal.h>
+#include <sys/poll.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <nlohmann/json.hpp>
+
+#include "analyze/summary.h"
+#include "common/text.h"
+#include "record/launcher.h"
+#include "record/options.h"
+#include "record/tree_sampler.h"
+#include "report/summary_format.h"
+#include "store/reader.h"
+
+namespace canopy::record {
+namespace {
+
+void print_error(const std::string& message) { std::fprintf(stderr, "canopy: %s\n", message.c_str()); }
+
+std::string default_output_name(pid_t pid) {
+  time_t now = ::time(nullptr);
+  tm local{};
+  ::localtime_r(&now, &local);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &local);
+  return std::string("canopy-") + stamp + "-" + std::to_string(pid) + ".canopy";
+}
+
+std::string absolute_path(const std::string& path) {
+  if (!path.empty() && path[0] == '/') {
+    return path;
+  }
+  char cwd[PATH_MAX];
+  return ::getcwd(cwd, sizeof cwd) ? std::string(cwd) + "/" + path : path;
+}
+
+std::string current_directory() {
+  char cwd[PATH_MAX];
+  return ::getcwd(cwd, sizeof cwd) ? cwd : "";
+}
+
+// Keeping /proc files open costs a handful of fds per process; a tree of thousands
+// needs more than the usual soft limit of 1024. Raised after the command has started,
+// so that the command itself inherits the limits it would have had without us.
+void raise_fd_limit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
+
+int64_t monotonic_ms() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000;
+}
+
+int64_t rusage_ns(const timeval& tv) { return static_cast<int64_t>(tv.tv_sec) * 1'000'000'000 + tv.tv_usec * 1000; }
+
+// Timestamps come from the monotonic clock anchored at the wall-clock start, so that
+// a clock step (NTP) during the recording never reorders or duplicates ticks.
+class RecordingClock {
+ public:
+  RecordingClock() : epoch_start_ms_(probe::now_epoch_ms()), monotonic_start_ms_(monotonic_ms()) {}
+  int64_t now_ms() const { return epoch_start_ms_ + monotonic_ms() - monotonic_start_ms_; }
+
+ private:
+  int64_t epoch_start_ms_;
+  int64_t monotonic_start_ms_;
+};
+
+const char* signal_name(int signal) {
+  const char* abbrev = ::sigabbrev_np(signal);
+  static thread_local char name[32];
+  std::snprintf(name, sizeof name, "SIG%s", abbrev ? abbrev : "?");
+  return name;
+}
+
+struct Session {
+  const RecordOptions& options;
+  RecordingClock clock;
+  store::Writer& writer;
+  TreeSampler& sampler;
+  pid_t root = 0;
+  bool run_mode = false;
+  std::optional<int> root_wait_status;
+  bool stop_requested = false;
+  bool recording = true;  // false after a write error: keep supervising, stop writing
+};
+
+void write_start_meta(store::Writer& writer, const RecordOptions& options, const probe::HostInfo& host,
+                      int64_t start_ms, pid_t root) {
+  auto set = [&](const char* key, const std::string& value) { writer.set_meta(key, value); };
+  auto set_int = [&](const char* key, int64_t value) { writer.set_meta(key, std::to_string(value)); };
+  set("canopy_version", CANOPY_VERSION);
+  set("host", host.hostname);
+  set("kernel", host.kernel);
+  set("machine", host.machine);
+  set_int("cpu_count", host.cpu_count);
+  set_int("page_size_bytes", host.page_size_bytes);
+  set_int("clock_ticks_per_second", host.clock_ticks_per_second);
+  set("timezone", host.timezone);
+  set_int("utc_offset_s", host.utc_offset_s);
+  set_int("start_ms", start_ms);
+  set_int("interval_ms", options.interval_ms);
+  set("mode", options.attach_pid ? "attach" : "run");
+  set_int("root_pid", root);
+  set("cwd", current_directory());
+  set("command", nlohmann::json(options.command).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  if (options.pss) {
+    set_int("pss_interval_ms", options.pss_interval_ms);
+  }
+  // What the recording can and cannot have seen (issue 5 adds process events and cgroups).
+  std::string probes = "proc-stat,proc-statm,proc-status,children-lists";
+  auto self = probe::ProcessFiles::open(::getpid());
+  if (self && self->has_schedstat()) {
+    probes += ",schedstat";
+  }
+  if (options.pss) {
+    probes += ",smaps-rollup";
+  }
+  if (!options.attach_pid) {
+    probes += ",subreaper";
+  }
+  set("probes", probes);
+}
+
+void handle_child_exits(Session& s) {
+  for (;;) {
+    siginfo_t info{};
+    if (::waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0) {
+      return;
+    }
+    pid_t pid = info.si_pid;
+    int64_t t = s.clock.now_ms();
+    if (s.recording) {
+      s.sampler.on_child_exiting(pid, t);
+    }
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (s.recording) {
+      s.sampler.on_child_reaped(pid, status, t);
+    }
+    if (pid == s.root) {
+      s.root_wait_status = status;
+    }
+  }
+}
+
+void handle_signal(Session& s, const signalfd_siginfo& info) {
+  int signal = static_cast<int>(info.ssi_signo);
+  if (signal == SIGCHLD) {
+    handle_child_exits(s);
+    return;
+  }
+  if (!s.run_mode) {
+    s.stop_requested = true;  // attach mode: Ctrl-C or SIGTERM ends the recording
+    return;
+  }
+  // A terminal's Ctrl-C reaches the whole foreground process group, the command
+  // included (SI_KERNEL); only signals sent to us alone need passing on.
+  if (info.ssi_code == SI_KERNEL) {
+    return;
+  }
+  ::kill(s.root, signal);
+  if (s.recording) {
+    s.writer.add_event({s.clock.now_ms(), "signal", s.sampler.process_id(s.root),
+                        std::string(signal_name(signal)) + " forwarded to the command"});
+  }
+}
+
+void tick(Session& s) {
+  if (!s.recording) {
+    return;
+  }
+  int64_t t = s.clock.now_ms();
+  s.sampler.tick(t);
+  s.writer.commit_if_due(t);
+  if (s.writer.failure()) {
+    print_error(s.writer.failure()->message + "; recording stopped, the command goes on");
+    s.recording = false;
+  }
+}
+
+bool root_done(const Session& s) {
+  return s.run_mode ? s.root_wait_status.has_value() : !s.sampler.alive(s.root);
+}
+
+// Polls the tick timer and the signals until the root has ended (or, attaching, the
+// user asks to stop). Returns false on a failure of the loop's own machinery.
+bool sampling_loop(Session& s, int signal_fd) {
+  ScopedFd timer(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC));
+  itimerspec spec{};
+  spec.it_interval.tv_sec = s.options.interval_ms / 1000;
+  spec.it_interval.tv_nsec = (s.options.interval_ms % 1000) * 1'000'000;
+  spec.it_value = spec.it_interval;
+  if (!timer || ::timerfd_settime(timer.get(), 0, &spec, nullptr) != 0) {
+    print_error(std::string("cannot start the sampling timer: ") + std::strerror(errno));
+    return false;
+  }
+  while (!root_done(s) && !s.stop_requested) {
+    pollfd fds[2] = {{signal_fd, POLLIN, 0}, {timer.get(), POLLIN, 0}};
+    if (::poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      print_error(std::string("poll: ") + std::strerror(errno));
+      return false;
+    }
+    if (fds[0].revents & POLLIN) {
+      signalfd_siginfo info{};
+      while (::read(signal_fd, &info, sizeof info) == sizeof info) {
+        handle_signal(s, info);
+      }
+    }
+    if (fds[1].revents & POLLIN) {
+      uint64_t expirations = 0;  // >1 when a tick overran: skip, never bunch up
+      (void)!::read(timer.get(), &expirations, sizeof expirations);
+      tick(s);
+    }
+  }
+  return true;
+}
+
+int exit_status_of(int wait_status) {
+  if (WIFEXITED(wait_status)) {
+    return WEXITSTATUS(wait_status);
+  }
+  if (WIFSIGNALED(wait_status)) {
+    return 128 + WTERMSIG(wait_status);
+  }
+  return kExitRecorderFailed;
+}
+
+void report_command_status(int wait_status) {
+  if (WIFEXITED(wait_status) && WEXITSTATUS(wait_status) != 0) {
+    std::fprintf(stderr, "canopy: command exited with status %d\n", WEXITSTATUS(wait_status));
+  } else if (WIFSIGNALED(wait_status)) {
+    int signal = WTERMSIG(wait_status);
+    std::fprintf(stderr, "canopy: command killed by signal %d (%s)%s\n", signal, signal_name(signal),
+                 WCOREDUMP(wait_status) ? ", core dumped" : "");
+  }
+}
+
+void write_end_meta(Session& s, int64_t end_ms) {
+  auto set_int = [&](const char* key, int64_t value) { s.writer.set_meta(key, std::to_string(value)); };
+  set_int("end_ms", end_ms);
+  set_int("processes", s.sampler.process_count());
+  if (s.root_wait_status) {
+    int status = *s.root_wait_status;
+    if (WIFEXITED(status)) {
+      set_int("exit_code", WEXITSTATUS(status));
+    } else if (WIFSIGNALED(status)) {
+      set_int("exit_signal", WTERMSIG(status));
+    }
+  }
+  rusage children{};
+  if (s.run_mode && ::getrusage(RUSAGE_CHILDREN, &children) == 0) {
+    // Exact for every process of the tree that was waited for, like `time`.
+    set_int("tree_cpu_user_ns", rusage_ns(children.ru_utime));
+    set_int("tree_cpu_system_ns", rusage_ns(children.ru_stime));
+  }
+  rusage self{};
+  if (::getrusage(RUSAGE_SELF, &self) == 0) {
+    set_int("recorder_cpu_user_ns", rusage_ns(self.ru_utime));
+    set_int("recorder_cpu_system_ns", rusage_ns(self.ru_stime));
+    set_int("recorder_max_rss_bytes", static_cast<int64_t>(self.ru_maxrss) * 1024);
+  }
+}
+
+void print_summary(const std::string& path) {
+  auto reader = store::Reader::open(path);
+  if (!reader) {
+    print_error(reader.error().message);
+    return;
+  }
+  auto summary = analyze::summarize(*reader);
+  if (!summary) {
+    print_error(summary.error().message);
+    return;
+  }
+  std::fputs(report::summary_text(*summary, path).c_str(), stderr);
+}
+
+}  // namespace
+
+IntervalDefault interval_from_environment() {
+  for (const char* name : {"CANOPY_INTERVAL", "ONLOOKER_POLL_INTERVAL"}) {
+    const char* value = ::getenv(name);
+    if (!value || !*value) {
+      continue;
+    }
+    auto ms = parse_int<int64_t>(value);
+    if (!ms || *ms < 1) {
+      return {kDefaultIntervalMs, std::string(name) + "='" + value + "' is not a number of milliseconds >= 1"};
+    }
+    return {*ms, ""};
+  }
+  return {kDefaultIntervalMs, ""};
+}
+
+int run_record(const RecordOptions& options) {
+  const bool run_mode = options.attach_pid == 0;
+  // 1. Block the signals we handle, before any child exists, so none is lost.
+  sigset_t handled;
+  sigemptyset(&handled);
+  for (int signal : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT}) {
+    sigaddset(&handled, signal);
+  }
+  ::sigprocmask(SIG_BLOCK, &handled, nullptr);
+  ScopedFd signal_fd(::signalfd(-1, &handled, SFD_NONBLOCK | SFD_CLOEXEC));
+  if (!signal_fd) {
+    print_error(std::string("signalfd: ") + std::strerror(errno));
+    return kExitRecorderFailed;
+  }
+
+  // 2. The root: a gated child (run) or an existing process (attach).
+  std::optional<Launch> launch;
+  pid_t root = options.attach_pid;
+  if (run_mode) {
+    if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
+      print_error(std::string("cannot become a subreaper: ") + std::strerror(errno));
+      return kExitRecorderFailed;
+    }
+    auto forked = Launch::fork_gated(options.command);
+    if (!forked) {
+      print_error(forked.error().message);
+      return kExitRecorderFailed;
+    }
+    launch.emplace(std::move(*forked));
+    root = launch->pid();
+  } else {
+    if (root == ::getpid()) {
+      print_error("cannot attach to PID " + std::to_string(root) + ": that is this recorder");
+      return kExitRecorderFailed;
+    }
+    auto files = probe::ProcessFiles::open(root);
+    if (!files || !files->read_stat()) {
+      print_error("cannot attach to PID " + std::to_string(root) + ": no such process");
+      return kExitRecorderFailed;
+    }
+    if (!files->has_io() || files->read_exe().empty()) {
+      print_error("cannot attach to PID " + std::to_string(root) +
+                  ": permission denied (its /proc files need the same user or CAP_SYS_PTRACE)");
+      return kExitRecorderFailed;
+    }
+  }
+
+  // 3. The recording file.
+  std::string path = options.output.empty() ? default_output_name(root) : options.output;
+  auto writer = store::Writer::create(path, options.force);
+  if (!writer) {
+    print_error(writer.error().message);
+    return kExitRecorderFailed;  // the gated child is aborted by ~Launch
+  }
+  probe::HostInfo host = probe::read_host_info();
+  TreeSampler sampler(*writer, host, {options.pss, options.pss_interval_ms, run_mode});
+  Session session{options, RecordingClock(), *writer, sampler, root, run_mode, std::nullopt, false, true};
+  write_start_meta(*writer, options, host, session.clock.now_ms(), root);
+
+  // 4. Start: open the gate, then track the root (after exec, so its first sample is
+  // the command's and not our fork's). Its children are found on the first tick.
+  if (launch) {
+    if (auto failure = launch->release()) {
+      writer->finish().ok();  // close before removing
+      ::unlink(path.c_str());
+      print_error(failure->message);
+      return failure->exit_status;
+    }
+    launch.reset();
+  }
+  if (!sampler.add_root(root, session.clock.now_ms()) && !run_mode) {
+    ::unlink(path.c_str());
+    print_error("cannot attach to PID " + std::to_string(root) + ": it ended before the first sample");
+    return kExitRecorderFailed;
+  }
+  raise_fd_limit();
+
+  // 5. Sample until the root ends.
+  bool loop_ok = sampling_loop(session, signal_fd.get());
+  if (run_mode && !session.root_wait_status) {
+    // The loop failed: do not leave the command unsupervised and unwaited.
+    int status = 0;
+    while (::waitpid(root, &status, 0) < 0 && errno == EINTR) {
+    }
+    session.root_wait_status = status;
+  }
+
+  // 6. Close the recording: a last round for the survivors, then meta and checkpoint.
+  int64_t end_ms = session.clock.now_ms();
+  if (session.recording) {
+    sampler.tick(end_ms);
+    sampler.finish(end_ms);
+    write_end_meta(session, end_ms);
+  }
+  auto finished = writer->finish();
+  if (!finished) {
+    print_error(finished.error().message);
+  }
+  if (session.root_wait_status && !options.quiet) {
+    report_command_status(*session.root_wait_status);
+  }
+  if (finished && session.recording && !options.quiet) {
+    print_summary(absolute_path(path));
+  }
+  if (!loop_ok || (!run_mode && !finished)) {
+    return kExitRecorderFailed;
+  }
+  return run_mode ? exit_status_of(*session.root_wait_status) : 0;
+}
+
+}  // namespace canopy::record

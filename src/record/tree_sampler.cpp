@@ -1,0 +1,321 @@
+#include "record/tree_sampler.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+namespace canopy::record {
+
+using store::SampleValues;
+
+namespace {
+
+std::string join_args(const std::vector<std::string>& args) {
+  std::string text;
+  for (const auto& arg : args) {
+    text += (text.empty() ? "" : " ") + arg;
+  }
+  return text;
+}
+
+}  // namespace
+
+TreeSampler::TreeSampler(store::Writer& writer, const probe::HostInfo& host, SamplerOptions options)
+    : writer_(writer), host_(host), options_(options) {
+  if (options_.adopt_own_children) {
+    own_children_ = ScopedFd(::open("/proc/thread-self/children", O_RDONLY | O_CLOEXEC));
+  }
+}
+
+std::optional<int64_t> TreeSampler::process_id(pid_t pid) const {
+  auto it = alive_.find(pid);
+  return it == alive_.end() ? std::nullopt : std::optional<int64_t>(it->second.row.id);
+}
+
+TreeSampler::Tracked* TreeSampler::track(pid_t pid, std::optional<Parent> parent, int64_t t_ms, bool own_zombie) {
+  auto files = probe::ProcessFiles::open(pid);
+  if (!files) {
+    return nullptr;
+  }
+  auto stat = files->read_stat();
+  // A child found in its parent's list whose ppid differs is a reused PID: the child
+  // ended between the list and the open, and this is an unrelated process.
+  if (!stat || (parent && stat->ppid != parent->pid)) {
+    return nullptr;
+  }
+  // A zombie in a children list has ended already (often one we tracked, still
+  // waiting for its parent's wait): only our own, reaped for its exit status, count.
+  if ((stat->state == 'Z' || stat->state == 'X') && !own_zombie) {
+    return nullptr;
+  }
+  Tracked p{std::move(*files)};
+  p.row.pid = pid;
+  p.row.start_ticks = stat->start_ticks;
+  p.row.start_ms = host_.boot_time_ms + stat->start_ticks * 1000 / host_.clock_ticks_per_second;
+  p.row.parent_id = parent ? std::optional<int64_t>(parent->id) : std::nullopt;
+  p.row.ppid = stat->ppid;
+  p.row.adopted = !parent && process_count_ > 0;  // the first is the root
+  p.row.name = stat->name;
+  p.row.exe = p.files.read_exe();
+  p.row.cmdline = p.files.read_cmdline();
+  p.row.first_seen_ms = t_ms;
+  p.row.last_seen_ms = t_ms;
+  p.row.id = writer_.add_process(p.row);
+  ++process_count_;
+  return &alive_.insert_or_assign(pid, std::move(p)).first->second;
+}
+
+bool TreeSampler::add_root(pid_t pid, int64_t t_ms) {
+  Tracked* p = track(pid, std::nullopt, t_ms, /*own_zombie=*/true);
+  if (!p) {
+    return false;
+  }
+  Outcome outcome = sample(*p, t_ms, true);
+  if (outcome == Outcome::kAlive) {
+    discover({pid}, t_ms);  // an attached root may have children already
+    return true;
+  }
+  if (outcome == Outcome::kEnded) {
+    end(*p, t_ms);
+    alive_.erase(pid);
+  }
+  return false;  // kZombieChild stays tracked until reaped, for its exit status
+}
+
+void TreeSampler::note_exec(Tracked& p, const std::string& new_name, int64_t t_ms) {
+  p.row.name = new_name;
+  p.row.exe = p.files.read_exe();
+  p.row.cmdline = p.files.read_cmdline();
+  writer_.update_process_exec(p.row);
+  writer_.add_event({t_ms, "exec", p.row.id, join_args(p.row.cmdline)});
+}
+
+TreeSampler::Outcome TreeSampler::sample(Tracked& p, int64_t t_ms, bool first) {
+  std::optional<int64_t> run_ns;
+  if (p.files.has_schedstat()) {
+    run_ns = p.files.read_run_ns();
+    if (!run_ns) {
+      return Outcome::kEnded;
+    }
+  }
+  auto statm = p.files.read_statm();
+  if (!statm) {
+    return Outcome::kEnded;
+  }
+  // schedstat covers only the leader thread, so a process with several threads may
+  // have run (and forked) without it showing: such processes are read in full.
+  p.ran = first || !run_ns || p.threads > 1 || *run_ns != p.last_run_ns;
+  bool memory_changed = first || !(*statm == p.last_statm);
+  // PSS changes when *other* processes map or unmap the pages it shares, so it is
+  // read when due even if this process did nothing.
+  bool pss_due = options_.pss && (first || t_ms - p.last_pss_ms >= options_.pss_interval_ms);
+  if (!p.ran && !memory_changed && !pss_due) {
+    p.row.last_seen_ms = t_ms;
+    return Outcome::kAlive;  // nothing can have changed: no reads, no row
+  }
+  auto stat = p.files.read_stat();
+  if (!stat) {
+    return Outcome::kEnded;
+  }
+  SampleValues& v = p.values;
+  p.cpu = probe::split_cpu_time(stat->user_ticks, stat->system_ticks, host_.clock_ticks_per_second, run_ns, p.cpu);
+  v[store::kCpuUserNs] = p.cpu.user_ns;
+  v[store::kCpuSystemNs] = p.cpu.system_ns;
+  v[store::kMinorFaults] = stat->minor_faults;
+  v[store::kMajorFaults] = stat->major_faults;
+  if (stat->state == 'Z' || stat->state == 'X') {
+    // Its memory is gone but its CPU figures are final: keep those, not the zeros.
+    writer_.add_sample(t_ms, p.row.id, v);
+    p.exited = true;
+    return stat->ppid == ::getpid() ? Outcome::kZombieChild : Outcome::kEnded;
+  }
+  if (!first && stat->name != p.row.name) {
+    note_exec(p, stat->name, t_ms);
+  }
+  if (run_ns) {
+    p.last_run_ns = *run_ns;
+  }
+  const int64_t page = host_.page_size_bytes;
+  bool shrank = statm->resident_pages < p.last_statm.resident_pages;
+  bool new_peak = statm->resident_pages * page > p.row.peak_rss_bytes.value_or(0);
+  p.last_statm = *statm;
+  p.threads = stat->threads;
+  v[store::kThreads] = stat->threads;
+  v[store::kVmSizeBytes] = statm->size_pages * page;
+
+  // status is the costly read; it alone splits file from shmem and gives swap and the
+  // exact peak (VmHWM, which also catches a peak between two samples). Read it on a
+  // shrink (reclaim or swap-out), on a new peak, and otherwise once a second.
+  if (first || (memory_changed && (shrank || new_peak)) || t_ms - p.last_status_ms >= 1000) {
+    if (auto status = p.files.read_status()) {
+      p.shmem_bytes = status->rss_shmem_bytes;
+      v[store::kSwapBytes] = status->swap_bytes;
+      p.row.hwm_bytes = std::max(p.row.hwm_bytes.value_or(0), status->hwm_bytes);
+      p.last_status_ms = t_ms;
+    }
+  }
+  const int64_t shared_bytes = statm->shared_pages * page;
+  v[store::kRssAnonBytes] = (statm->resident_pages - statm->shared_pages) * page;
+  v[store::kRssShmemBytes] = std::min(p.shmem_bytes, shared_bytes);
+  v[store::kRssFileBytes] = shared_bytes - v[store::kRssShmemBytes];
+
+  if (p.ran && p.files.has_io()) {
+    if (auto io = p.files.read_io()) {
+      v[store::kReadBytes] = io->read_bytes;
+      v[store::kWriteBytes] = io->write_bytes;
+      v[store::kDiskReadBytes] = io->disk_read_bytes;
+      v[store::kDiskWriteBytes] = io->disk_write_bytes;
+    }
+  }
+  if (pss_due) {
+    if (auto rollup = p.files.read_smaps_rollup()) {
+      v[store::kPssBytes] = rollup->pss_bytes;
+      v[store::kUssBytes] = rollup->uss_bytes;
+      p.last_pss_ms = t_ms;
+    }
+  }
+  int64_t rss = v.rss_bytes();
+  if (!p.row.peak_rss_bytes || rss > *p.row.peak_rss_bytes) {
+    p.row.peak_rss_bytes = rss;
+    p.row.peak_rss_t_ms = t_ms;
+  }
+  p.row.last_seen_ms = t_ms;
+  writer_.add_sample(t_ms, p.row.id, v);
+  return Outcome::kAlive;
+}
+
+void TreeSampler::discover(std::vector<pid_t> parents, int64_t t_ms) {
+  const pid_t self = ::getpid();
+  while (!parents.empty()) {
+    pid_t parent = parents.back();
+    parents.pop_back();
+    auto it = alive_.find(parent);
+    if (it == alive_.end() || it->second.exited) {
+      continue;
+    }
+    const Parent from{parent, it->second.row.id};
+    for (pid_t child : it->second.files.read_children(it->second.threads)) {
+      if (child == self || alive_.count(child)) {
+        continue;
+      }
+      // `it` may be invalidated from here on: track() inserts into alive_.
+      Tracked* p = track(child, from, t_ms);
+      if (!p) {
+        continue;  // already gone
+      }
+      Outcome outcome = sample(*p, t_ms, true);
+      if (outcome == Outcome::kEnded) {
+        end(*p, t_ms);
+        alive_.erase(child);
+      } else if (outcome == Outcome::kAlive) {
+        parents.push_back(child);
+      }
+    }
+  }
+}
+
+void TreeSampler::tick(int64_t t_ms) {
+  std::vector<pid_t> ran;
+  for (auto it = alive_.begin(); it != alive_.end();) {
+    Tracked& p = it->second;
+    if (!p.exited) {
+      Outcome outcome = sample(p, t_ms, false);
+      if (outcome == Outcome::kEnded) {
+        end(p, t_ms);
+        it = alive_.erase(it);
+        continue;
+      }
+      if (outcome == Outcome::kAlive && p.ran) {
+        ran.push_back(it->first);
+      }
+    }
+    ++it;
+  }
+  discover(std::move(ran), t_ms);
+
+  if (own_children_) {
+    // Orphans of the tree, reparented to us as the subreaper. Their original parent
+    // is gone (often before we ever saw it), so they are recorded as adopted.
+    static std::string buffer(4096, '\0');
+    auto text = probe::pread_all(own_children_.get(), buffer);
+    for (pid_t child : text ? probe::parse_children(*text) : std::vector<pid_t>{}) {
+      if (alive_.count(child)) {
+        continue;
+      }
+      if (Tracked* p = track(child, std::nullopt, t_ms)) {
+        if (sample(*p, t_ms, true) == Outcome::kAlive) {
+          discover({child}, t_ms);
+        }
+      }
+    }
+  }
+
+  store::TickRow row;
+  row.t_ms = t_ms;
+  row.cpu_ns = ended_cpu_ns_;
+  row.pss_bytes = options_.pss ? 0 : store::kUnknown;
+  for (const auto& [pid, p] : alive_) {
+    row.cpu_ns += p.values.cpu_ns();
+    if (p.exited) {
+      continue;
+    }
+    ++row.processes;
+    row.rss_bytes += p.values.rss_bytes();
+    row.swap_bytes += std::max<int64_t>(0, p.values[store::kSwapBytes]);
+    if (options_.pss) {
+      row.pss_bytes += std::max<int64_t>(0, p.values[store::kPssBytes]);
+    }
+  }
+  if (auto meminfo = meminfo_.read()) {
+    row.mem_total_bytes = meminfo->mem_total_bytes;
+    row.mem_available_bytes = meminfo->mem_available_bytes;
+    row.swap_total_bytes = meminfo->swap_total_bytes;
+    row.swap_free_bytes = meminfo->swap_free_bytes;
+  }
+  writer_.add_tick(row);
+}
+
+void TreeSampler::on_child_exiting(pid_t pid, int64_t t_ms) {
+  auto it = alive_.find(pid);
+  Tracked* p = it == alive_.end() ? track(pid, std::nullopt, t_ms, /*own_zombie=*/true) : &it->second;
+  if (p && !p->exited) {
+    sample(*p, t_ms, it == alive_.end());
+  }
+}
+
+void TreeSampler::on_child_reaped(pid_t pid, int wait_status, int64_t t_ms) {
+  auto it = alive_.find(pid);
+  if (it == alive_.end()) {
+    return;
+  }
+  Tracked& p = it->second;
+  if (WIFEXITED(wait_status)) {
+    p.row.exit_code = WEXITSTATUS(wait_status);
+  } else if (WIFSIGNALED(wait_status)) {
+    p.row.exit_signal = WTERMSIG(wait_status);
+  }
+  end(p, t_ms);
+  alive_.erase(it);
+}
+
+void TreeSampler::end(Tracked& p, int64_t t_ms) {
+  p.row.end_ms = t_ms;
+  p.row.cpu_user_ns = p.cpu.user_ns;
+  p.row.cpu_system_ns = p.cpu.system_ns;
+  ended_cpu_ns_ += p.values.cpu_ns();
+  writer_.update_process_end(p.row);
+}
+
+void TreeSampler::finish(int64_t t_ms) {
+  for (auto& [pid, p] : alive_) {
+    p.row.last_seen_ms = t_ms;
+    p.row.cpu_user_ns = p.cpu.user_ns;
+    p.row.cpu_system_ns = p.cpu.system_ns;
+    writer_.update_process_end(p.row);  // end_ms stays NULL: still running
+  }
+  alive_.clear();
+}
+
+}  // namespace canopy::record

@@ -1,0 +1,97 @@
+// record/: launching or attaching, the sampling loop and its clock, signals, exit
+// status. Reads /proc only through probe/ and writes only through store/.
+//
+// TreeSampler keeps the set of live processes of the tree and, on every tick, samples
+// them and finds their new children. Discovery costs in proportion to the tree: it reads
+// the children lists of tree processes that ran since the previous tick (a process
+// that did not run cannot have forked), never a scan of /proc.
+#pragma once
+
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "probe/cpu_time.h"
+#include "probe/process_files.h"
+#include "probe/system.h"
+#include "store/writer.h"
+
+namespace canopy::record {
+
+struct SamplerOptions {
+  bool pss = false;
+  int64_t pss_interval_ms = 1000;
+  // Run mode: the recorder is a child subreaper, so orphans of the tree become its
+  // children; each tick also reads its own children list to adopt them.
+  bool adopt_own_children = false;
+};
+
+class TreeSampler {
+ public:
+  TreeSampler(store::Writer& writer, const probe::HostInfo& host, SamplerOptions options);
+
+  // Starts tracking `pid` as a root of the tree. False when it is gone already.
+  bool add_root(pid_t pid, int64_t t_ms);
+
+  // One sampling round: sample every live process, discover new ones, write the tick.
+  void tick(int64_t t_ms);
+
+  // A child of the recorder has exited and is still a zombie (waitid WNOWAIT): take its
+  // final CPU figures (adopting it if it was never seen) before the caller reaps it.
+  void on_child_exiting(pid_t pid, int64_t t_ms);
+  // The caller reaped `pid` with this wait status.
+  void on_child_reaped(pid_t pid, int wait_status, int64_t t_ms);
+
+  // Closes the books: processes still alive are written as running at the end.
+  void finish(int64_t t_ms);
+
+  bool alive(pid_t pid) const { return alive_.count(pid) != 0; }
+  size_t alive_count() const { return alive_.size(); }
+  int64_t process_count() const { return process_count_; }
+  std::optional<int64_t> process_id(pid_t pid) const;
+
+ private:
+  struct Tracked {
+    explicit Tracked(probe::ProcessFiles f) : files(std::move(f)) {}
+    probe::ProcessFiles files;
+    store::ProcessRow row;
+    store::SampleValues values;
+    probe::CpuTimeNs cpu;
+    int64_t last_run_ns = -1;
+    probe::StatmFields last_statm;
+    int64_t threads = 1;
+    int64_t shmem_bytes = 0;  // from the latest status read
+    int64_t last_status_ms = -1;
+    int64_t last_pss_ms = -1;
+    bool ran = false;     // since the previous tick: its children list may have changed
+    bool exited = false;  // a zombie child of ours, waiting to be reaped
+  };
+  enum class Outcome { kAlive, kEnded, kZombieChild };
+
+  struct Parent {
+    pid_t pid;
+    int64_t id;
+  };
+  // Starts tracking `pid`. Without a parent it is a root (the first one) or an orphan
+  // adopted by the recorder. nullptr when it is gone, or no longer the parent's child.
+  Tracked* track(pid_t pid, std::optional<Parent> parent, int64_t t_ms, bool own_zombie = false);
+  // kZombieChild: exited, and ours to reap (its exit status comes from wait).
+  Outcome sample(Tracked& p, int64_t t_ms, bool first);
+  void note_exec(Tracked& p, const std::string& new_name, int64_t t_ms);
+  void discover(std::vector<pid_t> parents, int64_t t_ms);
+  void end(Tracked& p, int64_t t_ms);
+
+  store::Writer& writer_;
+  probe::HostInfo host_;
+  SamplerOptions options_;
+  probe::MeminfoFile meminfo_;
+  ScopedFd own_children_;
+  std::unordered_map<pid_t, Tracked> alive_;
+  int64_t process_count_ = 0;
+  int64_t ended_cpu_ns_ = 0;  // CPU of processes that have left the tree
+};
+
+}  // namespace canopy::record

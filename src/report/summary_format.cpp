@@ -1,0 +1,102 @@
+#include "report/summary_format.h"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "common/text.h"
+
+namespace canopy::report {
+namespace {
+
+std::string shell_join(const std::vector<std::string>& args) {
+  std::string text;
+  for (const auto& arg : args) {
+    bool plain = !arg.empty() && arg.find_first_of(" \t\n'\"\\$`*?;&|<>()") == std::string::npos;
+    text += (text.empty() ? "" : " ") + (plain ? arg : "'" + arg + "'");
+  }
+  return text;
+}
+
+std::string seconds(int64_t ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f s", static_cast<double>(ns) / 1e9);
+  return buf;
+}
+
+std::string offset(int64_t ms) { return "+" + format_duration_ms(ms); }
+
+}  // namespace
+
+std::string summary_text(const analyze::Summary& s, const std::string& path) {
+  std::string out;
+  char line[512];
+  auto add = [&](const char* label, const std::string& value) {
+    std::snprintf(line, sizeof line, "  %-18s %s\n", label, value.c_str());
+    out += line;
+  };
+  out += "canopy: " + (s.mode == "attach" ? "attached to PID " + std::to_string(s.root_pid) + " " : "") +
+         shell_join(s.command) + "\n";
+  if (s.exit_signal) {
+    add("exit", "killed by signal " + std::to_string(*s.exit_signal));
+  } else if (s.exit_code) {
+    add("exit status", std::to_string(*s.exit_code));
+  }
+  add("wall time", format_duration_ms(s.wall_ms) + (s.complete ? "" : " (recording interrupted: ends at its last commit)"));
+  int64_t cpu_ns = s.cpu_user_ns + s.cpu_system_ns;
+  int64_t percent = s.wall_ms > 0 ? cpu_ns / 10'000 / s.wall_ms : 0;
+  add("CPU", "user " + seconds(s.cpu_user_ns) + ", system " + seconds(s.cpu_system_ns) + " (" +
+                 std::to_string(percent) + "% of one core; " + (s.cpu_exact ? "exact, from the kernel" : "sampled") +
+                 ")");
+  add("peak memory", format_bytes(s.peak_tree_rss_bytes) + " resident, whole tree, at " + offset(s.peak_tree_t_ms) +
+                         " (sampled every " + std::to_string(s.interval_ms) + " ms)");
+  add("processes", std::to_string(s.processes) +
+                       (s.still_running ? " (" + std::to_string(s.still_running) + " still running at the end)" : ""));
+  if (!s.top.empty()) {
+    out += "  highest peaks:\n";
+    for (const auto& p : s.top) {
+      std::snprintf(line, sizeof line, "    %10s  %-16s pid %-8d at %s\n", format_bytes(p.peak_rss_bytes).c_str(),
+                    p.name.c_str(), p.pid, offset(p.peak_t_ms).c_str());
+      out += line;
+    }
+  }
+  add("recording", path);
+  add("open it with", "canopy report " + shell_join({path}));
+  return out;
+}
+
+std::string summary_json(const analyze::Summary& s, const std::string& path) {
+  nlohmann::json top = nlohmann::json::array();
+  for (const auto& p : s.top) {
+    top.push_back({{"pid", p.pid},
+                   {"name", p.name},
+                   {"peak_rss_bytes", p.peak_rss_bytes},
+                   {"peak_t_ms", p.peak_t_ms},
+                   {"cpu_ns", p.cpu_ns}});
+  }
+  nlohmann::json json = {
+      {"recording", path},
+      {"command", s.command},
+      {"mode", s.mode},
+      {"root_pid", s.root_pid},
+      {"start_ms", s.start_ms},
+      {"wall_ms", s.wall_ms},
+      {"complete", s.complete},
+      {"exit_code", s.exit_code ? nlohmann::json(*s.exit_code) : nlohmann::json()},
+      {"exit_signal", s.exit_signal ? nlohmann::json(*s.exit_signal) : nlohmann::json()},
+      {"cpu_user_ns", s.cpu_user_ns},
+      {"cpu_system_ns", s.cpu_system_ns},
+      {"cpu_exact", s.cpu_exact},
+      {"peak_tree_rss_bytes", s.peak_tree_rss_bytes},
+      {"peak_tree_t_ms", s.peak_tree_t_ms},
+      {"interval_ms", s.interval_ms},
+      {"ticks", s.ticks},
+      {"process_samples", s.process_samples},
+      {"processes", s.processes},
+      {"still_running", s.still_running},
+      {"top", top},
+      {"recorder_cpu_ns", s.recorder_cpu_ns ? nlohmann::json(*s.recorder_cpu_ns) : nlohmann::json()},
+  };
+  return json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace canopy::report
