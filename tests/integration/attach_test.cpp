@@ -1,0 +1,88 @@
+// canopy record --pid: a tree that was running before canopy started.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <thread>
+
+#include "integration/harness.h"
+
+namespace canopy::testing {
+namespace {
+
+TEST(Attach, RecordsARunningTreeUntilItEnds) {
+  TempDir dir;
+  Started tree({kWorkload, "tree"});
+  // Let the children start and touch their memory, then attach.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  std::string path = dir.file("attach.canopy");
+  auto result = run({kCanopy, "record", "-q", "--pid", std::to_string(tree.pid()), "-o", path});
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+  EXPECT_EQ(tree.wait().exit_status, 0);
+
+  auto reader = open_recording(path);
+  EXPECT_EQ(reader.meta().at("mode"), "attach");
+  auto processes = reader.processes();
+  ASSERT_TRUE(processes);
+  ASSERT_GE(processes->size(), 4u);
+  EXPECT_EQ(processes->front().pid, tree.pid());
+  auto peaks = anon_peaks(reader);
+  int held = 0;
+  for (const auto& p : *processes) {
+    if (p.cmdline.size() == 5 && p.cmdline[1] == "hold" && p.cmdline[4] == "child") {
+      int64_t size = std::stoll(p.cmdline[2]);
+      EXPECT_EQ(p.parent_id, processes->front().id);
+      EXPECT_NEAR(static_cast<double>(peaks[p.id]), mib(size), mib(size) * 0.05) << size << " MiB child";
+      ++held;
+    }
+  }
+  EXPECT_EQ(held, 3);
+  EXPECT_TRUE(processes->front().end_ms);
+}
+
+TEST(Attach, CtrlCStopsAndKeepsTheRecording) {
+  TempDir dir;
+  Started sleeper({kWorkload, "hold", "8", "20000"});
+  std::string path = dir.file("stop.canopy");
+  Started canopy({kCanopy, "record", "-q", "--pid", std::to_string(sleeper.pid()), "-o", path});
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  canopy.signal(SIGINT);
+  auto result = canopy.wait();
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+  auto reader = open_recording(path);
+  EXPECT_TRUE(reader.meta_int("end_ms"));
+  auto processes = reader.processes();
+  ASSERT_TRUE(processes);
+  ASSERT_EQ(processes->size(), 1u);
+  EXPECT_FALSE(processes->front().end_ms) << "still running when the recording stopped";
+  EXPECT_GE(*processes->front().peak_rss_bytes, mib(8));
+}
+
+TEST(Attach, MissingPid) {
+  pid_t missing = 999999;
+  while (std::filesystem::exists("/proc/" + std::to_string(missing))) {
+    --missing;
+  }
+  auto result = run({kCanopy, "record", "--pid", std::to_string(missing)});
+  EXPECT_EQ(result.exit_status, 125);
+  EXPECT_EQ(result.err, "canopy: cannot attach to PID " + std::to_string(missing) + ": no such process\n");
+}
+
+TEST(Attach, PidTheUserMayNotRead) {
+  // PID 1 belongs to root; as root, drop to nobody to be the user who may not read it.
+  RunOptions options;
+  if (::getuid() == 0) {
+    options.prefix = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
+  }
+  TempDir dir;
+  options.cwd = "/tmp";
+  auto result = run({kCanopy, "record", "--pid", "1", "-o", dir.file("x.canopy")}, options);
+  EXPECT_EQ(result.exit_status, 125);
+  EXPECT_EQ(result.err,
+            "canopy: cannot attach to PID 1: permission denied (its /proc files need the same user or "
+            "CAP_SYS_PTRACE)\n");
+}
+
+}  // namespace
+}  // namespace canopy::testing

@@ -1,0 +1,98 @@
+// canopy record exits with the command's status, as `time` does, and says why in one
+// line when the command failed or could not run.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "integration/harness.h"
+
+namespace canopy::testing {
+namespace {
+
+Finished record(const TempDir& dir, std::vector<std::string> command, const std::string& name = "r.canopy") {
+  std::vector<std::string> argv{kCanopy, "record", "-o", dir.file(name), "--"};
+  argv.insert(argv.end(), command.begin(), command.end());
+  return run(argv);
+}
+
+TEST(ExitStatus, ZeroAndNonZeroPassedThrough) {
+  TempDir dir;
+  EXPECT_EQ(record(dir, {kWorkload, "exit", "0"}, "0.canopy").exit_status, 0);
+  auto three = record(dir, {kWorkload, "exit", "3"}, "3.canopy");
+  EXPECT_EQ(three.exit_status, 3);
+  EXPECT_EQ(three.err.substr(0, three.err.find('\n')), "canopy: command exited with status 3");
+}
+
+TEST(ExitStatus, KilledBySignalIs128PlusN) {
+  TempDir dir;
+  auto result = record(dir, {kWorkload, "signal", "9"});
+  EXPECT_EQ(result.exit_status, 128 + 9);
+  EXPECT_EQ(result.err.substr(0, result.err.find('\n')), "canopy: command killed by signal 9 (SIGKILL)");
+  EXPECT_EQ(open_recording(dir.file("r.canopy")).meta().at("exit_signal"), "9");
+}
+
+TEST(ExitStatus, NotFoundIs127AndLeavesNoRecording) {
+  TempDir dir;
+  auto result = record(dir, {"canopy-no-such-command", "x"});
+  EXPECT_EQ(result.exit_status, 127);
+  EXPECT_EQ(result.err, "canopy: cannot run 'canopy-no-such-command': command not found (searched PATH)\n");
+  EXPECT_FALSE(std::filesystem::exists(dir.file("r.canopy")));
+
+  auto by_path = record(dir, {dir.file("missing.sh")});
+  EXPECT_EQ(by_path.exit_status, 127);
+  EXPECT_EQ(by_path.err, "canopy: cannot run '" + dir.file("missing.sh") + "': no such file\n");
+}
+
+TEST(ExitStatus, NotExecutableIs126) {
+  TempDir dir;
+  std::string script = dir.file("script.sh");
+  std::ofstream(script) << "#!/bin/sh\nexit 0\n";
+  ::chmod(script.c_str(), 0644);
+  auto result = record(dir, {script});
+  EXPECT_EQ(result.exit_status, 126);
+  EXPECT_EQ(result.err, "canopy: cannot run '" + script + "': Permission denied\n");
+  EXPECT_FALSE(std::filesystem::exists(dir.file("r.canopy")));
+}
+
+TEST(ExitStatus, SigintIsForwardedToTheCommand) {
+  TempDir dir;
+  Started canopy({kCanopy, "record", "-o", dir.file("int.canopy"), "--", kWorkload, "wait-sigint"});
+  ASSERT_TRUE(canopy.wait_for_output("ready"));
+  canopy.signal(SIGINT);
+  auto result = canopy.wait();
+  // The workload exits 42 from its SIGINT handler: canopy passed the signal on, and
+  // was not itself stopped by it.
+  EXPECT_EQ(result.exit_status, 42) << result.err;
+  auto reader = open_recording(dir.file("int.canopy"));
+  auto events = reader.events();
+  ASSERT_TRUE(events);
+  ASSERT_EQ(events->size(), 1u);
+  EXPECT_EQ(events->front().kind, "signal");
+  EXPECT_EQ(events->front().text, "SIGINT forwarded to the command");
+}
+
+TEST(ExitStatus, SigtermIsForwardedToo) {
+  TempDir dir;
+  Started canopy({kCanopy, "record", "-q", "-o", dir.file("term.canopy"), "--", kWorkload, "wait-sigint"});
+  ASSERT_TRUE(canopy.wait_for_output("ready"));
+  canopy.signal(SIGTERM);
+  EXPECT_EQ(canopy.wait().exit_status, 128 + SIGTERM);
+}
+
+TEST(ExitStatus, BadFlagIsOneLineAnd125) {
+  auto result = run({kCanopy, "record", "--interval", "0", "--", "true"});
+  EXPECT_EQ(result.exit_status, 125);
+  EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+  EXPECT_EQ(result.err.rfind("canopy: ", 0), 0u) << result.err;
+  EXPECT_NE(result.err.find("--interval"), std::string::npos) << result.err;
+
+  auto nothing = run({kCanopy, "record"});
+  EXPECT_EQ(nothing.exit_status, 125);
+  EXPECT_EQ(nothing.err, "canopy: record needs a command (canopy record -- COMMAND ARGS) or --pid PID\n");
+}
+
+}  // namespace
+}  // namespace canopy::testing

@@ -1,0 +1,133 @@
+#include "integration/harness.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+
+namespace canopy::testing {
+
+Started::Started(const std::vector<std::string>& argv, const RunOptions& options) {
+  int out[2];
+  int err[2];
+  if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {
+    ADD_FAILURE() << "pipe failed";
+    return;
+  }
+  pid_ = ::fork();
+  if (pid_ == 0) {
+    ::dup2(out[1], 1);
+    ::dup2(err[1], 2);
+    if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0) {
+      ::_exit(99);
+    }
+    for (const auto& [name, value] : options.env) {
+      if (value.empty()) {
+        ::unsetenv(name.c_str());
+      } else {
+        ::setenv(name.c_str(), value.c_str(), 1);
+      }
+    }
+    std::vector<std::string> all = options.prefix;
+    all.insert(all.end(), argv.begin(), argv.end());
+    std::vector<char*> args;
+    for (auto& arg : all) {
+      args.push_back(arg.data());
+    }
+    args.push_back(nullptr);
+    ::execvp(args[0], args.data());
+    ::_exit(98);
+  }
+  ::close(out[1]);
+  ::close(err[1]);
+  out_fd_ = out[0];
+  err_fd_ = err[0];
+}
+
+Started::~Started() {
+  if (!waited_ && pid_ > 0) {
+    ::kill(pid_, SIGKILL);
+    wait();
+  }
+}
+
+void Started::pump(int timeout_ms) {
+  // poll ignores negative fds: a stream already at EOF is skipped.
+  pollfd fds[2] = {{out_fd_, POLLIN, 0}, {err_fd_, POLLIN, 0}};
+  if (::poll(fds, 2, timeout_ms) <= 0) {
+    return;
+  }
+  char buf[4096];
+  for (int i = 0; i < 2; ++i) {
+    if (fds[i].fd >= 0 && (fds[i].revents & (POLLIN | POLLHUP))) {
+      ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
+      if (n > 0) {
+        (i == 0 ? result_.out : result_.err).append(buf, static_cast<size_t>(n));
+      } else {
+        ::close(fds[i].fd);
+        (i == 0 ? out_fd_ : err_fd_) = -1;
+      }
+    }
+  }
+}
+
+bool Started::wait_for_output(const std::string& text) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (result_.out.find(text) == std::string::npos) {
+    if (out_fd_ < 0 || std::chrono::steady_clock::now() > deadline) {
+      return false;
+    }
+    pump(100);
+  }
+  return true;
+}
+
+void Started::signal(int signal) const { ::kill(pid_, signal); }
+
+Finished Started::wait() {
+  while (out_fd_ >= 0 || err_fd_ >= 0) {
+    pump(-1);
+  }
+  int status = 0;
+  ::waitpid(pid_, &status, 0);
+  waited_ = true;
+  result_.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result_;
+}
+
+Finished run(const std::vector<std::string>& argv, const RunOptions& options) {
+  Started started(argv, options);
+  return started.wait();
+}
+
+store::Reader open_recording(const std::string& path) {
+  auto reader = store::Reader::open(path);
+  if (!reader) {
+    ADD_FAILURE() << reader.error().message;
+    std::abort();
+  }
+  return std::move(*reader);
+}
+
+std::map<int64_t, int64_t> anon_peaks(const store::Reader& reader) {
+  std::map<int64_t, int64_t> peaks;
+  auto status = reader.for_each_sample([&](int64_t, int64_t id, const store::SampleValues& v) {
+    peaks[id] = std::max(peaks[id], v[store::kRssAnonBytes]);
+  });
+  EXPECT_TRUE(status) << (status ? "" : status.error().message);
+  return peaks;
+}
+
+int64_t epoch_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+int64_t mib(int64_t n) { return n << 20; }
+
+}  // namespace canopy::testing

@@ -1,0 +1,67 @@
+// Runs the real canopy binary and the workload as separate processes, the way a user
+// would, and reads what they leave behind.
+#pragma once
+
+#include <sys/types.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "store/reader.h"
+#include "support/temp_dir.h"
+
+namespace canopy::testing {
+
+inline const std::string kCanopy = CANOPY_BIN;
+inline const std::string kWorkload = CANOPY_WORKLOAD_BIN;
+
+struct RunOptions {
+  std::string cwd;                           // empty: inherit
+  std::map<std::string, std::string> env;  // set in the child (empty value: unset)
+  std::vector<std::string> prefix;          // e.g. setpriv ... before the program
+};
+
+struct Finished {
+  int exit_status = -1;  // exit code, or 128+N when killed by signal N
+  std::string out;
+  std::string err;
+};
+
+// A process started in the background; its stdout and stderr are collected.
+class Started {
+ public:
+  Started(const std::vector<std::string>& argv, const RunOptions& options = {});
+  Started(const Started&) = delete;
+  Started& operator=(const Started&) = delete;
+  ~Started();
+
+  pid_t pid() const { return pid_; }
+  // Blocks until a line of stdout contains `text` (or the process ends).
+  bool wait_for_output(const std::string& text);
+  void signal(int signal) const;
+  Finished wait();
+
+ private:
+  void pump(int timeout_ms);
+  pid_t pid_ = -1;
+  int out_fd_ = -1;
+  int err_fd_ = -1;
+  Finished result_;
+  bool waited_ = false;
+};
+
+Finished run(const std::vector<std::string>& argv, const RunOptions& options = {});
+
+// The recording as the reader sees it; fails the test when it cannot be opened.
+store::Reader open_recording(const std::string& path);
+
+// The highest anonymous resident memory each process reached, by process id.
+std::map<int64_t, int64_t> anon_peaks(const store::Reader& reader);
+
+// Milliseconds since the epoch, for comparing with recorded timestamps.
+int64_t epoch_ms();
+
+int64_t mib(int64_t n);
+
+}  // namespace canopy::testing

@@ -1,0 +1,212 @@
+// canopy record on the workload's test tree: three children holding 50, 100 and 150 MiB
+// for a second, and a grandchild's child that daemonizes (see canopy_workload.cpp).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+
+#include "integration/harness.h"
+
+namespace canopy::testing {
+namespace {
+
+const store::ProcessRow* find_by_args(const std::vector<store::ProcessRow>& processes,
+                                      const std::vector<std::string>& args_after_exe) {
+  for (const auto& p : processes) {
+    if (p.cmdline.size() == args_after_exe.size() + 1 &&
+        std::equal(args_after_exe.begin(), args_after_exe.end(), p.cmdline.begin() + 1)) {
+      return &p;
+    }
+  }
+  return nullptr;
+}
+
+class RecordTree : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir;
+    path_ = dir_->file("tree.canopy");
+    result_ = new Finished(run({kCanopy, "record", "-o", path_, "--", kWorkload, "tree"}));
+  }
+  static void TearDownTestSuite() {
+    delete result_;
+    delete dir_;
+  }
+  static TempDir* dir_;
+  static std::string path_;
+  static Finished* result_;
+};
+TempDir* RecordTree::dir_ = nullptr;
+std::string RecordTree::path_;
+Finished* RecordTree::result_ = nullptr;
+
+TEST_F(RecordTree, ExitsWithTheCommandsStatus) {
+  EXPECT_EQ(result_->exit_status, 0) << result_->err;
+}
+
+TEST_F(RecordTree, EveryProcessWithItsParent) {
+  auto reader = open_recording(path_);
+  auto processes = reader.processes();
+  ASSERT_TRUE(processes);
+  // root, 3 holders, spawn-daemon, the intermediate, the daemon: each lives >= 300 ms.
+  EXPECT_EQ(processes->size(), 7u);
+  const auto* root = find_by_args(*processes, {"tree"});
+  ASSERT_TRUE(root);
+  EXPECT_FALSE(root->parent_id);
+  EXPECT_EQ(root->exit_code, 0);
+  for (const char* mib : {"50", "100", "150"}) {
+    const auto* child = find_by_args(*processes, {"hold", mib, "1000", "child"});
+    ASSERT_TRUE(child) << mib;
+    EXPECT_EQ(child->parent_id, root->id);
+    EXPECT_EQ(child->ppid, root->pid);
+    EXPECT_TRUE(child->end_ms);
+  }
+}
+
+TEST_F(RecordTree, DaemonizedGrandchildStaysInTheTree) {
+  auto reader = open_recording(path_);
+  auto processes = reader.processes();
+  ASSERT_TRUE(processes);
+  const auto* daemon = find_by_args(*processes, {"hold", "20", "1200", "daemon"});
+  ASSERT_TRUE(daemon) << "the daemon was not recorded";
+  // Orphaned by its parent, it was reparented to canopy (the subreaper), which reaped it.
+  EXPECT_EQ(daemon->exit_code, 0);
+  const auto* spawner = find_by_args(*processes, {"spawn-daemon"});
+  ASSERT_TRUE(spawner);
+  // daemon -> intermediate (a fork of spawn-daemon, same args) -> spawn-daemon -> root
+  ASSERT_TRUE(daemon->parent_id);
+  const auto& intermediate = processes->at(static_cast<size_t>(*daemon->parent_id - 1));
+  EXPECT_EQ(intermediate.parent_id, spawner->id);
+  auto peaks = anon_peaks(reader);
+  EXPECT_NEAR(static_cast<double>(peaks[daemon->id]), mib(20), mib(20) * 0.05);
+}
+
+TEST_F(RecordTree, PeaksWithinFivePercentOfWhatWasTouched) {
+  auto reader = open_recording(path_);
+  auto processes = reader.processes();
+  ASSERT_TRUE(processes);
+  auto peaks = anon_peaks(reader);
+  for (int64_t size : {50, 100, 150}) {
+    const auto* child = find_by_args(*processes, {"hold", std::to_string(size), "1000", "child"});
+    ASSERT_TRUE(child);
+    EXPECT_NEAR(static_cast<double>(peaks[child->id]), mib(size), mib(size) * 0.05) << size << " MiB child";
+    // Resident includes the binary's own pages on top of what it touched.
+    EXPECT_GE(*child->peak_rss_bytes, mib(size));
+    EXPECT_GE(*child->hwm_bytes, mib(size));
+  }
+}
+
+TEST_F(RecordTree, TreePeakAndSummary) {
+  auto reader = open_recording(path_);
+  auto ticks = reader.ticks();
+  ASSERT_TRUE(ticks);
+  int64_t peak = 0;
+  for (const auto& tick : *ticks) {
+    peak = std::max(peak, tick.rss_bytes);
+    EXPECT_GT(tick.mem_total_bytes, 0);
+    EXPECT_GT(tick.mem_available_bytes, 0);
+  }
+  // 50 + 100 + 150 + 20 MiB are held at the same time.
+  EXPECT_GE(peak, mib(320));
+  EXPECT_LT(peak, mib(360));
+  EXPECT_NE(result_->err.find("peak memory"), std::string::npos) << result_->err;
+  EXPECT_NE(result_->err.find("processes          7"), std::string::npos) << result_->err;
+  EXPECT_NE(result_->err.find("canopy report " + path_), std::string::npos) << result_->err;
+}
+
+TEST_F(RecordTree, MetaDescribesTheRun) {
+  auto reader = open_recording(path_);
+  const auto& meta = reader.meta();
+  EXPECT_EQ(meta.at("mode"), "run");
+  EXPECT_EQ(meta.at("interval_ms"), "100");
+  EXPECT_EQ(meta.at("exit_code"), "0");
+  EXPECT_EQ(store::parse_json_string_array(meta.at("command")), (std::vector<std::string>{kWorkload, "tree"}));
+  EXPECT_GT(*reader.meta_int("end_ms"), *reader.meta_int("start_ms"));
+  EXPECT_EQ(std::filesystem::status(path_).permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write)
+      << "recordings hold command lines: private by default";
+}
+
+TEST(Record, TenMillisecondInterval) {
+  TempDir dir;
+  std::string path = dir.file("fast.canopy");
+  auto result = run({kCanopy, "record", "-q", "-i", "10", "-o", path, kWorkload, "hold", "30", "600"});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  EXPECT_EQ(result.err, "");
+  auto reader = open_recording(path);
+  auto ticks = reader.ticks();
+  ASSERT_TRUE(ticks);
+  // 600 ms at 10 ms: 60 ticks on an idle machine; a loaded one may drop some.
+  EXPECT_GE(ticks->size(), 30u);
+  auto peaks = anon_peaks(reader);
+  EXPECT_NEAR(static_cast<double>(peaks[1]), mib(30), mib(30) * 0.05);
+}
+
+TEST(Record, IntervalFromEnvironment) {
+  TempDir dir;
+  for (auto [variable, value] : {std::pair{"CANOPY_INTERVAL", "50"}, std::pair{"ONLOOKER_POLL_INTERVAL", "70"}}) {
+    std::string path = dir.file(std::string(variable) + ".canopy");
+    RunOptions options;
+    options.env["CANOPY_INTERVAL"] = "";
+    options.env["ONLOOKER_POLL_INTERVAL"] = "";
+    options.env[variable] = value;
+    auto result = run({kCanopy, "record", "-q", "-o", path, "--", kWorkload, "exit", "0"}, options);
+    ASSERT_EQ(result.exit_status, 0) << result.err;
+    EXPECT_EQ(open_recording(path).meta().at("interval_ms"), value);
+  }
+  RunOptions bad;
+  bad.env = {{"CANOPY_INTERVAL", "fast"}};
+  auto result = run({kCanopy, "record", "-o", dir.file("bad.canopy"), "--", kWorkload, "exit", "0"}, bad);
+  EXPECT_EQ(result.exit_status, 125);
+  EXPECT_EQ(result.err, "canopy: CANOPY_INTERVAL='fast' is not a number of milliseconds >= 1\n");
+}
+
+TEST(Record, DefaultNameInTheCurrentDirectory) {
+  TempDir dir;
+  RunOptions options;
+  options.cwd = dir.path();
+  auto result = run({kCanopy, "record", "-q", kWorkload, "exit", "0"}, options);
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    names.push_back(entry.path().filename().string());
+  }
+  ASSERT_EQ(names.size(), 1u);
+  EXPECT_TRUE(std::regex_match(names[0], std::regex(R"(canopy-\d{8}-\d{6}-\d+\.canopy)"))) << names[0];
+}
+
+TEST(Record, KeepsAnExistingFileUnlessForced) {
+  TempDir dir;
+  std::string path = dir.file("keep.canopy");
+  ASSERT_EQ(run({kCanopy, "record", "-q", "-o", path, kWorkload, "exit", "0"}).exit_status, 0);
+  auto refused = run({kCanopy, "record", "-q", "-o", path, kWorkload, "exit", "3"});
+  EXPECT_EQ(refused.exit_status, 125);
+  EXPECT_EQ(refused.err, "canopy: cannot write '" + path + "': file exists (use --force to replace it)\n");
+  EXPECT_EQ(open_recording(path).meta().at("exit_code"), "0");
+  auto forced = run({kCanopy, "record", "-q", "--force", "-o", path, kWorkload, "exit", "3"});
+  EXPECT_EQ(forced.exit_status, 3);
+  EXPECT_EQ(open_recording(path).meta().at("exit_code"), "3");
+}
+
+TEST(Record, PssAndUss) {
+  TempDir dir;
+  std::string path = dir.file("pss.canopy");
+  auto result =
+      run({kCanopy, "record", "-q", "--pss", "--pss-interval", "200", "-o", path, kWorkload, "hold", "40", "1000"});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  auto reader = open_recording(path);
+  int64_t pss = 0;
+  int64_t uss = 0;
+  ASSERT_TRUE(reader.for_each_sample([&](int64_t, int64_t, const store::SampleValues& v) {
+    pss = std::max(pss, v[store::kPssBytes]);
+    uss = std::max(uss, v[store::kUssBytes]);
+  }));
+  // 40 MiB of private anonymous memory: both PSS and USS hold all of it.
+  EXPECT_GE(uss, mib(40));
+  EXPECT_LT(uss, mib(44));
+  EXPECT_GE(pss, uss);
+  EXPECT_LT(pss, mib(46));
+}
+
+}  // namespace
+}  // namespace canopy::testing

@@ -1,0 +1,164 @@
+// A workload whose every number is known, for tests and benchmarks: processes that
+// touch exact amounts of memory for exact times, trees of a known shape, chosen exit
+// statuses. Children are started with fork+exec of this same binary, as a build would.
+//
+//   canopy_workload hold MIB MS [TAG]  touch MIB MiB of anonymous memory, hold it MS ms
+//   canopy_workload tree               the test tree (see run_tree)
+//   canopy_workload exit N             exit with status N
+//   canopy_workload signal N           kill itself with signal N
+//   canopy_workload wait-sigint        print "ready", exit 42 on SIGINT (30 s timeout)
+//   canopy_workload idle N MS          N children that sleep MS ms, then exit
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+const char* g_self = nullptr;
+
+void sleep_ms(long ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
+
+pid_t spawn_self(std::vector<std::string> args) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    std::vector<char*> argv{const_cast<char*>(g_self)};
+    for (auto& arg : args) {
+      argv.push_back(arg.data());
+    }
+    argv.push_back(nullptr);
+    execv(g_self, argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+int hold(long mib, long ms) {
+  size_t bytes = static_cast<size_t>(mib) << 20;
+  void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (memory == MAP_FAILED) {
+    perror("mmap");
+    return 1;
+  }
+  std::memset(memory, 1, bytes);  // every page touched: resident and anonymous
+  sleep_ms(ms);
+  return 0;
+}
+
+// root
+//  ├─ hold 50 1000 child
+//  ├─ hold 100 1000 child
+//  ├─ hold 150 1000 child
+//  └─ spawn-daemon: forks an intermediate, which forks the daemon and exits after
+//     300 ms; the daemon (setsid, then `hold 20 1200 daemon`) is orphaned and
+//     reparented to the nearest subreaper. Root exits at about 1.6 s, after it.
+int run_tree() {
+  std::vector<pid_t> children;
+  for (const char* mib : {"50", "100", "150"}) {
+    children.push_back(spawn_self({"hold", mib, "1000", "child"}));
+  }
+  children.push_back(spawn_self({"spawn-daemon"}));
+  for (pid_t child : children) {
+    waitpid(child, nullptr, 0);
+  }
+  sleep_ms(600);
+  return 0;
+}
+
+int spawn_daemon() {
+  pid_t intermediate = fork();
+  if (intermediate == 0) {
+    if (fork() == 0) {
+      setsid();
+      std::vector<std::string> args{"hold", "20", "1200", "daemon"};
+      std::vector<char*> argv{const_cast<char*>(g_self)};
+      for (auto& arg : args) {
+        argv.push_back(arg.data());
+      }
+      argv.push_back(nullptr);
+      execv(g_self, argv.data());
+      _exit(127);
+    }
+    sleep_ms(300);
+    _exit(0);
+  }
+  waitpid(intermediate, nullptr, 0);
+  return 0;
+}
+
+volatile sig_atomic_t g_sigint = 0;
+
+int wait_sigint() {
+  struct sigaction action {};
+  action.sa_handler = [](int) { g_sigint = 1; };
+  sigaction(SIGINT, &action, nullptr);
+  std::printf("ready\n");
+  std::fflush(stdout);
+  for (int i = 0; i < 3000 && !g_sigint; ++i) {
+    sleep_ms(10);
+  }
+  return g_sigint ? 42 : 1;
+}
+
+int idle(long count, long ms) {
+  std::vector<pid_t> children;
+  for (long i = 0; i < count; ++i) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      sleep_ms(ms);
+      _exit(0);
+    }
+    children.push_back(pid);
+  }
+  for (pid_t child : children) {
+    waitpid(child, nullptr, 0);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  g_self = "/proc/self/exe";
+  static std::string self_path;
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n > 0) {
+    self_path.assign(buf, static_cast<size_t>(n));
+    g_self = self_path.c_str();
+  }
+  std::string mode = argc > 1 ? argv[1] : "";
+  auto arg = [&](int i) { return i < argc ? std::atol(argv[i]) : 0L; };
+  if (mode == "hold" && argc >= 4) {
+    return hold(arg(2), arg(3));
+  }
+  if (mode == "tree") {
+    return run_tree();
+  }
+  if (mode == "spawn-daemon") {
+    return spawn_daemon();
+  }
+  if (mode == "exit" && argc >= 3) {
+    return static_cast<int>(arg(2));
+  }
+  if (mode == "signal" && argc >= 3) {
+    kill(getpid(), static_cast<int>(arg(2)));
+    return 1;
+  }
+  if (mode == "wait-sigint") {
+    return wait_sigint();
+  }
+  if (mode == "idle" && argc >= 4) {
+    return idle(arg(2), arg(3));
+  }
+  std::fprintf(stderr, "usage: canopy_workload hold MIB MS [TAG] | tree | exit N | signal N | wait-sigint | idle N MS\n");
+  return 2;
+}
