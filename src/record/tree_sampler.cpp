@@ -23,7 +23,7 @@ std::string join_args(const std::vector<std::string>& args) {
 }  // namespace
 
 TreeSampler::TreeSampler(store::Writer& writer, const probe::HostInfo& host, SamplerOptions options)
-    : writer_(writer), host_(host), options_(options) {
+    : writer_(writer), host_(host), options_(options), self_(::getpid()) {
   if (options_.adopt_own_children) {
     own_children_ = ScopedFd(::open("/proc/thread-self/children", O_RDONLY | O_CLOEXEC));
   }
@@ -92,6 +92,33 @@ void TreeSampler::note_exec(Tracked& p, const std::string& new_name, int64_t t_m
   writer_.add_event({t_ms, "exec", p.row.id, join_args(p.row.cmdline)});
 }
 
+void TreeSampler::read_memory(Tracked& p, const probe::StatmFields& statm, bool memory_changed, int64_t t_ms) {
+  SampleValues& v = p.values;
+  const int64_t page = host_.page_size_bytes;
+  bool shrank = statm.resident_pages < p.last_statm.resident_pages;
+  bool new_peak = statm.resident_pages * page > p.row.peak_rss_bytes.value_or(0);
+  p.last_statm = statm;
+  v[store::kVmSizeBytes] = statm.size_pages * page;
+
+  // status is the costly read; it alone splits file from shmem and gives swap and the
+  // exact peak (VmHWM, which also catches a peak between two samples). Read it on a
+  // shrink (reclaim or swap-out), on a new peak, and otherwise once a second.
+  bool never_read = p.last_status_ms < 0;
+  if (never_read || (memory_changed && (shrank || new_peak)) || t_ms - p.last_status_ms >= 1000) {
+    if (auto status = p.files.read_status()) {
+      p.shmem_bytes = status->rss_shmem_bytes;
+      v[store::kSwapBytes] = status->swap_bytes;
+      p.row.hwm_bytes = std::max(p.row.hwm_bytes.value_or(0), status->hwm_bytes);
+      p.last_status_ms = t_ms;
+    }
+  }
+  // statm's shared pages are file-backed plus shmem, so anon is exact from statm alone.
+  const int64_t shared_bytes = statm.shared_pages * page;
+  v[store::kRssAnonBytes] = (statm.resident_pages - statm.shared_pages) * page;
+  v[store::kRssShmemBytes] = std::min(p.shmem_bytes, shared_bytes);
+  v[store::kRssFileBytes] = shared_bytes - v[store::kRssShmemBytes];
+}
+
 TreeSampler::Outcome TreeSampler::sample(Tracked& p, int64_t t_ms, bool first) {
   std::optional<int64_t> run_ns;
   if (p.files.has_schedstat()) {
@@ -129,7 +156,7 @@ TreeSampler::Outcome TreeSampler::sample(Tracked& p, int64_t t_ms, bool first) {
     // Its memory is gone but its CPU figures are final: keep those, not the zeros.
     writer_.add_sample(t_ms, p.row.id, v);
     p.exited = true;
-    return stat->ppid == ::getpid() ? Outcome::kZombieChild : Outcome::kEnded;
+    return stat->ppid == self_ ? Outcome::kZombieChild : Outcome::kEnded;
   }
   if (!first && stat->name != p.row.name) {
     note_exec(p, stat->name, t_ms);
@@ -137,30 +164,9 @@ TreeSampler::Outcome TreeSampler::sample(Tracked& p, int64_t t_ms, bool first) {
   if (run_ns) {
     p.last_run_ns = *run_ns;
   }
-  const int64_t page = host_.page_size_bytes;
-  bool shrank = statm->resident_pages < p.last_statm.resident_pages;
-  bool new_peak = statm->resident_pages * page > p.row.peak_rss_bytes.value_or(0);
-  p.last_statm = *statm;
   p.threads = stat->threads;
   v[store::kThreads] = stat->threads;
-  v[store::kVmSizeBytes] = statm->size_pages * page;
-
-  // status is the costly read; it alone splits file from shmem and gives swap and the
-  // exact peak (VmHWM, which also catches a peak between two samples). Read it on a
-  // shrink (reclaim or swap-out), on a new peak, and otherwise once a second.
-  if (first || (memory_changed && (shrank || new_peak)) || t_ms - p.last_status_ms >= 1000) {
-    if (auto status = p.files.read_status()) {
-      p.shmem_bytes = status->rss_shmem_bytes;
-      v[store::kSwapBytes] = status->swap_bytes;
-      p.row.hwm_bytes = std::max(p.row.hwm_bytes.value_or(0), status->hwm_bytes);
-      p.last_status_ms = t_ms;
-    }
-  }
-  const int64_t shared_bytes = statm->shared_pages * page;
-  v[store::kRssAnonBytes] = (statm->resident_pages - statm->shared_pages) * page;
-  v[store::kRssShmemBytes] = std::min(p.shmem_bytes, shared_bytes);
-  v[store::kRssFileBytes] = shared_bytes - v[store::kRssShmemBytes];
-
+  read_memory(p, *statm, memory_changed, t_ms);
   if (p.ran && p.files.has_io()) {
     if (auto io = p.files.read_io()) {
       v[store::kReadBytes] = io->read_bytes;
@@ -187,7 +193,6 @@ TreeSampler::Outcome TreeSampler::sample(Tracked& p, int64_t t_ms, bool first) {
 }
 
 void TreeSampler::discover(std::vector<pid_t> parents, int64_t t_ms) {
-  const pid_t self = ::getpid();
   while (!parents.empty()) {
     pid_t parent = parents.back();
     parents.pop_back();
@@ -197,7 +202,7 @@ void TreeSampler::discover(std::vector<pid_t> parents, int64_t t_ms) {
     }
     const Parent from{parent, it->second.row.id};
     for (pid_t child : it->second.files.read_children(it->second.threads)) {
-      if (child == self || alive_.count(child)) {
+      if (child == self_ || alive_.count(child)) {
         continue;
       }
       // `it` may be invalidated from here on: track() inserts into alive_.

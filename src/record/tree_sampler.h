@@ -80,6 +80,8 @@ class TreeSampler {
   Tracked* track(pid_t pid, std::optional<Parent> parent, int64_t t_ms, bool own_zombie = false);
   // kZombieChild: exited, and ours to reap (its exit status comes from wait).
   Outcome sample(Tracked& p, int64_t t_ms, bool first);
+  // Memory columns from statm, with status read when it can tell more.
+  void read_memory(Tracked& p, const probe::StatmFields& statm, bool memory_changed, int64_t t_ms);
   void note_exec(Tracked& p, const std::string& new_name, int64_t t_ms);
   void discover(std::vector<pid_t> parents, int64_t t_ms);
   void end(Tracked& p, int64_t t_ms);
@@ -87,6 +89,7 @@ class TreeSampler {
   store::Writer& writer_;
   probe::HostInfo host_;
   SamplerOptions options_;
+  pid_t self_;  // the recorder: never part of the tree it records
   probe::MeminfoFile meminfo_;
   ScopedFd own_children_;
   std::unordered_map<pid_t, Tracked> alive_;
