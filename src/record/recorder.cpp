@@ -15,12 +15,12 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <nlohmann/json.hpp>
 
 #include "analyze/summary.h"
 #include "common/text.h"
 #include "record/launcher.h"
 #include "record/options.h"
+#include "record/recording_meta.h"
 #include "record/tree_sampler.h"
 #include "report/summary_format.h"
 #include "store/reader.h"
@@ -47,11 +47,6 @@ std::string absolute_path(const std::string& path) {
   return ::getcwd(cwd, sizeof cwd) ? std::string(cwd) + "/" + path : path;
 }
 
-std::string current_directory() {
-  char cwd[PATH_MAX];
-  return ::getcwd(cwd, sizeof cwd) ? cwd : "";
-}
-
 // Keeping /proc files open costs a handful of fds per process; a tree of thousands
 // needs more than the usual soft limit of 1024. Raised after the command has started,
 // so that the command itself inherits the limits it would have had without us.
@@ -68,8 +63,6 @@ int64_t monotonic_ms() {
   ::clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000;
 }
-
-int64_t rusage_ns(const timeval& tv) { return static_cast<int64_t>(tv.tv_sec) * 1'000'000'000 + tv.tv_usec * 1000; }
 
 // Timestamps come from the monotonic clock anchored at the wall-clock start, so that
 // a clock step (NTP) during the recording never reorders or duplicates ticks.
@@ -101,43 +94,6 @@ struct Session {
   bool stop_requested = false;
   bool recording = true;  // false after a write error: keep supervising, stop writing
 };
-
-void write_start_meta(store::Writer& writer, const RecordOptions& options, const probe::HostInfo& host,
-                      int64_t start_ms, pid_t root) {
-  auto set = [&](const char* key, const std::string& value) { writer.set_meta(key, value); };
-  auto set_int = [&](const char* key, int64_t value) { writer.set_meta(key, std::to_string(value)); };
-  set("canopy_version", CANOPY_VERSION);
-  set("host", host.hostname);
-  set("kernel", host.kernel);
-  set("machine", host.machine);
-  set_int("cpu_count", host.cpu_count);
-  set_int("page_size_bytes", host.page_size_bytes);
-  set_int("clock_ticks_per_second", host.clock_ticks_per_second);
-  set("timezone", host.timezone);
-  set_int("utc_offset_s", host.utc_offset_s);
-  set_int("start_ms", start_ms);
-  set_int("interval_ms", options.interval_ms);
-  set("mode", options.attach_pid ? "attach" : "run");
-  set_int("root_pid", root);
-  set("cwd", current_directory());
-  set("command", nlohmann::json(options.command).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-  if (options.pss) {
-    set_int("pss_interval_ms", options.pss_interval_ms);
-  }
-  // What the recording can and cannot have seen (issue 5 adds process events and cgroups).
-  std::string probes = "proc-stat,proc-statm,proc-status,children-lists";
-  auto self = probe::ProcessFiles::open(::getpid());
-  if (self && self->has_schedstat()) {
-    probes += ",schedstat";
-  }
-  if (options.pss) {
-    probes += ",smaps-rollup";
-  }
-  if (!options.attach_pid) {
-    probes += ",subreaper";
-  }
-  set("probes", probes);
-}
 
 void handle_child_exits(Session& s) {
   for (;;) {
@@ -254,32 +210,6 @@ void report_command_status(int wait_status) {
     int signal = WTERMSIG(wait_status);
     std::fprintf(stderr, "canopy: command killed by signal %d (%s)%s\n", signal, signal_name(signal),
                  WCOREDUMP(wait_status) ? ", core dumped" : "");
-  }
-}
-
-void write_end_meta(Session& s, int64_t end_ms) {
-  auto set_int = [&](const char* key, int64_t value) { s.writer.set_meta(key, std::to_string(value)); };
-  set_int("end_ms", end_ms);
-  set_int("processes", s.sampler.process_count());
-  if (s.root_wait_status) {
-    int status = *s.root_wait_status;
-    if (WIFEXITED(status)) {
-      set_int("exit_code", WEXITSTATUS(status));
-    } else if (WIFSIGNALED(status)) {
-      set_int("exit_signal", WTERMSIG(status));
-    }
-  }
-  rusage children{};
-  if (s.run_mode && ::getrusage(RUSAGE_CHILDREN, &children) == 0) {
-    // Exact for every process of the tree that was waited for, like `time`.
-    set_int("tree_cpu_user_ns", rusage_ns(children.ru_utime));
-    set_int("tree_cpu_system_ns", rusage_ns(children.ru_stime));
-  }
-  rusage self{};
-  if (::getrusage(RUSAGE_SELF, &self) == 0) {
-    set_int("recorder_cpu_user_ns", rusage_ns(self.ru_utime));
-    set_int("recorder_cpu_system_ns", rusage_ns(self.ru_stime));
-    set_int("recorder_max_rss_bytes", static_cast<int64_t>(self.ru_maxrss) * 1024);
   }
 }
 
@@ -406,7 +336,7 @@ int run_record(const RecordOptions& options) {
   if (session.recording) {
     sampler.tick(end_ms);
     sampler.finish(end_ms);
-    write_end_meta(session, end_ms);
+    write_end_meta(*writer, end_ms, sampler.process_count(), session.root_wait_status, run_mode);
   }
   auto finished = writer->finish();
   if (!finished) {
