@@ -27,16 +27,20 @@ const char* g_self = nullptr;
 
 void sleep_ms(long ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
 
+[[noreturn]] void exec_self(std::vector<std::string> args) {
+  std::vector<char*> argv{const_cast<char*>(g_self)};
+  for (auto& arg : args) {
+    argv.push_back(arg.data());
+  }
+  argv.push_back(nullptr);
+  execv(g_self, argv.data());
+  _exit(127);
+}
+
 pid_t spawn_self(std::vector<std::string> args) {
   pid_t pid = fork();
   if (pid == 0) {
-    std::vector<char*> argv{const_cast<char*>(g_self)};
-    for (auto& arg : args) {
-      argv.push_back(arg.data());
-    }
-    argv.push_back(nullptr);
-    execv(g_self, argv.data());
-    _exit(127);
+    exec_self(std::move(args));
   }
   return pid;
 }
@@ -78,14 +82,7 @@ int spawn_daemon() {
   if (intermediate == 0) {
     if (fork() == 0) {
       setsid();
-      std::vector<std::string> args{"hold", "20", "1200", "daemon"};
-      std::vector<char*> argv{const_cast<char*>(g_self)};
-      for (auto& arg : args) {
-        argv.push_back(arg.data());
-      }
-      argv.push_back(nullptr);
-      execv(g_self, argv.data());
-      _exit(127);
+      exec_self({"hold", "20", "1200", "daemon"});
     }
     sleep_ms(300);
     _exit(0);
