@@ -5,9 +5,9 @@
 #include <unistd.h>
 
 #include <climits>
-#include <nlohmann/json.hpp>
 
 #include "probe/process_files.h"
+#include "store/reader.h"
 
 namespace canopy::record {
 namespace {
@@ -39,7 +39,7 @@ void write_start_meta(store::Writer& writer, const RecordOptions& options, const
   set("mode", options.attach_pid ? "attach" : "run");
   set_int("root_pid", root);
   set("cwd", current_directory());
-  set("command", nlohmann::json(options.command).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  set("command", store::json_string_array(options.command));
   if (options.pss) {
     set_int("pss_interval_ms", options.pss_interval_ms);
   }

@@ -11,6 +11,10 @@
 #include "common/text.h"
 
 namespace canopy::store {
+std::string json_string_array(const std::vector<std::string>& strings) {
+  return nlohmann::json(strings).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 std::vector<std::string> parse_json_string_array(const std::string& text) {
   auto json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   std::vector<std::string> args;

@@ -13,7 +13,9 @@
 
 namespace canopy::store {
 
-// Command lines are stored as JSON arrays of strings ("[\"make\", \"-j8\"]").
+// Command lines are stored as JSON arrays of strings ("[\"make\", \"-j8\"]"); bytes that
+// are not UTF-8 are replaced, since /proc text can hold anything.
+std::string json_string_array(const std::vector<std::string>& strings);
 std::vector<std::string> parse_json_string_array(const std::string& text);
 
 class Reader {

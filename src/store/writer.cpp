@@ -5,8 +5,8 @@
 
 #include <cerrno>
 #include <cstring>
-#include <nlohmann/json.hpp>
 
+#include "store/reader.h"
 #include "store/schema.h"
 
 namespace canopy::store {
@@ -131,7 +131,7 @@ int64_t Writer::add_process(const ProcessRow& row) {
   sqlite3_bind_int(s, 7, row.adopted ? 1 : 0);
   bind_text(s, 8, row.name);
   bind_text(s, 9, row.exe);
-  bind_text(s, 10, nlohmann::json(row.cmdline).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  bind_text(s, 10, json_string_array(row.cmdline));
   sqlite3_bind_int64(s, 11, row.first_seen_ms);
   step(s);
   return id;
@@ -142,7 +142,7 @@ void Writer::update_process_exec(const ProcessRow& row) {
   sqlite3_bind_int64(s, 1, row.id);
   bind_text(s, 2, row.name);
   bind_text(s, 3, row.exe);
-  bind_text(s, 4, nlohmann::json(row.cmdline).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  bind_text(s, 4, json_string_array(row.cmdline));
   step(s);
 }
 
