@@ -1,6 +1,5 @@
 #include "record/tree_sampler.h"
 
-#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,7 +24,7 @@ std::string join_args(const std::vector<std::string>& args) {
 TreeSampler::TreeSampler(store::Writer& writer, const probe::HostInfo& host, SamplerOptions options)
     : writer_(writer), host_(host), options_(options), self_(::getpid()) {
   if (options_.adopt_own_children) {
-    own_children_ = ScopedFd(::open("/proc/thread-self/children", O_RDONLY | O_CLOEXEC));
+    self_files_ = probe::ProcessFiles::open(self_);
   }
 }
 
@@ -240,12 +239,11 @@ void TreeSampler::tick(int64_t t_ms) {
   }
   discover(std::move(ran), t_ms);
 
-  if (own_children_) {
+  if (self_files_) {
     // Orphans of the tree, reparented to us as the subreaper. Their original parent
-    // is gone (often before we ever saw it), so they are recorded as adopted.
-    static std::string buffer(4096, '\0');
-    auto text = probe::pread_all(own_children_.get(), buffer);
-    for (pid_t child : text ? probe::parse_children(*text) : std::vector<pid_t>{}) {
+    // is gone (often before we ever saw it), so they are recorded as adopted. The
+    // recorder is single-threaded: its leader's list holds all its children.
+    for (pid_t child : self_files_->read_children(1)) {
       if (alive_.count(child)) {
         continue;
       }

@@ -91,7 +91,7 @@ class TreeSampler {
   SamplerOptions options_;
   pid_t self_;  // the recorder: never part of the tree it records
   probe::MeminfoFile meminfo_;
-  ScopedFd own_children_;
+  std::optional<probe::ProcessFiles> self_files_;  // run mode: our own children list
   std::unordered_map<pid_t, Tracked> alive_;
   int64_t process_count_ = 0;
   int64_t ended_cpu_ns_ = 0;  // CPU of processes that have left the tree
