@@ -210,3 +210,30 @@ TEST(Record, PssAndUss) {
 
 }  // namespace
 }  // namespace canopy::testing
+
+namespace canopy::testing {
+namespace {
+
+TEST(Record, AdoptsOrphansOfTheTree) {
+  // The subshell starts `sleep 2` in the background and exits at once: the sleep is
+  // orphaned before any tick can see its parent, and canopy (the subreaper) adopts it.
+  TempDir dir;
+  std::string path = dir.file("orphan.canopy");
+  auto result = run({kCanopy, "record", "-q", "-o", path, "--", "sh", "-c", "(sleep 2 &); sleep 0.5"});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  auto processes = open_recording(path).processes();
+  ASSERT_TRUE(processes);
+  std::vector<const store::ProcessRow*> orphans;
+  for (const auto& p : *processes) {
+    if (p.cmdline == std::vector<std::string>{"sleep", "2"}) {
+      orphans.push_back(&p);
+    }
+  }
+  ASSERT_EQ(orphans.size(), 1u);
+  EXPECT_TRUE(orphans[0]->adopted);
+  EXPECT_FALSE(orphans[0]->parent_id);
+  EXPECT_FALSE(orphans[0]->end_ms) << "still running when the command ended";
+}
+
+}  // namespace
+}  // namespace canopy::testing
