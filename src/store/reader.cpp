@@ -105,90 +105,89 @@ std::optional<int64_t> Reader::meta_int(const std::string& key) const {
   return it == meta_.end() ? std::nullopt : parse_int<int64_t>(it->second);
 }
 
-Result<std::vector<ProcessRow>> Reader::processes() const {
-  auto stmt = prepare(db_.get(),
-                      "SELECT id, pid, start_ticks, start_ms, parent_id, ppid, adopted, name, exe, cmdline, "
-                      "first_seen_ms, last_seen_ms, end_ms, exit_code, exit_signal, peak_rss_bytes, peak_rss_t_ms, "
-                      "hwm_bytes, cpu_user_ns, cpu_system_ns FROM process ORDER BY id");
+Status Reader::each_row(std::string_view sql, const std::function<void(sqlite3_stmt*)>& on_row) const {
+  auto stmt = prepare(db_.get(), sql);
   if (!stmt) {
     return read_error();
   }
-  std::vector<ProcessRow> rows;
-  sqlite3_stmt* s = stmt->get();
   int rc;
-  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-    ProcessRow row;
-    row.id = sqlite3_column_int64(s, 0);
-    row.pid = static_cast<pid_t>(sqlite3_column_int64(s, 1));
-    row.start_ticks = sqlite3_column_int64(s, 2);
-    row.start_ms = sqlite3_column_int64(s, 3);
-    row.parent_id = column_optional(s, 4);
-    row.ppid = static_cast<pid_t>(sqlite3_column_int64(s, 5));
-    row.adopted = sqlite3_column_int(s, 6) != 0;
-    row.name = column_text(s, 7);
-    row.exe = column_text(s, 8);
-    row.cmdline = parse_json_string_array(column_text(s, 9));
-    row.first_seen_ms = sqlite3_column_int64(s, 10);
-    row.last_seen_ms = column_optional(s, 11);
-    row.end_ms = column_optional(s, 12);
-    row.exit_code = column_optional(s, 13);
-    row.exit_signal = column_optional(s, 14);
-    row.peak_rss_bytes = column_optional(s, 15);
-    row.peak_rss_t_ms = column_optional(s, 16);
-    row.hwm_bytes = column_optional(s, 17);
-    row.cpu_user_ns = column_optional(s, 18);
-    row.cpu_system_ns = column_optional(s, 19);
-    rows.push_back(std::move(row));
+  while ((rc = sqlite3_step(stmt->get())) == SQLITE_ROW) {
+    on_row(stmt->get());
   }
   if (rc != SQLITE_DONE) {
     return read_error();
+  }
+  return Ok{};
+}
+
+Result<std::vector<ProcessRow>> Reader::processes() const {
+  std::vector<ProcessRow> rows;
+  auto status = each_row(
+      "SELECT id, pid, start_ticks, start_ms, parent_id, ppid, adopted, name, exe, cmdline, first_seen_ms, "
+      "last_seen_ms, end_ms, exit_code, exit_signal, peak_rss_bytes, peak_rss_t_ms, hwm_bytes, cpu_user_ns, "
+      "cpu_system_ns FROM process ORDER BY id",
+      [&](sqlite3_stmt* s) {
+        ProcessRow row;
+        row.id = sqlite3_column_int64(s, 0);
+        row.pid = static_cast<pid_t>(sqlite3_column_int64(s, 1));
+        row.start_ticks = sqlite3_column_int64(s, 2);
+        row.start_ms = sqlite3_column_int64(s, 3);
+        row.parent_id = column_optional(s, 4);
+        row.ppid = static_cast<pid_t>(sqlite3_column_int64(s, 5));
+        row.adopted = sqlite3_column_int(s, 6) != 0;
+        row.name = column_text(s, 7);
+        row.exe = column_text(s, 8);
+        row.cmdline = parse_json_string_array(column_text(s, 9));
+        row.first_seen_ms = sqlite3_column_int64(s, 10);
+        row.last_seen_ms = column_optional(s, 11);
+        row.end_ms = column_optional(s, 12);
+        row.exit_code = column_optional(s, 13);
+        row.exit_signal = column_optional(s, 14);
+        row.peak_rss_bytes = column_optional(s, 15);
+        row.peak_rss_t_ms = column_optional(s, 16);
+        row.hwm_bytes = column_optional(s, 17);
+        row.cpu_user_ns = column_optional(s, 18);
+        row.cpu_system_ns = column_optional(s, 19);
+        rows.push_back(std::move(row));
+      });
+  if (!status) {
+    return status.error();
   }
   return rows;
 }
 
 Result<std::vector<TickRow>> Reader::ticks() const {
-  auto stmt = prepare(db_.get(),
-                      "SELECT t_ms, processes, rss_bytes, swap_bytes, pss_bytes, cpu_ns, mem_total_bytes, "
-                      "mem_available_bytes, swap_total_bytes, swap_free_bytes FROM tick ORDER BY t_ms");
-  if (!stmt) {
-    return read_error();
-  }
   std::vector<TickRow> rows;
-  sqlite3_stmt* s = stmt->get();
-  int rc;
-  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-    TickRow row;
-    row.t_ms = sqlite3_column_int64(s, 0);
-    row.processes = sqlite3_column_int64(s, 1);
-    row.rss_bytes = sqlite3_column_int64(s, 2);
-    row.swap_bytes = sqlite3_column_int64(s, 3);
-    row.pss_bytes = column_optional(s, 4).value_or(kUnknown);
-    row.cpu_ns = sqlite3_column_int64(s, 5);
-    row.mem_total_bytes = sqlite3_column_int64(s, 6);
-    row.mem_available_bytes = sqlite3_column_int64(s, 7);
-    row.swap_total_bytes = sqlite3_column_int64(s, 8);
-    row.swap_free_bytes = sqlite3_column_int64(s, 9);
-    rows.push_back(row);
-  }
-  if (rc != SQLITE_DONE) {
-    return read_error();
+  auto status = each_row(
+      "SELECT t_ms, processes, rss_bytes, swap_bytes, pss_bytes, cpu_ns, mem_total_bytes, mem_available_bytes, "
+      "swap_total_bytes, swap_free_bytes FROM tick ORDER BY t_ms",
+      [&](sqlite3_stmt* s) {
+        TickRow row;
+        row.t_ms = sqlite3_column_int64(s, 0);
+        row.processes = sqlite3_column_int64(s, 1);
+        row.rss_bytes = sqlite3_column_int64(s, 2);
+        row.swap_bytes = sqlite3_column_int64(s, 3);
+        row.pss_bytes = column_optional(s, 4).value_or(kUnknown);
+        row.cpu_ns = sqlite3_column_int64(s, 5);
+        row.mem_total_bytes = sqlite3_column_int64(s, 6);
+        row.mem_available_bytes = sqlite3_column_int64(s, 7);
+        row.swap_total_bytes = sqlite3_column_int64(s, 8);
+        row.swap_free_bytes = sqlite3_column_int64(s, 9);
+        rows.push_back(row);
+      });
+  if (!status) {
+    return status.error();
   }
   return rows;
 }
 
 Result<std::vector<EventRow>> Reader::events() const {
-  auto stmt = prepare(db_.get(), "SELECT t_ms, kind, process_id, text FROM event ORDER BY t_ms, rowid");
-  if (!stmt) {
-    return read_error();
-  }
   std::vector<EventRow> rows;
-  sqlite3_stmt* s = stmt->get();
-  int rc;
-  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+  auto status = each_row("SELECT t_ms, kind, process_id, text FROM event ORDER BY t_ms, rowid", [&](sqlite3_stmt* s) {
     rows.push_back(EventRow{sqlite3_column_int64(s, 0), column_text(s, 1), column_optional(s, 2), column_text(s, 3)});
-  }
-  if (rc != SQLITE_DONE) {
-    return read_error();
+  });
+  if (!status) {
+    return status.error();
   }
   return rows;
 }
@@ -199,14 +198,8 @@ Status Reader::for_each_sample(const SampleVisitor& visit) const {
     sql += std::string(", ") + name;
   }
   sql += " FROM sample ORDER BY rowid";  // rows are appended in time order
-  auto stmt = prepare(db_.get(), sql);
-  if (!stmt) {
-    return read_error();
-  }
   std::unordered_map<int64_t, SampleValues> current;
-  sqlite3_stmt* s = stmt->get();
-  int rc;
-  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+  return each_row(sql, [&](sqlite3_stmt* s) {
     int64_t t_ms = sqlite3_column_int64(s, 0);
     int64_t process_id = sqlite3_column_int64(s, 1);
     SampleValues& values = current[process_id];
@@ -216,11 +209,7 @@ Status Reader::for_each_sample(const SampleVisitor& visit) const {
       }
     }
     visit(t_ms, process_id, values);
-  }
-  if (rc != SQLITE_DONE) {
-    return read_error();
-  }
-  return Ok{};
+  });
 }
 
 }  // namespace canopy::store

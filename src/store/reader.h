@@ -41,6 +41,8 @@ class Reader {
  private:
   Reader() = default;
   Error read_error() const;
+  // Runs `sql` and calls `on_row` for each row; any SQLite failure becomes read_error().
+  Status each_row(std::string_view sql, const std::function<void(sqlite3_stmt*)>& on_row) const;
 
   std::string path_;
   ScopedDb db_;
