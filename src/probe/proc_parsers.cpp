@@ -79,6 +79,10 @@ std::optional<StatFields> parse_stat(std::string_view text) {
   f.threads = *threads;
   f.start_ticks = *start;
   f.vm_size_bytes = *vsize;
+  if (count >= 26) {  // fields 26 and 28, printed by every kernel since 2.6
+    f.start_code = parse_int<uint64_t>(at(26)).value_or(0);
+    f.start_stack = parse_int<uint64_t>(at(28)).value_or(0);
+  }
   return f;
 }
 

@@ -29,6 +29,10 @@ struct StatFields {
   int64_t threads = 0;
   int64_t start_ticks = 0;  // since boot, in clock ticks: with the pid, the identity
   int64_t vm_size_bytes = 0;
+  // Where the program's code and stack start: a new image after every exec, even one
+  // that keeps the name. 0 when the kernel hides them (no ptrace access).
+  uint64_t start_code = 0;
+  uint64_t start_stack = 0;
 };
 std::optional<StatFields> parse_stat(std::string_view text);
 

@@ -59,6 +59,7 @@ TreeSampler::Tracked* TreeSampler::track(pid_t pid, std::optional<Parent> parent
   p.row.name = stat->name;
   p.row.exe = p.files.read_exe();
   p.row.cmdline = p.files.read_cmdline();
+  p.identity_pending = p.row.cmdline.empty();
   p.row.first_seen_ms = t_ms;
   p.row.last_seen_ms = t_ms;
   p.row.id = writer_.add_process(p.row);
@@ -85,10 +86,24 @@ bool TreeSampler::add_root(pid_t pid, int64_t t_ms) {
 
 void TreeSampler::note_exec(Tracked& p, const std::string& new_name, int64_t t_ms) {
   p.row.name = new_name;
+  p.exec_event_pending = true;
+  refresh_identity(p, t_ms);
+}
+
+void TreeSampler::refresh_identity(Tracked& p, int64_t t_ms) {
+  auto cmdline = p.files.read_cmdline();
+  // A user process always has arguments; none means its exec is still under way.
+  p.identity_pending = cmdline.empty();
+  if (p.identity_pending) {
+    return;
+  }
+  p.row.cmdline = std::move(cmdline);
   p.row.exe = p.files.read_exe();
-  p.row.cmdline = p.files.read_cmdline();
   writer_.update_process_exec(p.row);
-  writer_.add_event({t_ms, "exec", p.row.id, join_args(p.row.cmdline)});
+  if (p.exec_event_pending) {
+    p.exec_event_pending = false;
+    writer_.add_event({t_ms, "exec", p.row.id, join_args(p.row.cmdline)});
+  }
 }
 
 void TreeSampler::read_memory(Tracked& p, const probe::StatmFields& statm, bool memory_changed, int64_t t_ms) {
@@ -157,9 +172,17 @@ TreeSampler::Outcome TreeSampler::sample(Tracked& p, int64_t t_ms, bool first) {
     p.exited = true;
     return stat->ppid == self_ ? Outcome::kZombieChild : Outcome::kEnded;
   }
-  if (!first && stat->name != p.row.name) {
+  // An exec shows as a new name or, when the name stays (sh running sh, a program
+  // re-executing itself), as a new image; a child caught between fork and exec
+  // would otherwise keep its parent's command line.
+  bool new_image = stat->start_code != p.start_code || stat->start_stack != p.start_stack;
+  if (!first && (stat->name != p.row.name || new_image)) {
     note_exec(p, stat->name, t_ms);
+  } else if (p.identity_pending && !first) {
+    refresh_identity(p, t_ms);
   }
+  p.start_code = stat->start_code;
+  p.start_stack = stat->start_stack;
   if (run_ns) {
     p.last_run_ns = *run_ns;
   }

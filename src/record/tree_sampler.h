@@ -63,11 +63,17 @@ class TreeSampler {
     int64_t last_run_ns = -1;
     probe::StatmFields last_statm;
     int64_t threads = 1;
+    uint64_t start_code = 0;  // with start_stack: the program image, to notice exec
+    uint64_t start_stack = 0;
     int64_t shmem_bytes = 0;  // from the latest status read
     int64_t last_status_ms = -1;
     int64_t last_pss_ms = -1;
     bool ran = false;     // since the previous tick: its children list may have changed
     bool exited = false;  // a zombie child of ours, waiting to be reaped
+    // Caught in the middle of an exec, before the kernel set up its arguments: the
+    // command line reads empty, so it is read again the next time the process runs.
+    bool identity_pending = false;
+    bool exec_event_pending = false;
   };
   enum class Outcome { kAlive, kEnded, kZombieChild };
 
@@ -83,6 +89,8 @@ class TreeSampler {
   // Memory columns from statm, with status read when it can tell more.
   void read_memory(Tracked& p, const probe::StatmFields& statm, bool memory_changed, int64_t t_ms);
   void note_exec(Tracked& p, const std::string& new_name, int64_t t_ms);
+  // Reads exe and command line; writes them (and a pending exec event) once known.
+  void refresh_identity(Tracked& p, int64_t t_ms);
   void discover(std::vector<pid_t> parents, int64_t t_ms);
   void end(Tracked& p, int64_t t_ms);
 

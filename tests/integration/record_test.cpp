@@ -214,6 +214,24 @@ TEST(Record, PssAndUss) {
 namespace canopy::testing {
 namespace {
 
+TEST(Record, ExecUnderTheSameNameUpdatesTheCommandLine) {
+  // Sampled for 300 ms as `reexec`, then the same binary (same name) becomes `hold`.
+  TempDir dir;
+  std::string path = dir.file("reexec.canopy");
+  auto result = run({kCanopy, "record", "-q", "-o", path, "--", kWorkload, "reexec", "300", "hold", "12", "400"});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  auto reader = open_recording(path);
+  auto processes = reader.processes();
+  ASSERT_TRUE(processes);
+  ASSERT_EQ(processes->size(), 1u);
+  EXPECT_EQ(processes->front().cmdline, (std::vector<std::string>{kWorkload, "hold", "12", "400"}));
+  auto events = reader.events();
+  ASSERT_TRUE(events);
+  ASSERT_EQ(events->size(), 1u);
+  EXPECT_EQ(events->front().kind, "exec");
+  EXPECT_EQ(events->front().text, kWorkload + " hold 12 400");
+}
+
 TEST(Record, AdoptsOrphansOfTheTree) {
   // The subshell starts `sleep 2` in the background and exits at once: the sleep is
   // orphaned before any tick can see its parent, and canopy (the subreaper) adopts it.

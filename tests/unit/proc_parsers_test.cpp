@@ -32,6 +32,8 @@ TEST(ParseStat, RealLine) {
   EXPECT_EQ(stat->threads, 1);
   EXPECT_EQ(stat->start_ticks, 4539);
   EXPECT_EQ(stat->vm_size_bytes, 5545984);
+  EXPECT_EQ(stat->start_code, 94205729107968u);
+  EXPECT_EQ(stat->start_stack, 140721516440032u);
 }
 
 TEST(ParseStat, NameWithSpacesParenthesesAndNewline) {

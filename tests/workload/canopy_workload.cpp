@@ -8,6 +8,7 @@
 //   canopy_workload signal N           kill itself with signal N
 //   canopy_workload wait-sigint        print "ready", exit 42 on SIGINT (30 s timeout)
 //   canopy_workload idle N MS          N children that sleep MS ms, then exit
+//   canopy_workload reexec MS ARGS...  sleep MS ms, then exec itself with ARGS (same name)
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -152,6 +153,10 @@ int main(int argc, char** argv) {
   }
   if (mode == "wait-sigint") {
     return wait_sigint();
+  }
+  if (mode == "reexec" && argc >= 4) {
+    sleep_ms(arg(2));
+    exec_self(std::vector<std::string>(argv + 3, argv + argc));
   }
   if (mode == "idle" && argc >= 4) {
     return idle(arg(2), arg(3));
