@@ -40,7 +40,7 @@ Error Reader::read_error() const {
   return Error{"cannot read '" + path_ + "': " + why};
 }
 
-Result<Reader> Reader::open(const std::string& path) {
+Result<Reader> Reader::open(const std::string& path, Verify verify) {
   Reader reader;
   reader.path_ = path;
   struct stat st{};
@@ -53,7 +53,9 @@ Result<Reader> Reader::open(const std::string& path) {
   // A recording whose recorder was killed still has its WAL beside it; SQLite needs
   // write access to replay it, so open read-write then (and only then).
   bool has_wal = ::access((path + "-wal").c_str(), F_OK) == 0;
-  int flags = has_wal ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
+  // NOMUTEX: a Reader is used by one thread at a time, and SQLite's own locking
+  // would otherwise cost a mutex round trip on every column read.
+  int flags = (has_wal ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX;
   sqlite3* db = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
   reader.db_ = ScopedDb(db);
@@ -62,7 +64,7 @@ Result<Reader> Reader::open(const std::string& path) {
   }
   // quick_check reads every page once: a truncated or damaged file is reported here,
   // in one line, instead of halfway through a report.
-  {
+  if (verify == Verify::kQuickCheck) {
     auto check = prepare(db, "PRAGMA quick_check");
     if (!check) {
       return reader.read_error();
@@ -192,20 +194,35 @@ Result<std::vector<EventRow>> Reader::events() const {
   return rows;
 }
 
-Status Reader::for_each_sample(const SampleVisitor& visit) const {
+Status Reader::for_each_sample(const SampleVisitor& visit, std::span<const SampleColumn> columns) const {
+  std::vector<SampleColumn> all;
+  if (columns.empty()) {
+    for (int c = 0; c < kSampleColumnCount; ++c) {
+      all.push_back(static_cast<SampleColumn>(c));
+    }
+    columns = all;
+  }
   std::string sql = "SELECT t_ms, process_id";
-  for (const char* name : kSampleColumnNames) {
-    sql += std::string(", ") + name;
+  for (SampleColumn c : columns) {
+    sql += std::string(", ") + kSampleColumnNames[c];
   }
   sql += " FROM sample ORDER BY rowid";  // rows are appended in time order
-  std::unordered_map<int64_t, SampleValues> current;
+  // Process ids are dense from 1, so the carried values live in a vector by id.
+  std::vector<SampleValues> current;
   return each_row(sql, [&](sqlite3_stmt* s) {
     int64_t t_ms = sqlite3_column_int64(s, 0);
     int64_t process_id = sqlite3_column_int64(s, 1);
-    SampleValues& values = current[process_id];
-    for (int c = 0; c < kSampleColumnCount; ++c) {
-      if (sqlite3_column_type(s, c + 2) != SQLITE_NULL) {
-        values.v[c] = sqlite3_column_int64(s, c + 2);
+    if (process_id < 0) {
+      return;
+    }
+    if (static_cast<size_t>(process_id) >= current.size()) {
+      current.resize(static_cast<size_t>(process_id) + 1);
+    }
+    SampleValues& values = current[static_cast<size_t>(process_id)];
+    for (size_t i = 0; i < columns.size(); ++i) {
+      int column = static_cast<int>(i) + 2;
+      if (sqlite3_column_type(s, column) != SQLITE_NULL) {
+        values.v[columns[i]] = sqlite3_column_int64(s, column);
       }
     }
     visit(t_ms, process_id, values);

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -20,9 +21,16 @@ std::vector<std::string> parse_json_string_array(const std::string& text);
 
 class Reader {
  public:
+  // How much open() checks. kQuickCheck reads every page up front (PRAGMA
+  // quick_check: seconds for a recording of hundreds of MB), so that a damaged file is
+  // refused before anything is printed. A reader that reads every table in full anyway
+  // (the viewer) passes kWhileReading: damage then surfaces as the same one-line error
+  // from the read that meets it.
+  enum class Verify { kQuickCheck, kWhileReading };
+
   // One line on failure naming the file and the cause: missing, not SQLite, not a
   // canopy recording, a newer format, truncated or corrupt.
-  static Result<Reader> open(const std::string& path);
+  static Result<Reader> open(const std::string& path, Verify verify = Verify::kQuickCheck);
 
   const std::string& path() const { return path_; }
   const std::map<std::string, std::string>& meta() const { return meta_; }
@@ -35,8 +43,10 @@ class Reader {
 
   // Calls `visit` for every sample row in time order with the process's full values
   // at that moment (columns the row left NULL carried forward from its previous row).
+  // With `columns`, only those are read (the others stay kUnknown): reading a large
+  // recording is mostly the cost of decoding columns.
   using SampleVisitor = std::function<void(int64_t t_ms, int64_t process_id, const SampleValues&)>;
-  Status for_each_sample(const SampleVisitor& visit) const;
+  Status for_each_sample(const SampleVisitor& visit, std::span<const SampleColumn> columns = {}) const;
 
  private:
   Reader() = default;

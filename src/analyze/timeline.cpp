@@ -1,0 +1,403 @@
+#include "analyze/timeline.h"
+
+#include <algorithm>
+#include <array>
+#include <span>
+#include <unordered_map>
+
+#include "analyze/downsample.h"
+
+namespace canopy::analyze {
+namespace {
+
+constexpr std::array<MetricInfo, 5> kMetrics = {{
+    {Metric::kRss, "rss", "Resident", "bytes"},
+    {Metric::kAnon, "anon", "Anon (private)", "bytes"},
+    {Metric::kSwap, "swap", "Swap", "bytes"},
+    {Metric::kPss, "pss", "PSS", "bytes"},
+    {Metric::kCpu, "cpu", "CPU", "percent"},
+}};
+
+constexpr size_t kMetricCount = kMetrics.size();
+
+uint32_t to_kib(int64_t bytes) { return bytes <= 0 ? 0 : static_cast<uint32_t>(bytes / 1024); }
+int64_t to_bytes(uint32_t kib) { return static_cast<int64_t>(kib) * 1024; }
+
+bool is_rate(Metric metric) { return metric == Metric::kCpu; }
+
+}  // namespace
+
+const MetricInfo& metric_info(Metric metric) { return kMetrics[static_cast<size_t>(metric)]; }
+
+std::optional<Metric> metric_from_id(std::string_view id) {
+  for (const MetricInfo& info : kMetrics) {
+    if (id == info.id) {
+      return info.metric;
+    }
+  }
+  return std::nullopt;
+}
+
+Result<Timeline> Timeline::load(const store::Reader& reader) {
+  Timeline timeline;
+  auto ticks = reader.ticks();
+  if (!ticks) {
+    return ticks.error();
+  }
+  for (const store::TickRow& tick : *ticks) {
+    timeline.t_ms_.push_back(tick.t_ms);
+    bool known = tick.mem_total_bytes > 0;
+    timeline.mem_available_.push_back(known ? std::optional(tick.mem_available_bytes) : std::nullopt);
+    if (known) {
+      timeline.mem_total_ = tick.mem_total_bytes;
+    }
+  }
+  auto probes = reader.meta().find("probes");
+  timeline.has_pss_ = probes != reader.meta().end() && probes->second.find("smaps-rollup") != std::string::npos;
+
+  auto processes = reader.processes();
+  if (!processes) {
+    return processes.error();
+  }
+  timeline.processes_ = std::move(*processes);
+  // Process ids are dense from 1 (rowids in order of discovery).
+  std::vector<int32_t> index_of;
+  const auto& t = timeline.t_ms_;
+  for (size_t i = 0; i < timeline.processes_.size(); ++i) {
+    const store::ProcessRow& row = timeline.processes_[i];
+    if (row.id >= 0) {
+      if (static_cast<size_t>(row.id) >= index_of.size()) {
+        index_of.resize(static_cast<size_t>(row.id) + 1, -1);
+      }
+      index_of[static_cast<size_t>(row.id)] = static_cast<int32_t>(i);
+    }
+    Track track;
+    // Alive from the tick it was first seen to the last tick it was seen alive; with
+    // no last_seen (a recorder killed while it ran) to the end of the recording.
+    int64_t last_ms = row.last_seen_ms.value_or(t.empty() ? 0 : t.back());
+    ptrdiff_t first = std::lower_bound(t.begin(), t.end(), row.first_seen_ms) - t.begin();
+    ptrdiff_t last = (std::upper_bound(t.begin(), t.end(), last_ms) - t.begin()) - 1;
+    if (first <= last) {
+      track.first = static_cast<uint32_t>(first);
+      track.last = static_cast<uint32_t>(last);
+    }
+    timeline.tracks_.push_back(std::move(track));
+  }
+
+  if (!t.empty()) {
+    constexpr store::SampleColumn kShown[] = {store::kRssAnonBytes, store::kRssFileBytes, store::kRssShmemBytes,
+                                              store::kSwapBytes,    store::kCpuUserNs,    store::kCpuSystemNs,
+                                              store::kThreads,      store::kPssBytes};
+    // PSS is the last column of a row: skip decoding up to it when it was never recorded.
+    std::span<const store::SampleColumn> shown(kShown, timeline.has_pss_ ? 8 : 7);
+    size_t tick = 0;
+    auto status = reader.for_each_sample(
+        [&](int64_t t_ms, int64_t process_id, const store::SampleValues& v) {
+          if (process_id < 0 || static_cast<size_t>(process_id) >= index_of.size() || index_of[process_id] < 0) {
+            return;
+          }
+          // Rows come in time order, so the tick of each is found by walking forward; a
+          // row between ticks (a child's last figures, taken when it exited) counts at
+          // the next tick, and rows after the last tick at the last.
+          if (tick > 0 && t_ms <= t[tick - 1]) {
+            tick = std::lower_bound(t.begin(), t.end(), t_ms) - t.begin();
+          }
+          while (tick + 1 < t.size() && t[tick] < t_ms) {
+            ++tick;
+          }
+          timeline.add_change(static_cast<size_t>(index_of[process_id]), static_cast<uint32_t>(tick), v);
+        },
+        shown);
+    if (!status) {
+      return status.error();
+    }
+  }
+  // CPU is stored cumulative; the chart shows the rate over each interval.
+  for (size_t i = 0; i < timeline.tracks_.size(); ++i) {
+    Track& track = timeline.tracks_[i];
+    int64_t start_ms = timeline.processes_[i].start_ms;
+    for (size_t k = 0; k < track.changes.size(); ++k) {
+      Change& c = track.changes[k];
+      int64_t previous_tick_ms = c.tick > 0 ? t[c.tick - 1] : start_ms;
+      int64_t interval_ms = t[c.tick] - previous_tick_ms;
+      // A process's first figure is all it used since it started: a rate over this
+      // interval only if it started within it (in attach mode it may be days old).
+      int64_t used_ns = k > 0 ? c.cpu_ns - track.changes[k - 1].cpu_ns : start_ms >= previous_tick_ms ? c.cpu_ns : 0;
+      c.cpu_percent = interval_ms > 0 && used_ns > 0 ? static_cast<float>(used_ns / (interval_ms * 1e4)) : 0.0f;
+    }
+  }
+  timeline.compute_totals();
+  timeline.compute_subtrees();
+  return timeline;
+}
+
+void Timeline::add_change(size_t process, uint32_t tick, const store::SampleValues& v) {
+  Change c{};
+  c.tick = tick;
+  c.anon_kib = to_kib(v[store::kRssAnonBytes]);
+  c.file_kib = to_kib(v[store::kRssFileBytes]);
+  c.shmem_kib = to_kib(v[store::kRssShmemBytes]);
+  c.swap_kib = to_kib(v[store::kSwapBytes]);
+  c.pss_kib = v[store::kPssBytes] < 0 ? kNoPss : to_kib(v[store::kPssBytes]);
+  c.threads = static_cast<uint32_t>(std::max<int64_t>(0, v[store::kThreads]));
+  c.cpu_ns = v.cpu_ns();
+  std::vector<Change>& changes = tracks_[process].changes;
+  if (!changes.empty() && changes.back().tick == c.tick) {
+    changes.back() = c;  // the later row of the same tick is the newer figure
+  } else {
+    changes.push_back(c);
+  }
+}
+
+double Timeline::value(const Change& c, Metric metric) {
+  switch (metric) {
+    case Metric::kRss:
+      return static_cast<double>(to_bytes(c.anon_kib + c.file_kib + c.shmem_kib));
+    case Metric::kAnon:
+      return static_cast<double>(to_bytes(c.anon_kib));
+    case Metric::kSwap:
+      return static_cast<double>(to_bytes(c.swap_kib));
+    case Metric::kPss:
+      return c.pss_kib == kNoPss ? 0.0 : static_cast<double>(to_bytes(c.pss_kib));
+    case Metric::kCpu:
+      return c.cpu_percent;
+  }
+  return 0;
+}
+
+const Timeline::Change* Timeline::change_at(const Track& track, uint32_t tick) const {
+  auto it = std::upper_bound(track.changes.begin(), track.changes.end(), tick,
+                             [](uint32_t t, const Change& c) { return t < c.tick; });
+  return it == track.changes.begin() ? nullptr : &*(it - 1);
+}
+
+std::vector<Metric> Timeline::metrics() const {
+  std::vector<Metric> metrics;
+  for (const MetricInfo& info : kMetrics) {
+    if (info.metric != Metric::kPss || has_pss_) {
+      metrics.push_back(info.metric);
+    }
+  }
+  return metrics;
+}
+
+void Timeline::compute_totals() {
+  totals_.assign(kMetricCount, std::vector<double>(t_ms_.size(), 0.0));
+  for (const MetricInfo& info : kMetrics) {
+    std::vector<double>& total = totals_[static_cast<size_t>(info.metric)];
+    if (is_rate(info.metric)) {
+      for (const Track& track : tracks_) {
+        for (const Change& c : track.changes) {
+          if (c.tick >= track.first && c.tick <= track.last) {
+            total[c.tick] += value(c, info.metric);
+          }
+        }
+      }
+      continue;
+    }
+    // A level carried forward: add each step where it happens, then sum up.
+    std::vector<double> step(t_ms_.size() + 1, 0.0);
+    for (const Track& track : tracks_) {
+      double level = 0;
+      for (const Change& c : track.changes) {
+        if (c.tick < track.first || c.tick > track.last) {
+          continue;
+        }
+        double v = value(c, info.metric);
+        step[c.tick] += v - level;
+        level = v;
+      }
+      if (track.first <= track.last) {
+        step[track.last + 1] -= level;
+      }
+    }
+    double running = 0;
+    for (size_t i = 0; i < t_ms_.size(); ++i) {
+      running += step[i];
+      total[i] = running;
+    }
+  }
+}
+
+void Timeline::compute_subtrees() {
+  size_t n = processes_.size();
+  subtrees_.assign(n, Subtree{});
+  std::unordered_map<int64_t, size_t> index_of;
+  for (size_t i = 0; i < n; ++i) {
+    index_of[processes_[i].id] = i;
+  }
+  std::vector<ptrdiff_t> parent(n, -1);
+  for (size_t i = 0; i < n; ++i) {
+    if (auto p = processes_[i].parent_id; p && index_of.count(*p) && index_of[*p] != i) {
+      parent[i] = static_cast<ptrdiff_t>(index_of[*p]);
+    }
+  }
+  // Calls `visit` for a process and each of its ancestors; a corrupt file could hold a
+  // cycle, so the walk stops after n steps.
+  auto for_self_and_ancestors = [&](size_t i, auto&& visit) {
+    ptrdiff_t a = static_cast<ptrdiff_t>(i);
+    for (size_t steps = 0; a >= 0 && steps <= n; ++steps, a = parent[a]) {
+      visit(static_cast<size_t>(a));
+    }
+  };
+
+  for (size_t i = 0; i < n; ++i) {
+    const auto& row = processes_[i];
+    int64_t cpu = row.cpu_user_ns.value_or(0) + row.cpu_system_ns.value_or(0);
+    if (!row.cpu_user_ns && !tracks_[i].changes.empty()) {
+      cpu = tracks_[i].changes.back().cpu_ns;  // still running when the recording ended
+    }
+    for_self_and_ancestors(i, [&](size_t a) { subtrees_[a].cpu_ns += cpu; });
+  }
+
+  // Sweep the ticks in order, applying each process's resident-memory steps to it and
+  // its ancestors; a subtree's peak is its sum after all steps of a tick.
+  struct Step {
+    uint32_t tick;
+    uint32_t process;
+    int64_t delta_kib;
+  };
+  // Each process's steps, placed by tick with a counting sort (there are as many as
+  // sample rows: millions in a long recording).
+  auto for_each_step = [&](auto&& emit) {
+    for (size_t i = 0; i < n; ++i) {
+      const Track& track = tracks_[i];
+      int64_t level = 0;
+      for (const Change& c : track.changes) {
+        if (c.tick < track.first || c.tick > track.last) {
+          continue;
+        }
+        int64_t v = static_cast<int64_t>(c.anon_kib) + c.file_kib + c.shmem_kib;
+        if (v != level) {
+          emit(Step{c.tick, static_cast<uint32_t>(i), v - level});
+        }
+        level = v;
+      }
+      if (track.first <= track.last && level != 0) {
+        emit(Step{track.last + 1, static_cast<uint32_t>(i), -level});
+      }
+    }
+  };
+  std::vector<size_t> start(t_ms_.size() + 2, 0);
+  for_each_step([&](const Step& step) { ++start[step.tick + 1]; });
+  for (size_t i = 1; i < start.size(); ++i) {
+    start[i] += start[i - 1];
+  }
+  std::vector<Step> steps(start.back());
+  for_each_step([&](const Step& step) { steps[start[step.tick]++] = step; });
+  std::vector<int64_t> sum_kib(n, 0);
+  std::vector<int64_t> peak_kib(n, 0);
+  std::vector<size_t> touched;
+  for (size_t s = 0; s < steps.size();) {
+    uint32_t tick = steps[s].tick;
+    touched.clear();
+    for (; s < steps.size() && steps[s].tick == tick; ++s) {
+      for_self_and_ancestors(steps[s].process, [&](size_t a) {
+        sum_kib[a] += steps[s].delta_kib;
+        touched.push_back(a);
+      });
+    }
+    if (tick >= t_ms_.size()) {
+      continue;  // the steps after the last tick only take processes away
+    }
+    for (size_t a : touched) {
+      if (sum_kib[a] > peak_kib[a]) {
+        peak_kib[a] = sum_kib[a];
+        subtrees_[a].peak_rss_bytes = sum_kib[a] * 1024;
+        subtrees_[a].peak_t_ms = t_ms_[tick];
+      }
+    }
+  }
+}
+
+Series Timeline::series(Metric metric, int64_t from_ms, int64_t to_ms, size_t points) const {
+  Series s;
+  s.metric = metric;
+  s.from_ms = from_ms;
+  s.to_ms = to_ms;
+  const std::vector<double>& total = totals(metric);
+  PickedTicks picked = pick_ticks(t_ms_, total, from_ms, to_ms, points);
+  s.exact = picked.exact;
+  for (size_t i : picked.indices) {
+    s.t_ms.push_back(t_ms_[i]);
+    s.total.push_back(total[i]);
+    if (!is_rate(metric)) {
+      s.mem_available_bytes.push_back(mem_available_[i]);
+    }
+  }
+  const std::vector<size_t>& at = picked.indices;
+  for (size_t p = 0; p < tracks_.size(); ++p) {
+    const Track& track = tracks_[p];
+    size_t begin = std::lower_bound(at.begin(), at.end(), track.first) - at.begin();
+    size_t end = std::upper_bound(at.begin(), at.end(), track.last) - at.begin();
+    if (begin >= end) {
+      continue;
+    }
+    SeriesSlice slice;
+    slice.process_id = processes_[p].id;
+    slice.offset = begin;
+    // The points ascend, so one cursor walks the changes once.
+    auto cursor = track.changes.begin();
+    const Change* current = nullptr;
+    for (size_t j = begin; j < end; ++j) {
+      uint32_t tick = static_cast<uint32_t>(at[j]);
+      while (cursor != track.changes.end() && cursor->tick <= tick) {
+        current = &*cursor++;
+      }
+      double v = 0;
+      if (current && (!is_rate(metric) || current->tick == tick)) {
+        v = value(*current, metric);
+      }
+      slice.values.push_back(v);
+    }
+    s.slices.push_back(std::move(slice));
+  }
+  return s;
+}
+
+std::optional<Moment> Timeline::at(int64_t t_ms) const {
+  if (t_ms_.empty()) {
+    return std::nullopt;
+  }
+  size_t i = std::lower_bound(t_ms_.begin(), t_ms_.end(), t_ms) - t_ms_.begin();
+  if (i == t_ms_.size() || (i > 0 && t_ms - t_ms_[i - 1] <= t_ms_[i] - t_ms)) {
+    --i;
+  }
+  Moment m;
+  m.t_ms = t_ms_[i];
+  uint32_t tick = static_cast<uint32_t>(i);
+  for (size_t p = 0; p < tracks_.size(); ++p) {
+    const Track& track = tracks_[p];
+    if (tick < track.first || tick > track.last) {
+      continue;
+    }
+    ProcessValues v;
+    v.process_id = processes_[p].id;
+    if (const Change* c = change_at(track, tick)) {
+      v.rss_bytes = static_cast<int64_t>(value(*c, Metric::kRss));
+      v.anon_bytes = to_bytes(c->anon_kib);
+      v.file_bytes = to_bytes(c->file_kib);
+      v.shmem_bytes = to_bytes(c->shmem_kib);
+      v.swap_bytes = to_bytes(c->swap_kib);
+      if (c->pss_kib != kNoPss) {
+        v.pss_bytes = to_bytes(c->pss_kib);
+      }
+      v.cpu_percent = c->tick == tick ? c->cpu_percent : 0.0;
+      v.cpu_ns = c->cpu_ns;
+      v.threads = c->threads;
+    }
+    m.processes.push_back(v);
+  }
+  m.rss_bytes = static_cast<int64_t>(totals(Metric::kRss)[i]);
+  m.anon_bytes = static_cast<int64_t>(totals(Metric::kAnon)[i]);
+  m.swap_bytes = static_cast<int64_t>(totals(Metric::kSwap)[i]);
+  if (has_pss_) {
+    m.pss_bytes = static_cast<int64_t>(totals(Metric::kPss)[i]);
+  }
+  m.cpu_percent = totals(Metric::kCpu)[i];
+  m.mem_available_bytes = mem_available_[i];
+  m.mem_total_bytes = mem_total_;
+  return m;
+}
+
+}  // namespace canopy::analyze

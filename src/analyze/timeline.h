@@ -1,0 +1,141 @@
+// A recording as time series the viewer can query at interactive speed: loaded once,
+// then every query is answered from memory.
+//
+// Per process it keeps what the file keeps, the ticks where a value changed (memory in
+// KiB, so a change costs 40 bytes), and per metric the tree's total at every tick. A
+// value between two changes is the earlier one carried forward, as in the file; CPU is
+// a rate, so it is zero at ticks without a change.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "store/reader.h"
+
+namespace canopy::analyze {
+
+enum class Metric { kRss, kAnon, kSwap, kPss, kCpu };
+
+struct MetricInfo {
+  Metric metric;
+  const char* id;  // as in the API: "rss", "anon", ...
+  const char* label;
+  const char* unit;  // "bytes" or "percent" (of one core)
+};
+const MetricInfo& metric_info(Metric metric);
+std::optional<Metric> metric_from_id(std::string_view id);
+
+// One process at one tick, every metric.
+struct ProcessValues {
+  int64_t process_id = 0;
+  int64_t rss_bytes = 0;
+  int64_t anon_bytes = 0;
+  int64_t file_bytes = 0;
+  int64_t shmem_bytes = 0;
+  int64_t swap_bytes = 0;
+  std::optional<int64_t> pss_bytes;
+  double cpu_percent = 0;  // of one core, over the interval ending at this tick
+  int64_t cpu_ns = 0;      // cumulative
+  int64_t threads = 0;
+};
+
+// Every process alive at one tick, and the tree's totals there.
+struct Moment {
+  int64_t t_ms = 0;
+  std::vector<ProcessValues> processes;
+  int64_t rss_bytes = 0;
+  int64_t anon_bytes = 0;
+  int64_t swap_bytes = 0;
+  std::optional<int64_t> pss_bytes;
+  double cpu_percent = 0;
+  std::optional<int64_t> mem_available_bytes;
+  std::optional<int64_t> mem_total_bytes;
+};
+
+// One process's values at the points t[offset] .. t[offset + values.size() - 1]; it is
+// not alive at the other points.
+struct SeriesSlice {
+  int64_t process_id = 0;
+  size_t offset = 0;
+  std::vector<double> values;
+};
+
+// A metric over a time range, downsampled (see pick_ticks).
+struct Series {
+  Metric metric = Metric::kRss;
+  int64_t from_ms = 0;
+  int64_t to_ms = 0;
+  bool exact = false;
+  std::vector<int64_t> t_ms;
+  std::vector<double> total;
+  std::vector<std::optional<int64_t>> mem_available_bytes;
+  std::vector<SeriesSlice> slices;  // in process id order
+};
+
+// A process and its descendants.
+struct Subtree {
+  int64_t peak_rss_bytes = 0;  // highest simultaneous sum at one tick
+  int64_t peak_t_ms = 0;
+  int64_t cpu_ns = 0;
+};
+
+class Timeline {
+ public:
+  static Result<Timeline> load(const store::Reader& reader);
+
+  const std::vector<int64_t>& ticks() const { return t_ms_; }
+  const std::vector<store::ProcessRow>& processes() const { return processes_; }
+  // Indexed like processes().
+  const std::vector<Subtree>& subtrees() const { return subtrees_; }
+  // The metrics this recording has (PSS only when it was recorded), the default first.
+  std::vector<Metric> metrics() const;
+  // The tree's total of `metric` at every tick.
+  const std::vector<double>& totals(Metric metric) const { return totals_[static_cast<size_t>(metric)]; }
+
+  Series series(Metric metric, int64_t from_ms, int64_t to_ms, size_t points) const;
+  // The tick nearest to t_ms; nullopt for a recording without ticks.
+  std::optional<Moment> at(int64_t t_ms) const;
+
+ private:
+  // A sample row, reduced to what the viewer shows. Memory in KiB: /proc reports it
+  // in pages or kB, so nothing is lost.
+  struct Change {
+    uint32_t tick;
+    uint32_t anon_kib;
+    uint32_t file_kib;
+    uint32_t shmem_kib;
+    uint32_t swap_kib;
+    uint32_t pss_kib;  // kNoPss when unknown
+    uint32_t threads;
+    float cpu_percent;  // over the interval ending at `tick`
+    int64_t cpu_ns;
+  };
+  static constexpr uint32_t kNoPss = UINT32_MAX;
+  // Where a process is alive (ticks first..last) and its changes there.
+  struct Track {
+    uint32_t first = 1;
+    uint32_t last = 0;  // first > last: never alive at a tick
+    std::vector<Change> changes;
+  };
+
+  static double value(const Change& c, Metric metric);
+  // The change in effect at `tick` (the last at or before it), or nullptr.
+  const Change* change_at(const Track& track, uint32_t tick) const;
+  void add_change(size_t process, uint32_t tick, const store::SampleValues& v);
+  void compute_totals();
+  void compute_subtrees();
+
+  std::vector<int64_t> t_ms_;
+  std::vector<std::optional<int64_t>> mem_available_;
+  std::optional<int64_t> mem_total_;
+  bool has_pss_ = false;
+  std::vector<store::ProcessRow> processes_;
+  std::vector<Track> tracks_;  // indexed like processes_
+  std::vector<Subtree> subtrees_;
+  std::vector<std::vector<double>> totals_;  // [metric][tick]
+};
+
+}  // namespace canopy::analyze
