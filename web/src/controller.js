@@ -1,0 +1,385 @@
+// Wires the page: loads the recording, builds the views, and turns user intents (zoom,
+// pin, highlight, metric, grouping) into state changes that every view follows.
+// In server mode the series are refetched for each settled zoom, at about one point per
+// CSS pixel; meanwhile the chart keeps drawing the data it has, rescaled.
+
+import { StackChart } from './chart.js';
+import { byTestId, debounce } from './dom.js';
+import { chartMarks, mergeByTime, processEvents } from './events_model.js';
+import { EventsPane } from './events.js';
+import { formatBytes, formatElapsed, formatPercent } from './format.js';
+import { renderHeader } from './header.js';
+import { groupHighlight, indexByName, layerHighlight, processHighlight, subtreeHighlight, toggled } from './highlight.js';
+import { InfoPanel } from './info.js';
+import { buildFrame } from './stack.js';
+import { createStore } from './state.js';
+import { TreePanel } from './tree.js';
+import { clampView, isFullView, panBy, revealTime, zoomAround } from './zoom.js';
+
+const kAutoGroupAbove = 400; // processes: above this, bands per command name by default
+const kRefetchDelayMs = 150;
+const kHoverDelayMs = 50;
+
+// The chart is drawn as soon as the recording and its first series are in; the events
+// (possibly a million log lines) join when they arrive. `ready` waits for both.
+export async function startApp(source, hook) {
+  const events = source.events();
+  events.catch(() => {}); // reported below, once the page exists
+  const recording = await source.recording();
+  const app = new App(source, recording, hook);
+  await app.loadSeries();
+  try {
+    app.setEvents(await events);
+  } catch (error) {
+    app.setStatus(`could not load the events: ${error.message}`, true);
+  }
+  app.eventsLoaded = true;
+  app.maybeReady();
+  return app;
+}
+
+class App {
+  constructor(source, recording, hook) {
+    this.source = source;
+    this.recording = recording;
+    this.hook = hook;
+    this.meta = recording.meta || {};
+    this.processes = recording.processes || [];
+    this.processById = new Map(this.processes.map((p) => [p.id, p]));
+    this.idsByName = indexByName(this.processes);
+    this.metrics = recording.metrics && recording.metrics.length ? recording.metrics : [{ id: 'rss', label: 'Resident', unit: 'bytes' }];
+    this.bounds = recordingBounds(this.meta, this.processes);
+    this.store = createStore({
+      metric: this.metrics[0].id,
+      grouped: this.processes.length > kAutoGroupAbove,
+      showAvailable: false,
+      view: { from: this.bounds.from, to: this.bounds.to },
+      hoverT: null,
+      selectedT: null,
+      highlighted: null,
+      fetches: 0,
+    });
+    this.state = this.store.state;
+    hook.state = this.state;
+    hook.startMs = this.bounds.from; // x on the chart is seconds since this
+    hook.processes = this.processes;
+    hook.endMs = this.bounds.to;
+    this.raw = null;
+    this.rawKey = null;
+    this.sequence = 0;
+    this.processItems = processEvents(this.processes, this.meta.end_ms);
+    this.items = this.processItems;
+    this.buildViews();
+    this.store.subscribe((changed) => this.follow(changed));
+    this.refetchSoon = debounce(() => this.loadSeries(), kRefetchDelayMs);
+    this.hoverInfoSoon = debounce(() => this.showInfo(), kHoverDelayMs);
+    this.bindControls();
+    this.renderPinned();
+    this.renderViewRange();
+    if (recording.peak && recording.peak.t_ms != null) this.info.show(recording.peak.t_ms, 'peak');
+  }
+
+  buildViews() {
+    renderHeader(document.body, this.recording, this.source.kind);
+    const chartRoot = byTestId('chart');
+    this.chart = new StackChart(chartRoot, {
+      startMs: this.bounds.from,
+      view: this.state.view,
+      handlers: {
+        onHover: (t) => this.store.set({ hoverT: t }),
+        onClick: (click) => this.chartClick(click),
+        onView: (view) => this.setView(view),
+        onZoom: (anchor, factor) => this.setView(zoomAround(this.state.view, anchor, factor, this.bounds.from, this.bounds.to)),
+        onPan: (fraction) => this.pan(fraction),
+        onDoubleClick: () => this.chartDoubleClick(),
+        onResize: () => this.source.refetches && this.refetchSoon(),
+        onDrawn: () => this.drawn(),
+        formatValue: (v) => this.formatValue(v),
+      },
+    });
+    this.chart.setMarks(chartMarks(this.items));
+    Object.defineProperty(this.hook, 'chart', { get: () => this.chart.u, configurable: true });
+    Object.defineProperty(this.hook, 'frame', { get: () => this.chart.frame, configurable: true });
+    this.info = new InfoPanel(byTestId('info-panel'), {
+      source: this.source,
+      recording: this.recording,
+      processById: this.processById,
+      onRowClick: (row) => this.toggleHighlight(row.id != null ? processHighlight(row.id, this.highlightContext()) : groupHighlight(row.name, this.idsByName)),
+    });
+    this.info.setMode(this.state.metric, this.state.grouped);
+    this.tree = new TreePanel(byTestId('tree-panel'), {
+      processes: this.processes,
+      runningAtEnd: (p) => p.end_ms == null && p.last_ms != null && this.meta.end_ms != null && p.last_ms >= this.meta.end_ms,
+      onHighlightProcess: (id) => this.toggleHighlight(processHighlight(id, this.highlightContext())),
+      onHighlightSubtree: (id, ids) => this.toggleHighlight(subtreeHighlight(id, ids, this.processById)),
+    });
+    this.events = new EventsPane(byTestId('events-panel'), {
+      items: this.items,
+      processById: this.processById,
+      startMs: this.bounds.from,
+      onLineClick: (item) => this.pinAt(item.t, true),
+    });
+  }
+
+  bindControls() {
+    const select = byTestId('metric-select');
+    select.replaceChildren(...this.metrics.map((m) => new Option(m.label, m.id)));
+    select.value = this.state.metric;
+    select.addEventListener('change', () => this.store.set({ metric: select.value }));
+    const group = byTestId('group-toggle');
+    group.checked = this.state.grouped;
+    group.addEventListener('change', () => this.store.set({ grouped: group.checked }));
+    const available = byTestId('available-toggle');
+    available.addEventListener('change', () => this.store.set({ showAvailable: available.checked }));
+    byTestId('reset-zoom').addEventListener('click', () => this.resetView());
+    byTestId('unpin').addEventListener('click', () => this.store.set({ selectedT: null }));
+    byTestId('clear-highlight').addEventListener('click', () => this.store.set({ highlighted: null }));
+    document.addEventListener('keydown', (e) => this.key(e));
+    this.syncAvailableToggle();
+  }
+
+  // What each state change touches.
+  follow(changed) {
+    const s = this.state;
+    if (changed.has('metric')) {
+      byTestId('metric-select').value = s.metric;
+      this.syncAvailableToggle();
+      this.info.setMode(s.metric, s.grouped);
+      this.loadSeries();
+    }
+    if (changed.has('grouped')) {
+      byTestId('group-toggle').checked = s.grouped;
+      this.info.setMode(s.metric, s.grouped);
+      this.redrawFrame();
+    }
+    if (changed.has('showAvailable')) this.chart.setShowAvailable(s.showAvailable);
+    if (changed.has('view')) {
+      this.chart.setView(s.view);
+      this.renderViewRange();
+      if (this.source.refetches) this.refetchSoon();
+    }
+    if (changed.has('selectedT')) {
+      this.chart.setPinned(s.selectedT);
+      this.renderPinned();
+      this.showInfo();
+      this.events.markTime(s.selectedT ?? s.hoverT);
+    }
+    if (changed.has('hoverT') && s.selectedT == null) {
+      this.hoverInfoSoon();
+      if (s.hoverT != null) this.events.markTime(s.hoverT);
+    }
+    if (changed.has('highlighted')) this.followHighlight(s.highlighted);
+  }
+
+  showInfo() {
+    const s = this.state;
+    if (s.selectedT != null) this.info.show(s.selectedT, 'pinned');
+    else if (s.hoverT != null) this.info.show(s.hoverT, 'hover');
+  }
+
+  async loadSeries() {
+    const { metric, view } = this.state;
+    const points = this.chart.plotWidth();
+    const key = this.source.refetches ? `${metric}|${Math.floor(view.from)}|${Math.ceil(view.to)}|${points}` : metric;
+    if (key === this.rawKey) return;
+    const sequence = ++this.sequence;
+    if (this.abort) this.abort.abort();
+    this.abort = typeof AbortController === 'function' ? new AbortController() : null;
+    this.setStatus('loading…');
+    try {
+      const data = await this.source.series(metric, view.from, view.to, points, this.abort && this.abort.signal);
+      if (sequence !== this.sequence) return; // superseded by a later zoom or metric
+      this.raw = data;
+      this.rawKey = key;
+      this.store.set({ fetches: this.state.fetches + 1 });
+      this.redrawFrame();
+      this.setStatus(data.exact ? '' : 'downsampled');
+    } catch (error) {
+      if (error && error.name === 'AbortError') return;
+      if (sequence === this.sequence) this.setStatus(`could not load the series: ${error.message}`, true);
+      if (!this.raw) throw error; // the first load failed: the page has nothing to show
+    }
+  }
+
+  setEvents(events) {
+    this.items = mergeByTime(events, this.processItems);
+    this.chart.setMarks(chartMarks(this.items));
+    this.events.setItems(this.items);
+    const t = this.state.selectedT ?? this.state.hoverT;
+    if (t != null) this.events.markTime(t);
+  }
+
+  redrawFrame() {
+    if (!this.raw) return;
+    const frame = buildFrame(this.raw, this.processById, this.state.grouped, this.bounds.from);
+    this.hook.layers = frame.layers.map((l) => ({ key: l.key, label: l.label, ids: l.ids }));
+    this.chart.setFrame(frame, this.unitOf(frame.metric));
+  }
+
+  // After each chart draw: the first one with data (an empty recording counts).
+  drawn() {
+    if (this.raw) this.chartDrawn = true;
+    this.maybeReady();
+  }
+
+  // The test hook's `ready`: the chart drawn with data and the events pane filled.
+  maybeReady() {
+    if (this.ready || !this.chartDrawn || !this.eventsLoaded) return;
+    this.ready = true;
+    this.hook.resolveReady(this.hook);
+  }
+
+  unitOf(metric) {
+    const m = this.metrics.find((x) => x.id === metric);
+    return m && m.unit === 'percent' ? 'percent' : 'bytes';
+  }
+
+  formatValue(value) {
+    return this.unitOf(this.state.metric) === 'percent' ? formatPercent(value) : formatBytes(value);
+  }
+
+  setView(view) {
+    this.store.set({ view: clampView(view.from, view.to, this.bounds.from, this.bounds.to) });
+  }
+
+  pan(fraction) {
+    this.store.set({ view: panBy(this.state.view, fraction, this.bounds.from, this.bounds.to) });
+  }
+
+  resetView() {
+    this.store.set({ view: { from: this.bounds.from, to: this.bounds.to } });
+  }
+
+  // A click pins its tick and picks the band under it; on the pinned marker it unpins.
+  // The second click of a double-click does nothing: the double-click resets the zoom
+  // and undoes the first click, so it changes nothing else.
+  chartClick({ t, layer, onPinned, count }) {
+    if (count >= 2) return;
+    this.beforeClick = { selectedT: this.state.selectedT, highlighted: this.state.highlighted };
+    if (onPinned) {
+      this.store.set({ selectedT: null });
+      return;
+    }
+    this.store.set({ selectedT: t });
+    if (layer) this.toggleHighlight(layerHighlight(layer, this.highlightContext()));
+  }
+
+  chartDoubleClick() {
+    if (this.beforeClick) this.store.set(this.beforeClick);
+    this.resetView();
+  }
+
+  // Pins t; from an event line, also brings t into view if it is outside.
+  pinAt(t, reveal) {
+    this.store.set({ selectedT: t });
+    if (reveal) {
+      const view = revealTime(this.state.view, t, this.bounds.from, this.bounds.to);
+      if (view !== this.state.view) this.store.set({ view });
+    }
+  }
+
+  // --- highlight: one process, one command name, or a subtree; the same ids everywhere.
+
+  highlightContext() {
+    return { processById: this.processById, idsByName: this.idsByName, grouped: this.state.grouped };
+  }
+
+  toggleHighlight(highlight) {
+    this.store.set({ highlighted: toggled(this.state.highlighted, highlight) });
+  }
+
+  followHighlight(highlight) {
+    const ids = highlight ? highlight.ids : null;
+    this.chart.setHighlight(ids);
+    this.info.setHighlight(ids);
+    this.tree.setHighlight(highlight);
+    if (highlight && highlight.kind === 'process') this.tree.reveal(highlight.rootId);
+    const label = byTestId('highlight-label');
+    label.hidden = !highlight;
+    byTestId('highlight-text').textContent = highlight ? highlight.label : '';
+  }
+
+  // --- keyboard: Esc clears, ←/→ pan, +/- zoom, 0 resets, g groups.
+
+  key(e) {
+    if (e.key === 'Escape') {
+      this.store.set({ selectedT: null, highlighted: null });
+      return;
+    }
+    const target = e.target;
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    if (target.closest && target.closest('input, select, textarea, .vlist')) return;
+    const { from, to } = this.bounds;
+    const view = this.state.view;
+    const middle = (view.from + view.to) / 2;
+    const actions = {
+      ArrowLeft: () => this.pan(e.shiftKey ? -0.5 : -0.1),
+      ArrowRight: () => this.pan(e.shiftKey ? 0.5 : 0.1),
+      '+': () => this.setView(zoomAround(view, middle, 0.5, from, to)),
+      '=': () => this.setView(zoomAround(view, middle, 0.5, from, to)),
+      '-': () => this.setView(zoomAround(view, middle, 2, from, to)),
+      0: () => this.resetView(),
+      g: () => this.store.set({ grouped: !this.state.grouped }),
+    };
+    const action = actions[e.key];
+    if (!action) return;
+    e.preventDefault();
+    action();
+  }
+
+  // --- small bits of chrome
+
+  syncAvailableToggle() {
+    const available = byTestId('available-toggle');
+    const memory = this.unitOf(this.state.metric) === 'bytes';
+    available.disabled = !memory;
+    available.closest('label').title = memory ? "the machine's MemAvailable (not only this tree)" : 'not for CPU';
+  }
+
+  renderPinned() {
+    const t = this.state.selectedT;
+    const label = byTestId('pinned-time');
+    const unpin = byTestId('unpin');
+    label.closest('.pin-pill').classList.toggle('pinned', t != null);
+    if (t == null) {
+      label.textContent = 'click the chart to pin a time';
+      label.classList.add('muted');
+      delete label.dataset.t;
+      unpin.hidden = true;
+    } else {
+      label.textContent = `pinned at +${formatElapsed(t - this.bounds.from, 3)}`;
+      label.classList.remove('muted');
+      label.dataset.t = String(t);
+      unpin.hidden = false;
+    }
+  }
+
+  renderViewRange() {
+    const { from, to } = this.state.view;
+    const full = isFullView(this.state.view, this.bounds.from, this.bounds.to);
+    const decimals = to - from < 10000 ? 3 : 0;
+    const text = full
+      ? `${formatElapsed(0)} – ${formatElapsed(this.bounds.to - this.bounds.from, decimals)}`
+      : `${formatElapsed(from - this.bounds.from, decimals)} – ${formatElapsed(to - this.bounds.from, decimals)}`;
+    const range = byTestId('view-range');
+    range.textContent = full ? text : `zoomed ${text}`;
+    range.title = full ? 'the whole run' : 'the visible part of the run';
+    byTestId('reset-zoom').disabled = full;
+  }
+
+  setStatus(text, isError = false) {
+    const status = byTestId('status');
+    status.textContent = text;
+    status.classList.toggle('error', isError);
+  }
+}
+
+// The recording's time span: meta's start and end, else what the processes cover.
+function recordingBounds(meta, processes) {
+  const firsts = processes.map((p) => p.first_ms).filter((t) => t != null);
+  const lasts = processes.map((p) => p.last_ms).filter((t) => t != null);
+  const from = meta.start_ms ?? (firsts.length ? Math.min(...firsts) : 0);
+  let to = meta.end_ms ?? (lasts.length ? Math.max(...lasts) : from + 1000);
+  if (!(to > from)) to = from + 1000;
+  return { from, to };
+}

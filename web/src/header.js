@@ -1,0 +1,46 @@
+// The header: what was run, where, when, how it ended, and the headline figures.
+
+import { el } from './dom.js';
+import { formatAbsolute, formatBytes, formatDuration, formatExit, shellQuote } from './format.js';
+
+export function renderHeader(root, recording, sourceKind) {
+  const meta = recording.meta || {};
+  const command = shellQuote(meta.command || []);
+  const commandNode = root.querySelector('[data-testid="command"]');
+  commandNode.textContent = command || '(unknown command)';
+  commandNode.title = command; // the whole line, however long; CSS truncates the visible one
+
+  const badges = root.querySelector('.badges');
+  badges.replaceChildren();
+  const ended = formatExit(meta.exit_code, meta.exit_signal);
+  const failed = meta.exit_signal != null || (meta.exit_code != null && meta.exit_code !== 0);
+  if (ended) badges.append(el('span', { className: `badge ${failed ? 'bad' : 'ok'}`, text: ended, 'data-testid': 'exit-badge' }));
+  if (meta.interrupted) {
+    badges.append(el('span', {
+      className: 'badge warn',
+      text: 'interrupted',
+      title: 'The recorder stopped before the command ended (killed, or the machine went down): the recording ends at its last saved tick.',
+      'data-testid': 'interrupted-badge',
+    }));
+  }
+  if (sourceKind === 'embedded') badges.append(el('span', { className: 'badge', text: 'report', title: 'A self-contained report: data embedded at a fixed resolution' }));
+
+  const duration = meta.start_ms != null && meta.end_ms != null ? meta.end_ms - meta.start_ms : null;
+  const peak = recording.peak || {};
+  const facts = [
+    ['host', meta.host],
+    ['started', formatAbsolute(meta.start_ms, meta.utc_offset_s), meta.timezone],
+    ['duration', formatDuration(duration)],
+    ['peak', peak.rss_bytes != null ? formatBytes(peak.rss_bytes) : null, 'highest resident memory of the whole tree at one tick'],
+    ['processes', String((recording.processes || []).length)],
+    ['sampled every', meta.interval_ms != null ? `${meta.interval_ms} ms` : null],
+    ['cwd', meta.cwd],
+  ];
+  const list = root.querySelector('[data-testid="facts"]');
+  list.replaceChildren();
+  for (const [name, value, title] of facts) {
+    if (value == null) continue;
+    list.append(el('div', { className: 'fact', title }, el('dt', { text: name }), el('dd', { text: value, title: name === 'cwd' ? value : null })));
+  }
+  document.title = `canopy: ${(meta.command || []).join(' ').slice(0, 80)}`;
+}

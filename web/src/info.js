@@ -1,0 +1,169 @@
+// The information panel (Cutelooker's information window): every process alive at the
+// hovered or pinned tick with all its figures, and the totals of the tree and the
+// machine. Rows are a virtual list: a service can have thousands alive at once.
+
+import { byTestId, el, fillCells } from './dom.js';
+import { formatBytes, formatElapsed, formatPercent } from './format.js';
+import { infoRows } from './info_model.js';
+import { VirtualList } from './virtual_list.js';
+
+const kRowHeight = 22;
+
+export class InfoPanel {
+  // options: source, recording, processById, onRowClick(row)
+  constructor(root, options) {
+    this.root = root;
+    this.options = options;
+    this.meta = options.recording.meta || {};
+    this.hasPss = Boolean(this.meta.pss);
+    this.rows = [];
+    this.at = null;
+    this.litIds = null;
+    this.metric = 'rss';
+    this.grouped = false;
+    this.requested = null;
+    this.sequence = 0;
+    root.classList.toggle('has-pss', this.hasPss);
+    this.columns = this.makeColumns();
+    const head = byTestId('info-head', root);
+    head.replaceChildren(...this.columns.map((c) => el('span', { className: c.className, text: c.title, title: c.tip })));
+    this.list = new VirtualList(byTestId('info-rows', root), {
+      rowHeight: kRowHeight,
+      className: 'vrow info-row',
+      renderRow: (index, row) => this.renderRow(index, row),
+    });
+    this.list.viewport.addEventListener('click', (e) => this.click(e));
+    this.list.viewport.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' || e.key === ' ') this.click(e);
+    });
+  }
+
+  makeColumns() {
+    const bytes = (v) => (v == null ? '—' : formatBytes(v));
+    const columns = [
+      { title: 'Process', className: 'c-name', text: (r) => r.name },
+      // A group shows its number of processes where a process shows its pid.
+      { title: 'PID', className: 'c-num', text: (r) => (r.count ? `×${r.count}` : r.pid ?? ''), tip: 'process id, or ×N processes of a group' },
+      { title: 'PPID', className: 'c-num c-ppid', text: (r) => r.ppid ?? '' },
+      { title: 'Resident', metric: 'rss', className: 'c-num', text: (r) => bytes(r.rss) },
+      { title: 'Anon', metric: 'anon', className: 'c-num', text: (r) => bytes(r.anon), tip: 'private anonymous memory (heap, stacks)' },
+      { title: 'Swap', metric: 'swap', className: 'c-num', text: (r) => bytes(r.swap) },
+    ];
+    if (this.hasPss) columns.push({ title: 'PSS', metric: 'pss', className: 'c-num', text: (r) => bytes(r.pss), tip: 'proportional set size' });
+    columns.push({ title: 'CPU', metric: 'cpu', className: 'c-num', text: (r) => formatPercent(r.cpu), tip: 'percent of one core' });
+    columns.push({ title: 'Thr', className: 'c-num c-thr', text: (r) => r.threads ?? '—', tip: 'threads' });
+    return columns;
+  }
+
+  // Shows the tick nearest to t; `how` says why ('pinned', 'hover', 'peak').
+  async show(t, how) {
+    if (t == null) return;
+    this.how = how;
+    const key = `${t}|${this.metric}`;
+    if (this.requested === key) {
+      this.renderHeading();
+      return;
+    }
+    this.requested = key;
+    const sequence = ++this.sequence;
+    try {
+      const at = await this.options.source.at(t, this.metric);
+      if (sequence !== this.sequence) return; // a later request won
+      this.at = at;
+      this.rebuild();
+    } catch (error) {
+      if (sequence !== this.sequence) return;
+      this.requested = null; // ask again next time
+      this.showError(error);
+    }
+  }
+
+  setMode(metric, grouped) {
+    if (metric === this.metric && grouped === this.grouped) return;
+    const metricChanged = metric !== this.metric;
+    this.metric = metric;
+    this.grouped = grouped;
+    for (const [i, column] of this.columns.entries()) {
+      this.root.querySelector('[data-testid="info-head"]').children[i].classList.toggle('sorted', column.metric === metric);
+    }
+    // The report reads processes at the chart's metric's own points: ask again.
+    if (metricChanged && this.options.source.kind === 'embedded' && this.at) {
+      const t = this.at.t;
+      this.requested = null;
+      this.show(t, this.how);
+      return;
+    }
+    this.rebuild();
+  }
+
+  setHighlight(ids) {
+    this.litIds = ids && ids.length ? new Set(ids) : null;
+    this.list.render();
+  }
+
+  rebuild() {
+    if (!this.at) return;
+    this.rows = infoRows(this.at, this.options.processById, this.metric, this.grouped);
+    this.list.setCount(this.rows.length);
+    this.list.render();
+    this.renderHeading();
+    this.renderTotals();
+  }
+
+  renderHeading() {
+    if (!this.at) return;
+    const start = this.meta.start_ms ?? 0;
+    byTestId('info-time', this.root).textContent = `+${formatElapsed(this.at.t - start, 3)}`;
+    const why = { pinned: 'pinned', hover: 'under the cursor', peak: 'the peak' }[this.how] || '';
+    const nearest = this.at.nearest ? ' · nearest recorded point' : '';
+    byTestId('info-why', this.root).textContent = why + nearest;
+    this.root.dataset.t = String(this.at.t);
+    this.root.dataset.how = this.how || '';
+  }
+
+  renderTotals() {
+    const totals = this.at.totals || {};
+    const parts = [
+      ['processes', totals.processes ?? this.at.processes.length],
+      ['resident', formatBytes(totals.rss)],
+      ['swap', formatBytes(totals.swap)],
+      this.hasPss ? ['PSS', formatBytes(totals.pss)] : null,
+      ['CPU', formatPercent(totals.cpu)],
+      ['MemAvailable', totals.mem_available != null ? `${formatBytes(totals.mem_available)} of ${formatBytes(totals.mem_total)}` : '—'],
+    ].filter(Boolean);
+    byTestId('info-totals', this.root).replaceChildren(
+      ...parts.map(([name, value]) => el('span', { className: 'total' }, el('span', { className: 'k', text: name }), el('span', { className: 'v', text: String(value) }))),
+    );
+  }
+
+  renderRow(index, row) {
+    const r = this.rows[index];
+    fillCells(row, this.columns.map((c) => c.text(r)), this.columns.map((c) => c.className));
+    row.dataset.index = String(index);
+    if (r.id != null) row.dataset.id = String(r.id);
+    else delete row.dataset.id;
+    if (r.id == null) row.dataset.group = r.name;
+    else delete row.dataset.group;
+    row.dataset.testid = 'info-row';
+    row.tabIndex = 0;
+    row.title = r.count ? `${r.count} processes named ${r.name}` : this.describe(r);
+    row.classList.toggle('lit', Boolean(this.litIds && r.ids.some((id) => this.litIds.has(id))));
+  }
+
+  describe(r) {
+    const process = this.options.processById.get(r.id);
+    if (!process) return r.name;
+    return (process.cmdline && process.cmdline.length ? process.cmdline.join(' ') : process.name).slice(0, 2000);
+  }
+
+  click(e) {
+    const row = e.target.closest('.info-row');
+    if (!row || row.hidden) return;
+    const r = this.rows[Number(row.dataset.index)];
+    if (r) this.options.onRowClick(r);
+  }
+
+  showError(error) {
+    byTestId('info-why', this.root).textContent = `could not load: ${error.message}`;
+  }
+}

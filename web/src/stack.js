@@ -1,0 +1,132 @@
+// Pure stacking and grouping of the sparse per-process series of /api/series.
+// A series covers points offset .. offset+values.length-1 and counts as 0 elsewhere
+// (the process is not alive there). A "layer" is one band of the stacked chart: one
+// process, or in grouped mode every process of one command name summed point by point.
+// Layers stack in id order (start order); a group sits at its first process's place.
+
+export function singleLayers(series, processById) {
+  return series.map((s) => {
+    const process = processById.get(s.id);
+    const name = process ? process.name : `#${s.id}`;
+    return {
+      key: `p:${s.id}`,
+      name,
+      label: process ? `${name} ${process.pid}` : name,
+      ids: [s.id],
+      offset: s.offset,
+      values: s.values,
+    };
+  });
+}
+
+// Sums the series of processes with the same name. The sum spans from the first point of
+// any member to the last; members outside their own range add nothing.
+export function groupedLayers(series, processById) {
+  const groups = new Map();
+  for (const s of series) {
+    const process = processById.get(s.id);
+    const name = process ? process.name : `#${s.id}`;
+    let group = groups.get(name);
+    if (!group) {
+      group = { key: `g:${name}`, name, ids: [], members: [], firstId: s.id };
+      groups.set(name, group);
+    }
+    group.ids.push(s.id);
+    group.members.push(s);
+    group.firstId = Math.min(group.firstId, s.id);
+  }
+  return [...groups.values()]
+    .sort((a, b) => a.firstId - b.firstId)
+    .map((group) => ({
+      key: group.key,
+      name: group.name,
+      label: `${group.name} ×${group.ids.length}`,
+      ids: group.ids,
+      ...sumMembers(group.members),
+    }));
+}
+
+function sumMembers(members) {
+  const offset = Math.min(...members.map((m) => m.offset));
+  const end = Math.max(...members.map((m) => m.offset + m.values.length));
+  const values = new Array(end - offset).fill(0);
+  for (const m of members) {
+    for (let i = 0; i < m.values.length; i++) values[m.offset - offset + i] += m.values[i] || 0;
+  }
+  return { offset, values };
+}
+
+// Cumulative arrays, one per layer, each of length n: cum[k][i] is the top of layer k at
+// point i, so layer k is the band between cum[k-1] (0 for k = 0) and cum[k].
+export function stackLayers(layers, n) {
+  const cum = [];
+  let below = new Float64Array(n);
+  for (const layer of layers) {
+    const top = Float64Array.from(below);
+    for (let i = 0; i < layer.values.length; i++) top[layer.offset + i] += layer.values[i] || 0;
+    cum.push(top);
+    below = top;
+  }
+  return cum;
+}
+
+// The layer whose band holds height y, given cumAt(k) = top of layer k at the cursor
+// (tops never decrease with k): the first k with cumAt(k) > y. -1 when y is below 0 or
+// above the stack. Zero-height layers are never found, as they cover nothing.
+export function layerAt(cumAt, count, y) {
+  if (y < 0 || count === 0 || y >= cumAt(count - 1)) return -1;
+  let lo = 0;
+  let hi = count - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (cumAt(mid) > y) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+// The highest value of `values` at the points whose x is inside [xMin, xMax]; when no
+// point is inside (zoomed in between two ticks), the higher of the two around the range.
+// Nulls are skipped. 0 for no data.
+export function visibleMax(x, values, xMin, xMax) {
+  let max = 0;
+  let inside = 0;
+  for (let i = 0; i < x.length; i++) {
+    if (x[i] < xMin || x[i] > xMax) continue;
+    inside++;
+    if (values[i] != null && values[i] > max) max = values[i];
+  }
+  if (inside > 0) return max;
+  for (let i = 0; i < x.length; i++) {
+    const neighbour = (x[i] < xMin && (i + 1 >= x.length || x[i + 1] > xMax)) || (x[i] > xMax && (i === 0 || x[i - 1] < xMin));
+    if (neighbour && values[i] != null && values[i] > max) max = values[i];
+  }
+  return max;
+}
+
+// The points a layer is drawn over: its own points plus one on each side, where its band
+// has height 0, so that it tapers like the total line does; clipped to [i0, i1].
+export function layerSpan(layer, n, i0 = 0, i1 = n - 1) {
+  const first = Math.max(layer.offset - 1, i0, 0);
+  const last = Math.min(layer.offset + layer.values.length, i1, n - 1);
+  return [first, last];
+}
+
+// Everything the chart draws for one /api/series answer: x in seconds since the
+// recording's start (uPlot's numeric axis then puts ticks on round elapsed times), the
+// layers in stacking order and their cumulative tops, the total line and MemAvailable.
+export function buildFrame(data, processById, grouped, startMs) {
+  const n = data.t.length;
+  const layers = grouped ? groupedLayers(data.series, processById) : singleLayers(data.series, processById);
+  return {
+    metric: data.metric,
+    grouped: Boolean(grouped),
+    exact: Boolean(data.exact),
+    t: data.t,
+    x: data.t.map((t) => (t - startMs) / 1000),
+    total: data.total,
+    available: data.mem_available || null,
+    layers,
+    cum: stackLayers(layers, n),
+  };
+}

@@ -1,0 +1,151 @@
+// The process tree panel: the hierarchy with, per node, its pid, how it ended, its own
+// peak and its subtree's simultaneous peak and CPU time. A virtual list over the rows of
+// expanded nodes, so 3,000 processes cost a screenful of DOM. Clicking a row highlights
+// the process; the "subtree" figure highlights it with all its descendants.
+
+import { byTestId, el } from './dom.js';
+import { formatBytes, formatCpuTime, formatExit } from './format.js';
+import { ancestorsOf, buildTree, defaultExpanded, flattenVisible, subtreeIds } from './tree_model.js';
+import { VirtualList } from './virtual_list.js';
+
+const kRowHeight = 22;
+const kIndentPx = 14;
+
+export class TreePanel {
+  // options: processes, runningAtEnd(process), onHighlightProcess(id), onHighlightSubtree(id, ids)
+  constructor(root, options) {
+    this.root = root;
+    this.options = options;
+    this.tree = buildTree(options.processes);
+    this.expanded = defaultExpanded(this.tree);
+    this.litIds = null;
+    this.rows = [];
+    this.list = new VirtualList(byTestId('tree-rows', root), {
+      rowHeight: kRowHeight,
+      className: 'vrow tree-row',
+      renderRow: (index, row) => this.renderRow(index, row),
+    });
+    this.list.viewport.addEventListener('click', (e) => this.click(e));
+    this.list.viewport.addEventListener('keydown', (e) => this.key(e));
+    byTestId('tree-expand-all', root).addEventListener('click', () => this.expandAll(true));
+    byTestId('tree-collapse-all', root).addEventListener('click', () => this.expandAll(false));
+    this.refresh();
+  }
+
+  refresh() {
+    this.rows = flattenVisible(this.tree, this.expanded);
+    this.list.setCount(this.rows.length);
+    this.root.dataset.rows = String(this.rows.length);
+  }
+
+  expandAll(open) {
+    this.expanded = open ? new Set(this.tree.children.keys()) : new Set();
+    this.refresh();
+  }
+
+  toggle(id) {
+    if (this.expanded.has(id)) this.expanded.delete(id);
+    else this.expanded.add(id);
+    this.refresh();
+  }
+
+  setHighlight(highlight) {
+    this.litIds = highlight && highlight.ids.length ? new Set(highlight.ids) : null;
+    this.subtreeRoot = highlight && highlight.kind === 'subtree' ? highlight.rootId : null;
+    this.list.render();
+  }
+
+  // Opens the ancestors of id and scrolls to it (a highlight made on the chart).
+  reveal(id) {
+    if (!this.tree.byId.has(id)) return;
+    let opened = false;
+    for (const ancestor of ancestorsOf(this.tree, id)) {
+      if (!this.expanded.has(ancestor)) {
+        this.expanded.add(ancestor);
+        opened = true;
+      }
+    }
+    if (opened) this.refresh();
+    this.list.reveal(this.rows.findIndex((row) => row.id === id));
+  }
+
+  renderRow(index, row) {
+    const { id, depth, hasChildren, expanded } = this.rows[index];
+    const p = this.tree.byId.get(id);
+    if (row.childElementCount === 0) this.buildRow(row);
+    const [name, pid, exit, peak, subPeak, subCpu] = row.children;
+    row.dataset.id = String(id);
+    row.dataset.index = String(index);
+    row.dataset.testid = 'tree-node';
+    row.setAttribute('aria-level', String(depth + 1));
+    if (hasChildren) row.setAttribute('aria-expanded', String(expanded));
+    else row.removeAttribute('aria-expanded');
+    row.classList.toggle('lit', Boolean(this.litIds && this.litIds.has(id)));
+    row.classList.toggle('subtree-root', this.subtreeRoot === id);
+    name.style.paddingLeft = `${4 + depth * kIndentPx}px`;
+    const [toggle, label, badge] = name.children;
+    toggle.textContent = hasChildren ? (expanded ? '▾' : '▸') : '';
+    toggle.hidden = !hasChildren;
+    label.textContent = p.name;
+    label.title = (p.cmdline && p.cmdline.length ? p.cmdline.join(' ') : p.exe || p.name).slice(0, 2000);
+    badge.hidden = !p.adopted;
+    pid.textContent = String(p.pid);
+    const ended = formatExit(p.exit_code, p.exit_signal);
+    exit.textContent = ended || (this.options.runningAtEnd(p) ? 'running at end' : '');
+    exit.classList.toggle('bad', p.exit_signal != null || (p.exit_code != null && p.exit_code !== 0));
+    peak.textContent = p.peak_rss_bytes != null ? formatBytes(p.peak_rss_bytes) : '—';
+    subPeak.firstChild.textContent = p.subtree_peak_rss_bytes != null ? formatBytes(p.subtree_peak_rss_bytes) : '—';
+    subCpu.textContent = formatCpuTime(p.subtree_cpu_ns);
+  }
+
+  buildRow(row) {
+    row.tabIndex = 0;
+    row.setAttribute('role', 'treeitem');
+    row.append(
+      el('span', { className: 'c-name' },
+        el('button', { className: 'twisty', 'data-action': 'toggle', tabindex: '-1', 'aria-label': 'expand or collapse' }),
+        el('span', { className: 'name' }),
+        el('span', { className: 'badge small', text: 'adopted', title: 'an orphan reparented to canopy (the subreaper), not to the command' })),
+      el('span', { className: 'c-num' }),
+      el('span', { className: 'c-exit' }),
+      el('span', { className: 'c-num' }),
+      el('span', { className: 'c-num' },
+        el('button', { className: 'subtree', 'data-action': 'subtree', 'data-testid': 'tree-subtree', tabindex: '-1', title: 'highlight this process and all its descendants' })),
+      el('span', { className: 'c-num' }),
+    );
+  }
+
+  click(e) {
+    const row = e.target.closest('.tree-row');
+    if (!row || row.hidden) return;
+    const id = Number(row.dataset.id);
+    const action = e.target.closest('[data-action]');
+    if (action && action.dataset.action === 'toggle') this.toggle(id);
+    else if (action && action.dataset.action === 'subtree') this.options.onHighlightSubtree(id, subtreeIds(this.tree, id));
+    else this.options.onHighlightProcess(id);
+  }
+
+  // Keyboard: Enter highlights, s the subtree, ←/→ collapse/expand, ↑/↓ move.
+  key(e) {
+    const row = e.target.closest('.tree-row');
+    if (!row) return;
+    const id = Number(row.dataset.id);
+    const index = Number(row.dataset.index);
+    const handled = { Enter: true, ' ': true, s: true, ArrowRight: true, ArrowLeft: true, ArrowUp: true, ArrowDown: true };
+    if (!handled[e.key]) return;
+    e.preventDefault();
+    e.stopPropagation();
+    if (e.key === 'Enter' || e.key === ' ') this.options.onHighlightProcess(id);
+    else if (e.key === 's') this.options.onHighlightSubtree(id, subtreeIds(this.tree, id));
+    else if (e.key === 'ArrowRight' && !this.expanded.has(id) && this.tree.children.has(id)) this.toggle(id);
+    else if (e.key === 'ArrowLeft' && this.expanded.has(id)) this.toggle(id);
+    else if (e.key === 'ArrowUp' || e.key === 'ArrowDown') this.focusRow(index + (e.key === 'ArrowUp' ? -1 : 1));
+  }
+
+  focusRow(index) {
+    if (index < 0 || index >= this.rows.length) return;
+    this.list.reveal(index);
+    const row = this.list.viewport.querySelector(`.tree-row[data-index="${index}"]`);
+    if (row) row.focus();
+  }
+}

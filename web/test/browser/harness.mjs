@@ -1,0 +1,171 @@
+// What the browser tests share: the environment they need, a real recording made by the
+// real canopy of the real workload, `canopy view` started and stopped, Chromium, and
+// small readers of what the page shows.
+//
+//   CANOPY_BIN        the canopy binary
+//   CANOPY_WORKLOAD   the workload binary (tests/workload/canopy_workload)
+//   CANOPY_ARTIFACTS  a directory for screenshots (created when missing)
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+export const MiB = 1048576;
+
+export function environment() {
+  const missing = ['CANOPY_BIN', 'CANOPY_WORKLOAD', 'CANOPY_ARTIFACTS'].filter((name) => !process.env[name]);
+  if (missing.length) throw new Error(`the browser tests need ${missing.join(', ')} set (see web/test/browser/harness.mjs)`);
+  const env = { bin: process.env.CANOPY_BIN, workload: process.env.CANOPY_WORKLOAD, artifacts: process.env.CANOPY_ARTIFACTS };
+  fs.mkdirSync(env.artifacts, { recursive: true });
+  return env;
+}
+
+export function tempDir(prefix) {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+// Records `command` (argv) with canopy; returns the recording's path and the report's
+// JSON summary (the expected figures).
+export function record(env, dir, name, recordArgs, command) {
+  const file = path.join(dir, `${name}.canopy`);
+  execFileSync(env.bin, ['record', '-q', ...recordArgs, '-o', file, '--', ...command], {
+    env: { ...process.env, W: env.workload },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const summary = JSON.parse(execFileSync(env.bin, ['report', file, '--json']).toString());
+  return { file, summary };
+}
+
+// The standard tree of the tests: `canopy_workload tree` (children holding 50, 100 and
+// 150 MiB for 1 s, and a 20 MiB daemon), beside a shell that execs into `hold 30 1500`.
+export const kTreeCommand = ['sh', '-c', '"$W" tree & sleep 0.5; exec "$W" hold 30 1500'];
+
+// Starts `canopy view FILE --port 0` and resolves with its URL once it printed it.
+export function startView(env, file) {
+  const child = spawn(env.bin, ['view', file, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`canopy view printed no URL: ${output}`)), 30000);
+    const onData = (chunk) => {
+      output += chunk;
+      const match = output.match(/http:\/\/127\.0\.0\.1:\d+\//);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ url: match[0], stop: () => child.kill('SIGTERM') });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('exit', (code) => reject(new Error(`canopy view exited (${code}): ${output}`)));
+  });
+}
+
+export function launchBrowser() {
+  return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+}
+
+// Collects uncaught page errors and console errors: a test ends by asserting none.
+export function watchErrors(page) {
+  const errors = [];
+  page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(`console: ${message.text()}`);
+  });
+  return errors;
+}
+
+export async function waitReady(page) {
+  await page.waitForFunction(() => window.canopyView && window.canopyView.state);
+  await page.evaluate(() => window.canopyView.ready.then(() => true));
+}
+
+export function chartData(page) {
+  return page.evaluate(() => {
+    const u = window.canopyView.chart;
+    const chart = document.querySelector('[data-testid="chart"]');
+    return {
+      yMax: u.scales.y.max,
+      xMin: u.scales.x.min,
+      xMax: u.scales.x.max,
+      points: u.data[0].length,
+      layers: window.canopyView.layers,
+      dataset: { ...chart.dataset },
+      yLabels: u.axes[1]._values,
+    };
+  });
+}
+
+// Pixels of the plot area that are not blank: the canvas is transparent where nothing
+// was drawn.
+export function paintedShare(page) {
+  return page.evaluate(() => {
+    const u = window.canopyView.chart;
+    const { left, top, width, height } = u.bbox;
+    const pixels = u.ctx.getImageData(left, top, width, height).data;
+    let painted = 0;
+    for (let i = 3; i < pixels.length; i += 4) if (pixels[i] > 0) painted++;
+    return painted / (width * height);
+  });
+}
+
+// Clicks the chart at time tMs (ms since the epoch), near the top of the plot.
+export async function clickChartAt(page, tMs, yFraction = 0.05) {
+  const point = await page.evaluate(({ t, f }) => {
+    const u = window.canopyView.chart;
+    return { x: u.valToPos((t - window.canopyView.startMs) / 1000, 'x'), y: u.over.clientHeight * f };
+  }, { t: tMs, f: yFraction });
+  const box = await page.locator('.u-over').boundingBox();
+  await page.mouse.click(box.x + point.x, box.y + point.y);
+}
+
+// The rows of the information panel: id, name, pid and the resident column in bytes.
+export function infoRows(page) {
+  return page.evaluate(() => [...document.querySelectorAll('[data-testid="info-row"]:not([hidden])')].map((row) => ({
+    id: row.dataset.id ? Number(row.dataset.id) : null,
+    cells: [...row.children].map((cell) => cell.textContent),
+  })));
+}
+
+const kUnits = { B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3, TiB: 1024 ** 4 };
+
+export function parseBytes(text) {
+  const match = /^(-?[\d.]+) (B|KiB|MiB|GiB|TiB)$/.exec(text.trim());
+  if (!match) throw new Error(`not a size: '${text}'`);
+  return Number(match[1]) * kUnits[match[2]];
+}
+
+// The hold children of `canopy_workload tree`: {mib: process} by their argument.
+export function holdChildren(processes) {
+  const children = new Map();
+  for (const p of processes) {
+    const args = p.cmdline || [];
+    if (args[1] === 'hold' && args[4] === 'child') children.set(Number(args[2]), p);
+  }
+  return children;
+}
+
+export async function screenshot(page, env, name) {
+  await page.screenshot({ path: path.join(env.artifacts, `${name}.png`) });
+}
+
+export function within(actual, expected, fraction) {
+  return Math.abs(actual - expected) <= Math.abs(expected) * fraction;
+}
+
+// Clicks the middle of the band of process `id` at time tMs (a tick the chart draws).
+export async function clickBandOf(page, id, tMs) {
+  const point = await page.evaluate(({ id, t }) => {
+    const view = window.canopyView;
+    const u = view.chart;
+    const frame = view.frame;
+    const i = frame.t.indexOf(t);
+    const k = frame.layers.findIndex((layer) => layer.ids.includes(id));
+    if (i < 0 || k < 0) return null;
+    const middle = (frame.cum[k][i] + (k > 0 ? frame.cum[k - 1][i] : 0)) / 2;
+    return { x: u.valToPos(frame.x[i], 'x'), y: u.valToPos(middle, 'y') };
+  }, { id, t: tMs });
+  if (!point) throw new Error(`no band of process ${id} at ${tMs}`);
+  const box = await page.locator('.u-over').boundingBox();
+  await page.mouse.click(box.x + point.x, box.y + point.y);
+}

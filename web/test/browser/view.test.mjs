@@ -1,0 +1,272 @@
+// `canopy view` in a real Chromium, on a real recording of the workload's tree: the
+// chart, the information panel, the metric switch, grouping, highlight, the tree and the
+// events pane, checked against the figures the recording itself reports.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import {
+  MiB, chartData, clickBandOf, clickChartAt, environment, holdChildren, infoRows, kTreeCommand, launchBrowser,
+  paintedShare, parseBytes, record, screenshot, startView, tempDir, waitReady, watchErrors, within,
+} from './harness.mjs';
+
+describe('canopy view', () => {
+  let env;
+  let dir;
+  let rec;
+  let server;
+  let browser;
+  let recording;
+  let events;
+  let peakT;
+
+  before(async () => {
+    env = environment();
+    dir = tempDir('canopy-view-');
+    rec = record(env, dir, 'tree', [], kTreeCommand);
+    server = await startView(env, rec.file);
+    browser = await launchBrowser();
+    recording = await (await fetch(`${server.url}api/recording`)).json();
+    events = (await (await fetch(`${server.url}api/events`)).json()).events;
+    peakT = rec.summary.start_ms + rec.summary.peak_tree_t_ms;
+  });
+
+  after(async () => {
+    if (browser) await browser.close();
+    if (server) server.stop();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function open(viewport = { width: 1600, height: 1000 }) {
+    const page = await (await browser.newContext({ viewport })).newPage();
+    const errors = watchErrors(page);
+    await page.goto(server.url);
+    await waitReady(page);
+    return { page, errors };
+  }
+
+  const processIds = (name) => recording.processes.filter((p) => p.name === name).map((p) => p.id);
+
+  test('the chart is drawn and its y axis tops at the recorded peak', async () => {
+    const { page, errors } = await open();
+    const chart = await chartData(page);
+    const peak = rec.summary.peak_tree_rss_bytes;
+    assert.ok(within(chart.yMax, peak, 0.005), `y max ${chart.yMax}, recorded peak ${peak}`);
+    assert.equal(chart.dataset.metric, 'rss');
+    assert.equal(chart.xMin, 0);
+    assert.ok(within(chart.xMax * 1000, recording.meta.end_ms - recording.meta.start_ms, 0.001));
+    assert.ok(chart.yLabels.some((label) => label.endsWith(' MiB')), `y labels ${chart.yLabels}`);
+    // The three children alone fill 300 of the peak's ~366 MiB for most of the run.
+    const painted = await paintedShare(page);
+    assert.ok(painted > 0.2, `only ${(painted * 100).toFixed(1)}% of the plot is painted`);
+    const header = await page.locator('[data-testid="header"]').textContent();
+    assert.ok(header.includes(`${(peak / MiB).toFixed(1)} MiB`), header);
+    assert.ok(header.includes(`sh -c '"$W" tree & sleep 0.5; exec "$W" hold 30 1500'`), header);
+    await screenshot(page, env, 'view-default');
+    assert.deepEqual(errors, []);
+  });
+
+  test('pinned at the peak, the information panel lists the 50, 100 and 150 MiB children', async () => {
+    const { page, errors } = await open();
+    await clickChartAt(page, peakT);
+    await page.waitForFunction((t) => {
+      const panel = document.querySelector('[data-testid="info-panel"]');
+      return panel.dataset.how === 'pinned' && Number(panel.dataset.t) === t;
+    }, peakT);
+    assert.equal(await page.evaluate(() => window.canopyView.state.selectedT), peakT);
+    assert.equal(await page.locator('[data-testid="pinned-time"]').getAttribute('data-t'), String(peakT));
+    const rows = await infoRows(page);
+    const children = holdChildren(recording.processes);
+    assert.deepEqual([...children.keys()].sort((a, b) => a - b), [50, 100, 150]);
+    for (const [mib, child] of children) {
+      const row = rows.find((r) => r.id === child.id);
+      assert.ok(row, `no row for the ${mib} MiB child (id ${child.id})`);
+      const [name, pid, ppid, resident, anon] = row.cells;
+      assert.equal(name, 'canopy_workload');
+      assert.equal(pid, String(child.pid));
+      assert.equal(ppid, String(child.ppid));
+      // It touched exactly `mib` MiB of anonymous memory; the binary adds a few MiB.
+      const rss = parseBytes(resident);
+      assert.ok(rss >= mib * MiB && rss <= (mib + 8) * MiB, `${mib} MiB child shows ${resident}`);
+      assert.ok(within(parseBytes(anon), mib * MiB, 0.03), `${mib} MiB child's anon shows ${anon}`);
+    }
+    const residents = rows.map((r) => parseBytes(r.cells[3]));
+    assert.deepEqual(residents, [...residents].sort((a, b) => b - a), 'rows sorted by resident, largest first');
+    const totals = await page.locator('[data-testid="info-totals"]').textContent();
+    assert.ok(totals.includes(`processes${rows.length}`), totals);
+    assert.deepEqual(errors, []);
+  });
+
+  test('the metric switch redraws CPU and anon, with their own y axis', async () => {
+    const { page, errors } = await open();
+    const cpuResponse = page.waitForResponse((r) => r.url().includes('api/series') && r.url().includes('metric=cpu'));
+    await page.selectOption('[data-testid="metric-select"]', 'cpu');
+    const cpu = await (await cpuResponse).json();
+    await page.waitForFunction(() => document.querySelector('[data-testid="chart"]').dataset.metric === 'cpu');
+    let chart = await chartData(page);
+    assert.equal(chart.yMax, Math.max(...cpu.total));
+    assert.ok(chart.yMax > 0 && chart.yMax < 100 * recording.meta.cpu_count * 1.5, `cpu y max ${chart.yMax}%`);
+    assert.ok(chart.yLabels.every((label) => label.endsWith('%')), `y labels ${chart.yLabels}`);
+    assert.equal(await page.evaluate(() => window.canopyView.state.metric), 'cpu');
+    await screenshot(page, env, 'view-cpu');
+
+    const anonResponse = page.waitForResponse((r) => r.url().includes('api/series') && r.url().includes('metric=anon'));
+    await page.selectOption('[data-testid="metric-select"]', 'anon');
+    const anon = await (await anonResponse).json();
+    await page.waitForFunction(() => document.querySelector('[data-testid="chart"]').dataset.metric === 'anon');
+    chart = await chartData(page);
+    assert.equal(chart.yMax, Math.max(...anon.total));
+    // The children's 300 MiB are anonymous; resident adds the binaries' file pages.
+    assert.ok(chart.yMax >= 300 * MiB && chart.yMax < rec.summary.peak_tree_rss_bytes, `anon y max ${chart.yMax}`);
+    assert.deepEqual(errors, []);
+  });
+
+  test('MemAvailable is off by default; shown, the y axis reaches it; not for CPU', async () => {
+    const { page, errors } = await open();
+    assert.equal(await page.isChecked('[data-testid="available-toggle"]'), false);
+    assert.equal(await page.evaluate(() => window.canopyView.chart.series[3].show), false);
+    await page.click('[data-testid="available-toggle"]');
+    await page.waitForFunction(() => window.canopyView.chart.series[3].show);
+    const available = await page.evaluate(() => window.canopyView.frame.available.filter((v) => v != null));
+    // The machine's available memory: gigabytes, far above the tree's 366 MiB.
+    const expected = Math.max(rec.summary.peak_tree_rss_bytes, ...available);
+    assert.ok(Math.max(...available) > rec.summary.peak_tree_rss_bytes);
+    assert.equal((await chartData(page)).yMax, expected);
+    await page.selectOption('[data-testid="metric-select"]', 'cpu');
+    await page.waitForFunction(() => document.querySelector('[data-testid="chart"]').dataset.metric === 'cpu');
+    assert.equal(await page.isDisabled('[data-testid="available-toggle"]'), true);
+    assert.ok((await chartData(page)).yMax < 1000, 'the CPU axis ignores MemAvailable');
+    assert.deepEqual(errors, []);
+  });
+
+  test('grouping by name makes the canopy_workload processes one band', async () => {
+    const { page, errors } = await open();
+    const single = await chartData(page);
+    const workloadLayers = single.layers.filter((layer) => layer.label.startsWith('canopy_workload '));
+    assert.ok(workloadLayers.length >= 5, `${workloadLayers.length} canopy_workload bands`);
+    assert.equal(single.dataset.grouped, 'false');
+    await page.click('[data-testid="group-toggle"]');
+    await page.waitForFunction(() => document.querySelector('[data-testid="chart"]').dataset.grouped === 'true');
+    const grouped = await chartData(page);
+    const names = new Set(single.layers.map((layer) => layer.label.split(' ')[0]));
+    assert.equal(grouped.layers.length, names.size);
+    const group = grouped.layers.filter((layer) => layer.label.startsWith('canopy_workload ×'));
+    assert.equal(group.length, 1);
+    assert.deepEqual([...group[0].ids].sort((a, b) => a - b), workloadLayers.flatMap((l) => l.ids).sort((a, b) => a - b));
+    assert.equal(group[0].label, `canopy_workload ×${workloadLayers.length}`);
+    assert.equal(grouped.yMax, single.yMax);
+    assert.equal(await page.evaluate(() => window.canopyView.state.grouped), true);
+    await screenshot(page, env, 'view-grouped');
+    assert.deepEqual(errors, []);
+  });
+
+  test('a highlight made on the chart, the panel or the tree shows everywhere', async () => {
+    const { page, errors } = await open();
+    const child = holdChildren(recording.processes).get(150);
+    const drawn = await page.evaluate(() => window.canopyView.frame.t);
+    await clickBandOf(page, child.id, drawn.includes(peakT) ? peakT : drawn[Math.floor(drawn.length / 3)]);
+    let highlighted = await page.evaluate(() => window.canopyView.state.highlighted);
+    assert.deepEqual(highlighted.ids, [child.id]);
+    await page.waitForSelector(`[data-testid="tree-node"][data-id="${child.id}"].lit`);
+    await page.waitForSelector(`[data-testid="info-row"][data-id="${child.id}"].lit`);
+    await screenshot(page, env, 'view-highlight');
+    // Esc clears it, and the pin.
+    await page.keyboard.press('Escape');
+    highlighted = await page.evaluate(() => window.canopyView.state.highlighted);
+    assert.equal(highlighted, null);
+    assert.equal(await page.evaluate(() => window.canopyView.state.selectedT), null);
+    // From the tree: the node, then its subtree figure.
+    const tree = recording.processes.find((p) => p.cmdline[1] === 'tree' && p.parent != null);
+    await page.click(`[data-testid="tree-node"][data-id="${tree.id}"] .name`);
+    highlighted = await page.evaluate(() => window.canopyView.state.highlighted);
+    assert.deepEqual(highlighted.ids, [tree.id]);
+    await page.click(`[data-testid="tree-node"][data-id="${tree.id}"] [data-testid="tree-subtree"]`);
+    highlighted = await page.evaluate(() => window.canopyView.state.highlighted);
+    assert.equal(highlighted.kind, 'subtree');
+    for (const c of holdChildren(recording.processes).values()) assert.ok(highlighted.ids.includes(c.id));
+    assert.ok(highlighted.ids.includes(tree.id));
+    assert.deepEqual(errors, []);
+  });
+
+  test('the process tree lists every process, with subtree figures', async () => {
+    const { page, errors } = await open();
+    await page.click('[data-testid="tree-expand-all"]');
+    const rows = Number(await page.locator('[data-testid="tree-panel"]').getAttribute('data-rows'));
+    assert.equal(rows, recording.processes.length);
+    const root = recording.processes.find((p) => p.parent == null && !p.adopted);
+    const rootRow = page.locator(`[data-testid="tree-node"][data-id="${root.id}"]`);
+    const text = await rootRow.textContent();
+    assert.ok(text.includes(String(root.pid)), text);
+    assert.ok(text.includes(`${(root.subtree_peak_rss_bytes / MiB).toFixed(1)} MiB`), text);
+    for (const p of recording.processes.filter((x) => x.adopted)) {
+      assert.ok((await page.locator(`[data-testid="tree-node"][data-id="${p.id}"]`).textContent()).includes('adopted'));
+    }
+    await screenshot(page, env, 'view-tree');
+    assert.deepEqual(errors, []);
+  });
+
+  test('a drag zooms into the children\'s second; a double-click shows the whole run again', async () => {
+    const { page, errors } = await open();
+    const start = recording.meta.start_ms;
+    const box = await page.locator('.u-over').boundingBox();
+    const xOf = (t) => page.evaluate((x) => window.canopyView.chart.valToPos((x - window.canopyView.startMs) / 1000, 'x'), t);
+    const [left, right] = [await xOf(start + 400), await xOf(start + 1300)];
+    await page.mouse.move(box.x + left, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + (left + right) / 2, box.y + box.height / 2, { steps: 3 });
+    await page.mouse.move(box.x + right, box.y + box.height / 2, { steps: 3 });
+    await page.mouse.up();
+    const zoomed = await chartData(page);
+    assert.ok(Math.abs(zoomed.xMin - 0.4) < 0.01 && Math.abs(zoomed.xMax - 1.3) < 0.01, `x ${zoomed.xMin}..${zoomed.xMax}`);
+    // The peak is inside the window, so the y axis still tops at it.
+    assert.ok(within(zoomed.yMax, rec.summary.peak_tree_rss_bytes, 0.005));
+    await page.waitForFunction(() => window.canopyView.state.fetches >= 2);
+    await screenshot(page, env, 'view-zoomed-tree');
+    await page.mouse.dblclick(box.x + box.width / 2, box.y + box.height / 2);
+    const reset = await chartData(page);
+    assert.equal(reset.xMin, 0);
+    assert.ok(within(reset.xMax * 1000, recording.meta.end_ms - start, 0.001));
+    // The double-click's own clicks leave no pin behind.
+    assert.equal(await page.evaluate(() => window.canopyView.state.selectedT), null);
+    assert.deepEqual(errors, []);
+  });
+
+  test('clicking an event line pins its time', async () => {
+    const { page, errors } = await open();
+    const exec = events.find((e) => e.kind === 'exec' && e.text.includes('hold 30 1500'));
+    assert.ok(exec, `no exec event in ${JSON.stringify(events)}`);
+    await page.click(`[data-testid="event-row"][data-kind="exec"][data-t="${exec.t}"]`);
+    assert.equal(await page.evaluate(() => window.canopyView.state.selectedT), exec.t);
+    await page.waitForFunction(() => document.querySelector('[data-testid="info-panel"]').dataset.how === 'pinned');
+    assert.equal(await page.locator('[data-testid="pinned-time"]').getAttribute('data-t'), String(exec.t));
+    assert.deepEqual(errors, []);
+  });
+
+  test('a pinned time scrolls the events pane to the nearest line and marks it', async () => {
+    const { page, errors } = await open({ width: 1600, height: 700 });
+    for (const kind of ['start', 'end']) await page.click(`[data-testid="event-kind"][data-kind="${kind}"]`);
+    // Every line the pane now lists: the recording's events, then process starts and ends.
+    const meta = recording.meta;
+    const times = [
+      ...events.map((e) => e.t),
+      ...recording.processes.map((p) => p.start_ms),
+      ...recording.processes.map((p) => p.end_ms ?? (p.last_ms < meta.end_ms ? p.last_ms : null)).filter((t) => t != null),
+    ];
+    assert.equal(Number(await page.locator('[data-testid="events-panel"]').getAttribute('data-lines')), times.length);
+    const list = page.locator('[data-testid="event-rows"]');
+    const scrolls = [];
+    for (const t of [meta.end_ms - 50, meta.start_ms + 150]) {
+      await clickChartAt(page, t);
+      const pinned = await page.evaluate(() => window.canopyView.state.selectedT);
+      const nearest = times.reduce((best, x) => (Math.abs(x - pinned) < Math.abs(best - pinned) ? x : best));
+      const marked = page.locator('[data-testid="event-row"].marked');
+      await marked.waitFor();
+      assert.equal(Number(await marked.getAttribute('data-t')), nearest);
+      const [row, box] = [await marked.boundingBox(), await list.boundingBox()];
+      assert.ok(row.y >= box.y - 1 && row.y + row.height <= box.y + box.height + 1, 'the marked line is in view');
+      scrolls.push(await list.evaluate((el) => el.scrollTop));
+      await page.keyboard.press('Escape');
+    }
+    assert.ok(scrolls[0] > scrolls[1], `the pane scrolled (scrollTop ${scrolls})`);
+    assert.deepEqual(errors, []);
+  });
+});

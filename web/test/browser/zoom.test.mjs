@@ -1,0 +1,96 @@
+// Zoom and pan in `canopy view`: a drag zooms in and the page refetches the visible range
+// at about one point per pixel, so a recording with more ticks than the plot has pixels
+// shows every tick once zoomed in. The recording samples every 5 ms for 6 s (about 1200
+// ticks) and the page is narrow (a plot of about 650 px), so the first view is
+// downsampled and a quarter of it is not.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { environment, launchBrowser, record, screenshot, startView, tempDir, waitReady, watchErrors } from './harness.mjs';
+
+// Points of a /api/series answer inside its own [from, to], per second.
+function density(series) {
+  const inside = series.t.filter((t) => t >= series.from && t <= series.to).length;
+  return (inside / (series.to - series.from)) * 1000;
+}
+
+describe('canopy view: zoom and pan', () => {
+  let env;
+  let dir;
+  let rec;
+  let server;
+  let browser;
+
+  before(async () => {
+    env = environment();
+    dir = tempDir('canopy-zoom-');
+    rec = record(env, dir, 'hold', ['-i', '5'], [env.workload, 'hold', '40', '6000']);
+    server = await startView(env, rec.file);
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    if (browser) await browser.close();
+    if (server) server.stop();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a drag zooms in and refetches the range at full resolution; keys, wheel and Reset move it', async () => {
+    const page = await (await browser.newContext({ viewport: { width: 760, height: 800 } })).newPage();
+    const errors = watchErrors(page);
+    const firstAnswer = page.waitForResponse((r) => r.url().includes('api/series'));
+    await page.goto(server.url);
+    await waitReady(page);
+    assert.ok(rec.summary.ticks > 800, `only ${rec.summary.ticks} ticks recorded`);
+    const first = await (await firstAnswer).json();
+    const full = await page.evaluate(() => ({ ...window.canopyView.state.view }));
+    assert.equal(first.exact, false, 'the whole run has more ticks than the plot has pixels');
+
+    // Drag over 30% .. 55% of the plot.
+    const box = await page.locator('.u-over').boundingBox();
+    const y = box.y + box.height / 2;
+    await page.mouse.move(box.x + box.width * 0.3, y);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width * 0.42, y, { steps: 4 });
+    await page.mouse.move(box.x + box.width * 0.55, y, { steps: 4 });
+    const refetched = page.waitForResponse((r) => r.url().includes('api/series') && !r.url().includes(`from=${full.from}&`));
+    await page.mouse.up();
+    const zoomed = await (await refetched).json();
+    const view = await page.evaluate(() => ({ ...window.canopyView.state.view }));
+    const span = full.to - full.from;
+    const pixelMs = span / box.width;
+    assert.ok(Math.abs(view.from - (full.from + span * 0.3)) < 2 * pixelMs, `view from ${view.from}`);
+    assert.ok(Math.abs(view.to - (full.from + span * 0.55)) < 2 * pixelMs, `view to ${view.to}`);
+    assert.equal(zoomed.from, Math.floor(view.from));
+    assert.equal(zoomed.to, Math.ceil(view.to));
+    assert.equal(zoomed.exact, true, 'a quarter of the run fits the plot: every tick');
+    assert.ok(density(zoomed) > 1.2 * density(first), `points per second: ${density(first)} then ${density(zoomed)}`);
+    await page.waitForFunction((n) => document.querySelector('[data-testid="chart"]').dataset.drawnPoints === String(n), zoomed.t.length);
+    const scale = await page.evaluate(() => ({ min: window.canopyView.chart.scales.x.min, max: window.canopyView.chart.scales.x.max }));
+    assert.ok(Math.abs(scale.min * 1000 - (view.from - full.from)) < 1);
+    assert.ok(Math.abs(scale.max * 1000 - (view.to - full.from)) < 1);
+    await screenshot(page, env, 'view-zoomed');
+
+    // → pans by a tenth of the span, keeping the span.
+    await page.focus('.u-over');
+    await page.keyboard.press('ArrowRight');
+    const panned = await page.evaluate(() => ({ ...window.canopyView.state.view }));
+    assert.ok(Math.abs(panned.from - view.from - (view.to - view.from) * 0.1) < 1);
+    assert.ok(Math.abs(panned.to - panned.from - (view.to - view.from)) < 1);
+
+    // The wheel (down) zooms out around the cursor.
+    await page.mouse.move(box.x + box.width / 2, y);
+    await page.mouse.wheel(0, 100);
+    await page.waitForFunction((before) => {
+      const v = window.canopyView.state.view;
+      return v.to - v.from > before;
+    }, panned.to - panned.from);
+
+    // Reset shows the whole run again and fetches it again.
+    const reset = page.waitForResponse((r) => r.url().includes('api/series') && r.url().includes(`from=${full.from}&`));
+    await page.click('[data-testid="reset-zoom"]');
+    await reset;
+    assert.deepEqual(await page.evaluate(() => ({ ...window.canopyView.state.view })), full);
+    assert.deepEqual(errors, []);
+  });
+});
