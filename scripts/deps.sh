@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# Installs what a fresh Debian 12 machine lacks to build, test and benchmark canopy.
-# Idempotent: installs only missing packages, and touches apt only when one is missing.
+# Installs what a fresh Debian 12 machine lacks to build, test and benchmark canopy:
+# Debian packages, then the front end's npm packages from web/package-lock.json.
+# Idempotent: installs only missing packages, and touches apt and npm only when
+# something is missing.
 set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 packages=(
   build-essential cmake pkg-config
   libsqlite3-dev sqlite3
   libcli11-dev nlohmann-json3-dev
+  libcpp-httplib-dev zlib1g-dev libssl-dev
+  chromium
   libgtest-dev
   libbenchmark-dev
   util-linux procps
@@ -19,17 +24,29 @@ for package in "${packages[@]}"; do
   fi
 done
 
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
+# Node.js may come from Debian (nodejs + npm) or from elsewhere with npm built in:
+# ask for the commands, not the packages.
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
+
+if [ ${#missing[@]} -ne 0 ]; then
+  echo "deps: installing ${missing[*]}"
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    sudo="sudo"
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  if ! $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"; then
+    $sudo apt-get update -q
+    $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+  fi
 fi
 
-echo "deps: installing ${missing[*]}"
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
-  sudo="sudo"
-fi
-export DEBIAN_FRONTEND=noninteractive
-if ! $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"; then
-  $sudo apt-get update -q
-  $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+# The front end's packages, exactly as locked; again only when the lockfile changed
+# since the last install.
+stamp=web/node_modules/.canopy-installed-lock
+if ! cmp -s web/package-lock.json "$stamp" 2>/dev/null; then
+  echo "deps: npm ci in web/"
+  (cd web && npm ci --no-audit --no-fund --loglevel=error)
+  cp web/package-lock.json "$stamp"
 fi

@@ -30,6 +30,9 @@ int main(int argc, char** argv) {
   canopy::cli::ReportOptions report;
   CLI::App* report_cmd = canopy::cli::add_report_command(app, report);
 
+  canopy::cli::ViewOptions view;
+  CLI::App* view_cmd = canopy::cli::add_view_command(app, view);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -39,7 +42,12 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    const CLI::App* failed = record_cmd->parsed() ? record_cmd : report_cmd->parsed() ? report_cmd : nullptr;
+    const CLI::App* failed = nullptr;
+    for (const CLI::App* cmd : {record_cmd, report_cmd, view_cmd}) {
+      if (cmd->parsed()) {
+        failed = cmd;
+      }
+    }
     return usage_error(e, failed);
   }
 
@@ -49,6 +57,9 @@ int main(int argc, char** argv) {
       return canopy::record::kExitRecorderFailed;
     }
     return canopy::cli::run_record_command(record);
+  }
+  if (view_cmd->parsed()) {
+    return canopy::cli::run_view_command(view);
   }
   return canopy::cli::run_report_command(report);
 }

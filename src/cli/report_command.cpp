@@ -2,15 +2,38 @@
 
 #include "analyze/summary.h"
 #include "cli/commands.h"
+#include "common/text.h"
 #include "report/summary_format.h"
 #include "store/reader.h"
+#include "web/html_report.h"
 
 namespace canopy::cli {
+namespace {
+
+int write_html_report(const ReportOptions& options) {
+  auto data = web::load_view_data(options.path);
+  if (!data) {
+    std::fprintf(stderr, "canopy: %s\n", data.error().message.c_str());
+    return 1;
+  }
+  auto html = web::render_html_report(*data);
+  Status written = html ? web::write_report_file(options.html, *html) : Status(html.error());
+  if (!written) {
+    std::fprintf(stderr, "canopy: %s\n", written.error().message.c_str());
+    return 1;
+  }
+  std::fprintf(stderr, "canopy: wrote %s (%s)\n", options.html.c_str(), format_bytes(static_cast<int64_t>(html->size())).c_str());
+  return 0;
+}
+
+}  // namespace
 
 CLI::App* add_report_command(CLI::App& app, ReportOptions& options) {
   CLI::App* cmd = app.add_subcommand("report", "Summarise a recording");
   cmd->add_option("recording", options.path, "The .canopy file")->required();
   cmd->add_flag("--json", options.json, "Print the summary as JSON");
+  cmd->add_option("--html", options.html,
+                  "Also write the viewer's page with the recording embedded, one file that opens offline");
   return cmd;
 }
 
@@ -28,7 +51,7 @@ int run_report_command(const ReportOptions& options) {
   std::string text = options.json ? report::summary_json(*summary, options.path)
                                   : report::summary_text(*summary, options.path);
   std::fputs(text.c_str(), stdout);
-  return 0;
+  return options.html.empty() ? 0 : write_html_report(options);
 }
 
 }  // namespace canopy::cli

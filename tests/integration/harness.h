@@ -39,6 +39,8 @@ class Started {
   pid_t pid() const { return pid_; }
   // Blocks until a line of stdout contains `text` (or the process ends).
   bool wait_for_output(const std::string& text);
+  // What it has written to stdout so far.
+  const std::string& output() const { return result_.out; }
   void signal(int signal) const;
   Finished wait();
 

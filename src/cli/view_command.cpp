@@ -1,0 +1,108 @@
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+#include "cli/commands.h"
+#include "web/server.h"
+
+extern char** environ;
+
+namespace canopy::cli {
+namespace {
+
+// Opens `url` in the user's browser ($BROWSER, else xdg-open) without waiting for it;
+// says so when there is none, since the URL is printed anyway.
+void open_browser(const std::string& url) {
+  const char* browser = std::getenv("BROWSER");
+  bool graphical = std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY");
+  if (!browser && !graphical) {
+    std::fprintf(stderr, "canopy: no browser to open here (no DISPLAY, no $BROWSER); open the URL yourself\n");
+    return;
+  }
+  std::string program = browser ? browser : "xdg-open";
+  char* argv[] = {program.data(), const_cast<char*>(url.c_str()), nullptr};
+  std::signal(SIGCHLD, SIG_IGN);  // the kernel reaps it: we never wait for the browser
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  if (posix_spawnp(&pid, program.c_str(), &actions, nullptr, argv, environ) != 0) {
+    std::fprintf(stderr, "canopy: cannot start %s; open the URL yourself\n", program.c_str());
+  }
+  posix_spawn_file_actions_destroy(&actions);
+}
+
+}  // namespace
+
+CLI::App* add_view_command(CLI::App& app, ViewOptions& options) {
+  CLI::App* cmd = app.add_subcommand("view", "Open a recording in the browser (serves it on 127.0.0.1)");
+  cmd->add_option("recording", options.path, "The .canopy file")->required();
+  cmd->add_flag("--open", options.open, "Also open the page in the default browser");
+  cmd->add_option("--listen", options.listen,
+                  "Address to listen on (default 127.0.0.1; another one makes the recording reachable from "
+                  "other machines)");
+  cmd->add_option("--port", options.port, "Port (default: any free one)")->check(CLI::Range(0, 65535));
+  return cmd;
+}
+
+int run_view_command(const ViewOptions& options) {
+  auto data = web::load_view_data(options.path);
+  if (!data) {
+    std::fprintf(stderr, "canopy: %s\n", data.error().message.c_str());
+    return 1;
+  }
+  // SIGINT and SIGTERM end the server: a thread of ours waits for them, so they must
+  // be blocked in every thread, which inherit the mask from here.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  auto server = web::ViewServer::bind(*data, {options.listen, options.port});
+  if (!server) {
+    std::fprintf(stderr, "canopy: %s\n", server.error().message.c_str());
+    return 1;
+  }
+  std::string url = (*server)->url();
+  if (!web::is_loopback_address(options.listen)) {
+    std::fprintf(stderr,
+                 "canopy: warning: listening on %s, so other machines can read this recording; it holds "
+                 "command lines, which can hold secrets\n",
+                 options.listen.c_str());
+  }
+  std::printf("canopy: serving %s at %s (Ctrl-C to stop)\n", data->file.c_str(), url.c_str());
+  std::fflush(stdout);
+  if (options.open) {
+    open_browser(url);
+  }
+
+  std::atomic<bool> stopping = false;
+  std::thread waiter([&] {
+    int signal = 0;
+    sigwait(&stop_signals, &signal);
+    stopping = true;
+    (*server)->stop();
+  });
+  Status served = (*server)->serve();
+  if (!stopping) {
+    pthread_kill(waiter.native_handle(), SIGTERM);  // wake the waiter
+  }
+  waiter.join();
+  if (!served && !stopping) {
+    std::fprintf(stderr, "canopy: %s\n", served.error().message.c_str());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace canopy::cli

@@ -1,0 +1,129 @@
+#include "web/html_report.h"
+
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "common/scoped_resource.h"
+#include "web/assets.h"
+
+namespace canopy::web {
+namespace {
+
+constexpr std::string_view kStylesheetLink = R"(<link rel="stylesheet" href="app.css">)";
+constexpr std::string_view kScriptTag = R"(<script src="app.js"></script>)";
+constexpr std::string_view kHead = "<head>";
+// No connections, no frames, nothing from outside; the inline script and styles only.
+constexpr std::string_view kReportPolicy =
+    R"(<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; )"
+    R"(style-src 'unsafe-inline'; img-src data: blob:; connect-src 'none'">)";
+
+Result<std::string> gzip(const std::string& data) {
+  z_stream stream{};
+  // windowBits 15 + 16: a gzip wrapper, which the browser's DecompressionStream reads.
+  if (deflateInit2(&stream, Z_BEST_COMPRESSION, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK) {
+    return Error{"zlib: cannot start compression"};
+  }
+  std::string out(deflateBound(&stream, data.size()), '\0');
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  stream.avail_in = static_cast<uInt>(data.size());
+  stream.next_out = reinterpret_cast<Bytef*>(out.data());
+  stream.avail_out = static_cast<uInt>(out.size());
+  int rc = deflate(&stream, Z_FINISH);
+  out.resize(stream.total_out);
+  deflateEnd(&stream);
+  if (rc != Z_STREAM_END) {
+    return Error{"zlib: compression failed"};
+  }
+  return out;
+}
+
+std::string base64(const std::string& data) {
+  std::string out(4 * ((data.size() + 2) / 3) + 1, '\0');
+  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(data.data()), static_cast<int>(data.size()));
+  out.resize(static_cast<size_t>(n));
+  return out;
+}
+
+// Replaces the one occurrence of `what` in `text`; false when it is missing.
+bool replace_once(std::string& text, std::string_view what, const std::string& with) {
+  size_t at = text.find(what);
+  if (at == std::string::npos) {
+    return false;
+  }
+  text.replace(at, what.size(), with);
+  return true;
+}
+
+std::string report_payload(const ViewData& data) {
+  nlohmann::json series = nlohmann::json::object();
+  const auto& ticks = data.timeline.ticks();
+  for (analyze::Metric metric : data.timeline.metrics()) {
+    int64_t from = ticks.empty() ? 0 : ticks.front();
+    int64_t to = ticks.empty() ? 0 : ticks.back();
+    series[analyze::metric_info(metric).id] = series_json(data.timeline.series(metric, from, to, kReportPoints));
+  }
+  return nlohmann::json{{"recording", data.recording}, {"events", data.events["events"]}, {"series", series}}.dump();
+}
+
+}  // namespace
+
+Result<std::string> render_html_report(const ViewData& data) {
+  const Asset* page = find_asset("/");
+  const Asset* script = find_asset("/app.js");
+  const Asset* style = find_asset("/app.css");
+  if (!page || !script || !style) {
+    return Error{"this canopy was built without its web page"};
+  }
+  auto compressed = gzip(report_payload(data));
+  if (!compressed) {
+    return compressed.error();
+  }
+  std::string html(page->body);
+  // base64 holds no '<', and the build checks that the script and stylesheet hold no
+  // "</script" or "</style", so nothing embedded can end its element early.
+  std::string data_element = R"(<script id="canopy-data" type="application/octet-stream" data-encoding="gzip-base64">)" +
+                             base64(*compressed) + "</script>";
+  bool complete = replace_once(html, kHead, std::string(kHead) + std::string(kReportPolicy)) &&
+                  replace_once(html, kStylesheetLink, "<style>" + std::string(style->body) + "</style>") &&
+                  replace_once(html, kScriptTag, data_element + "<script>" + std::string(script->body) + "</script>");
+  if (!complete) {
+    return Error{"this canopy's web page lacks the places for the inlined script and data"};
+  }
+  return html;
+}
+
+Status write_report_file(const std::string& path, const std::string& html) {
+  std::string temporary = path + ".tmp-" + std::to_string(getpid());
+  ScopedFd fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  if (!fd) {
+    return Error{"cannot write " + path + ": " + std::strerror(errno)};
+  }
+  size_t written = 0;
+  while (written < html.size()) {
+    ssize_t n = ::write(fd.get(), html.data() + written, html.size() - written);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      int error = errno;
+      ::unlink(temporary.c_str());
+      return Error{"cannot write " + path + ": " + std::strerror(error)};
+    }
+    written += static_cast<size_t>(n);
+  }
+  if (::fsync(fd.get()) != 0 || ::rename(temporary.c_str(), path.c_str()) != 0) {
+    int error = errno;
+    ::unlink(temporary.c_str());
+    return Error{"cannot write " + path + ": " + std::strerror(error)};
+  }
+  return Ok{};
+}
+
+}  // namespace canopy::web

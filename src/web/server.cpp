@@ -1,0 +1,196 @@
+#include "web/server.h"
+
+#include <arpa/inet.h>
+#include <httplib.h>
+
+#include "common/text.h"
+#include "web/assets.h"
+
+namespace canopy::web {
+namespace {
+
+constexpr size_t kMaxPoints = 20000;
+
+// Scripts only from the page's own origin (no inline, no eval); uPlot sets inline styles.
+constexpr const char* kContentSecurityPolicy =
+    "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'";
+
+// cpp-httplib compresses a response when the browser accepts it and the content type
+// is exactly "application/json" or "application/javascript" (or text/*). Its brotli and
+// gzip take seconds for a series of a few MB, while loopback moves it in milliseconds:
+// with a charset parameter the type is the same to the browser and is not compressed.
+constexpr const char* kJson = "application/json; charset=utf-8";
+
+void send_error(httplib::Response& res, int status, const std::string& message) {
+  res.status = status;
+  res.set_content(nlohmann::json{{"error", message}}.dump(), kJson);
+}
+
+// A query parameter as an integer: nullopt when absent, an error when not a number.
+Result<std::optional<int64_t>> int_param(const httplib::Request& req, const char* name) {
+  if (!req.has_param(name)) {
+    return std::optional<int64_t>();
+  }
+  std::string text = req.get_param_value(name);
+  auto value = parse_int<int64_t>(text);
+  if (!value) {
+    return Error{std::string("parameter '") + name + "' is not an integer: '" + text + "'"};
+  }
+  return std::optional<int64_t>(*value);
+}
+
+}  // namespace
+
+bool is_loopback_address(const std::string& address) {
+  in_addr v4{};
+  if (inet_pton(AF_INET, address.c_str(), &v4) == 1) {
+    return (ntohl(v4.s_addr) >> 24) == 127;
+  }
+  in6_addr v6{};
+  return inet_pton(AF_INET6, address.c_str(), &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
+}
+
+ViewServer::ViewServer(const ViewData& data, const ServerOptions& options)
+    : data_(data),
+      options_(options),
+      recording_body_(data.recording.dump()),
+      events_body_(data.events.dump()),
+      http_(std::make_unique<httplib::Server>()) {}
+
+ViewServer::~ViewServer() = default;
+
+Result<std::unique_ptr<ViewServer>> ViewServer::bind(const ViewData& data, const ServerOptions& options) {
+  std::unique_ptr<ViewServer> server(new ViewServer(data, options));
+  if (options.listen.find(':') != std::string::npos) {
+    server->http_->set_address_family(AF_INET6);
+  }
+  bool bound = false;
+  if (options.port == 0) {
+    server->port_ = server->http_->bind_to_any_port(options.listen);
+    bound = server->port_ > 0;
+  } else {
+    server->port_ = options.port;
+    bound = server->http_->bind_to_port(options.listen, options.port);
+  }
+  if (!bound) {
+    return Error{"cannot listen on " + options.listen + " port " + std::to_string(options.port) + ": " +
+                 std::strerror(errno)};
+  }
+  server->add_routes();
+  return server;
+}
+
+std::string ViewServer::authority() const {
+  bool v6 = options_.listen.find(':') != std::string::npos;
+  return (v6 ? "[" + options_.listen + "]" : options_.listen) + ":" + std::to_string(port_);
+}
+
+std::string ViewServer::url() const { return "http://" + authority() + "/"; }
+
+Status ViewServer::serve() {
+  if (!http_->listen_after_bind()) {
+    return Error{"the server stopped: " + std::string(std::strerror(errno))};
+  }
+  return Ok{};
+}
+
+void ViewServer::stop() { http_->stop(); }
+
+bool ViewServer::request_allowed(const std::string& host, const std::string& origin,
+                                 const std::string& fetch_site) const {
+  std::string port = ":" + std::to_string(port_);
+  // A page on another site may make the browser send requests here, and DNS rebinding
+  // may even make them look same-origin; only the Host header tells the second apart.
+  bool any_address = options_.listen == "0.0.0.0" || options_.listen == "::";
+  bool host_ok = any_address || host == "127.0.0.1" + port || host == "localhost" + port ||
+                 host == "[::1]" + port || host == authority();
+  if (!host_ok) {
+    return false;
+  }
+  if (!origin.empty() && origin != "http://" + host) {
+    return false;
+  }
+  return fetch_site.empty() || fetch_site == "same-origin" || fetch_site == "none";
+}
+
+void ViewServer::add_routes() {
+  httplib::Server& http = *http_;
+  http.set_default_headers({
+      {"Content-Security-Policy", kContentSecurityPolicy},
+      {"X-Content-Type-Options", "nosniff"},
+      {"Referrer-Policy", "no-referrer"},
+      {"Cache-Control", "no-store"},
+  });
+  http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    if (req.method != "GET" && req.method != "HEAD") {
+      res.set_header("Allow", "GET, HEAD");
+      send_error(res, 405, "only GET and HEAD are served");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    if (!request_allowed(req.get_header_value("Host"), req.get_header_value("Origin"),
+                         req.get_header_value("Sec-Fetch-Site"))) {
+      send_error(res, 403, "request from another site or host refused");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+  // Anything without a route: the same answer whatever the path holds (.., %2e%2e,
+  // absolute paths), since nothing is ever looked up on disk.
+  http.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+    if (res.body.empty()) {
+      send_error(res, res.status, res.status == 404 ? "not found" : "bad request");
+    }
+  });
+
+  for (const Asset& asset : embedded_assets()) {
+    http.Get(std::string(asset.path), [&asset](const httplib::Request&, httplib::Response& res) {
+      res.set_content(asset.body.data(), asset.body.size(), std::string(asset.content_type).c_str());
+    });
+  }
+  http.Get("/api/recording", [this](const httplib::Request&, httplib::Response& res) {
+    res.set_content(recording_body_, kJson);
+  });
+  http.Get("/api/events", [this](const httplib::Request&, httplib::Response& res) {
+    res.set_content(events_body_, kJson);
+  });
+  http.Get("/api/series", [this](const httplib::Request& req, httplib::Response& res) {
+    auto metric = analyze::metric_from_id(req.get_param_value("metric"));
+    auto metrics = data_.timeline.metrics();
+    if (!metric || std::find(metrics.begin(), metrics.end(), *metric) == metrics.end()) {
+      return send_error(res, 400, "unknown metric '" + req.get_param_value("metric") + "'");
+    }
+    auto from = int_param(req, "from");
+    auto to = int_param(req, "to");
+    auto points = int_param(req, "points");
+    for (auto* param : {&from, &to, &points}) {
+      if (!*param) {
+        return send_error(res, 400, param->error().message);
+      }
+    }
+    const auto& ticks = data_.timeline.ticks();
+    int64_t from_ms = from->value_or(ticks.empty() ? 0 : ticks.front());
+    int64_t to_ms = to->value_or(ticks.empty() ? 0 : ticks.back());
+    int64_t n = points->value_or(1000);
+    if (from_ms > to_ms) {
+      return send_error(res, 400, "'from' is after 'to'");
+    }
+    if (n < 1 || n > static_cast<int64_t>(kMaxPoints)) {
+      return send_error(res, 400, "'points' must be 1 to " + std::to_string(kMaxPoints));
+    }
+    auto series = data_.timeline.series(*metric, from_ms, to_ms, static_cast<size_t>(n));
+    res.set_content(series_json(series).dump(), kJson);
+  });
+  http.Get("/api/at", [this](const httplib::Request& req, httplib::Response& res) {
+    auto t = int_param(req, "t");
+    if (!t || !t->has_value()) {
+      return send_error(res, 400, t ? "parameter 't' is required" : t.error().message);
+    }
+    auto moment = data_.timeline.at(**t);
+    if (!moment) {
+      return send_error(res, 404, "the recording has no samples");
+    }
+    res.set_content(moment_json(*moment).dump(), kJson);
+  });
+}
+
+}  // namespace canopy::web

@@ -1,0 +1,54 @@
+// The viewer's HTTP server: the embedded page and the JSON API of one recording.
+//
+// Secure by default, since a recording holds command lines, which can hold secrets:
+// it listens on 127.0.0.1 unless told otherwise, answers GET and HEAD only, serves
+// nothing but its embedded assets and the API (exact paths, never a file lookup), and
+// refuses requests whose Host is not its own (DNS rebinding) or whose Origin or
+// Sec-Fetch-Site shows another site made them.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "common/result.h"
+#include "web/view_data.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace canopy::web {
+
+struct ServerOptions {
+  std::string listen = "127.0.0.1";
+  int port = 0;  // 0: any free port
+};
+
+bool is_loopback_address(const std::string& address);
+
+class ViewServer {
+ public:
+  // Binds the socket, so the URL is known (and connections queue) before serve().
+  static Result<std::unique_ptr<ViewServer>> bind(const ViewData& data, const ServerOptions& options);
+  ~ViewServer();
+
+  std::string url() const;
+  // Answers requests until stop(), from any thread.
+  Status serve();
+  void stop();
+
+ private:
+  ViewServer(const ViewData& data, const ServerOptions& options);
+  std::string authority() const;  // host:port as a browser sends it in Host
+  void add_routes();
+  bool request_allowed(const std::string& host, const std::string& origin, const std::string& fetch_site) const;
+
+  const ViewData& data_;
+  ServerOptions options_;
+  int port_ = 0;
+  std::string recording_body_;
+  std::string events_body_;
+  std::unique_ptr<httplib::Server> http_;
+};
+
+}  // namespace canopy::web

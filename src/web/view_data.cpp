@@ -1,0 +1,209 @@
+#include "web/view_data.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "store/reader.h"
+
+namespace canopy::web {
+namespace {
+
+using nlohmann::json;
+
+template <typename T>
+json or_null(const std::optional<T>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+json meta_int_or_null(const store::Reader& reader, const std::string& key) {
+  return or_null(reader.meta_int(key));
+}
+
+std::string meta_text(const store::Reader& reader, const std::string& key) {
+  auto it = reader.meta().find(key);
+  return it == reader.meta().end() ? "" : it->second;
+}
+
+// CPU percent to one decimal: finer is noise, and it keeps the JSON short.
+double round_percent(double percent) { return std::round(percent * 10) / 10; }
+
+json meta_json(const store::Reader& reader, const analyze::Timeline& timeline) {
+  auto end_ms = reader.meta_int("end_ms");
+  const auto& ticks = timeline.ticks();
+  std::optional<int64_t> mem_total;
+  if (auto moment = timeline.at(ticks.empty() ? 0 : ticks.back())) {
+    mem_total = moment->mem_total_bytes;
+  }
+  return {
+      {"command", store::parse_json_string_array(meta_text(reader, "command"))},
+      {"cwd", meta_text(reader, "cwd")},
+      {"host", meta_text(reader, "host")},
+      {"kernel", meta_text(reader, "kernel")},
+      {"cpu_count", meta_int_or_null(reader, "cpu_count")},
+      {"interval_ms", meta_int_or_null(reader, "interval_ms")},
+      {"mode", meta_text(reader, "mode")},
+      {"canopy_version", meta_text(reader, "canopy_version")},
+      {"start_ms", meta_int_or_null(reader, "start_ms")},
+      {"end_ms", end_ms ? json(*end_ms) : ticks.empty() ? json(nullptr) : json(ticks.back())},
+      {"interrupted", !end_ms.has_value()},
+      {"exit_code", meta_int_or_null(reader, "exit_code")},
+      {"exit_signal", meta_int_or_null(reader, "exit_signal")},
+      {"timezone", meta_text(reader, "timezone")},
+      {"utc_offset_s", meta_int_or_null(reader, "utc_offset_s")},
+      {"mem_total_bytes", or_null(mem_total)},
+      {"pss", std::ranges::count(timeline.metrics(), analyze::Metric::kPss) > 0},
+  };
+}
+
+json process_json(const store::ProcessRow& row, const analyze::Subtree& subtree) {
+  std::optional<int64_t> cpu_ns;
+  if (row.cpu_user_ns) {
+    cpu_ns = *row.cpu_user_ns + row.cpu_system_ns.value_or(0);
+  }
+  return {
+      {"id", row.id},
+      {"pid", row.pid},
+      {"ppid", row.ppid},
+      {"parent", or_null(row.parent_id)},
+      {"adopted", row.adopted},
+      {"name", row.name},
+      {"exe", row.exe},
+      {"cmdline", row.cmdline},
+      {"start_ms", row.start_ms},
+      {"first_ms", row.first_seen_ms},
+      {"last_ms", or_null(row.last_seen_ms)},
+      {"end_ms", or_null(row.end_ms)},
+      {"exit_code", or_null(row.exit_code)},
+      {"exit_signal", or_null(row.exit_signal)},
+      {"peak_rss_bytes", or_null(row.peak_rss_bytes)},
+      {"peak_rss_ms", or_null(row.peak_rss_t_ms)},
+      {"hwm_bytes", or_null(row.hwm_bytes)},
+      {"cpu_ns", or_null(cpu_ns)},
+      {"subtree_peak_rss_bytes", subtree.peak_rss_bytes},
+      {"subtree_peak_ms", subtree.peak_t_ms},
+      {"subtree_cpu_ns", subtree.cpu_ns},
+  };
+}
+
+json recording_json(const store::Reader& reader, const analyze::Timeline& timeline, const std::string& file) {
+  json metrics = json::array();
+  for (analyze::Metric metric : timeline.metrics()) {
+    const analyze::MetricInfo& info = analyze::metric_info(metric);
+    metrics.push_back({{"id", info.id}, {"label", info.label}, {"unit", info.unit}});
+  }
+  json peak = {{"rss_bytes", 0}, {"t_ms", nullptr}};
+  const auto& rss = timeline.totals(analyze::Metric::kRss);
+  if (!rss.empty()) {
+    size_t i = std::max_element(rss.begin(), rss.end()) - rss.begin();
+    peak = {{"rss_bytes", static_cast<int64_t>(rss[i])}, {"t_ms", timeline.ticks()[i]}};
+  }
+  json processes = json::array();
+  for (size_t i = 0; i < timeline.processes().size(); ++i) {
+    processes.push_back(process_json(timeline.processes()[i], timeline.subtrees()[i]));
+  }
+  return {
+      {"file", file},
+      {"meta", meta_json(reader, timeline)},
+      {"metrics", std::move(metrics)},
+      {"peak", std::move(peak)},
+      {"processes", std::move(processes)},
+  };
+}
+
+}  // namespace
+
+Result<ViewData> load_view_data(const std::string& path) {
+  // Loading reads every table in full, which finds any damage quick_check would.
+  auto reader = store::Reader::open(path, store::Reader::Verify::kWhileReading);
+  if (!reader) {
+    return reader.error();
+  }
+  auto timeline = analyze::Timeline::load(*reader);
+  if (!timeline) {
+    return timeline.error();
+  }
+  auto events = reader->events();
+  if (!events) {
+    return events.error();
+  }
+  ViewData data;
+  data.file = std::filesystem::path(path).filename().string();
+  data.recording = recording_json(*reader, *timeline, data.file);
+  json list = json::array();
+  for (const store::EventRow& event : *events) {
+    list.push_back({{"t", event.t_ms}, {"kind", event.kind}, {"process", or_null(event.process_id)}, {"text", event.text}});
+  }
+  data.events = {{"events", std::move(list)}};
+  data.timeline = std::move(*timeline);
+  return data;
+}
+
+json series_json(const analyze::Series& series) {
+  bool percent = series.metric == analyze::Metric::kCpu;
+  auto number = [percent](double v) { return percent ? json(round_percent(v)) : json(static_cast<int64_t>(v)); };
+  json total = json::array();
+  for (double v : series.total) {
+    total.push_back(number(v));
+  }
+  json slices = json::array();
+  for (const analyze::SeriesSlice& slice : series.slices) {
+    json values = json::array();
+    for (double v : slice.values) {
+      values.push_back(number(v));
+    }
+    slices.push_back({{"id", slice.process_id}, {"offset", slice.offset}, {"values", std::move(values)}});
+  }
+  json out = {
+      {"metric", analyze::metric_info(series.metric).id},
+      {"from", series.from_ms},
+      {"to", series.to_ms},
+      {"exact", series.exact},
+      {"t", series.t_ms},
+      {"total", std::move(total)},
+      {"series", std::move(slices)},
+  };
+  if (!percent) {
+    json available = json::array();
+    for (const auto& v : series.mem_available_bytes) {
+      available.push_back(or_null(v));
+    }
+    out["mem_available"] = std::move(available);
+  }
+  return out;
+}
+
+json moment_json(const analyze::Moment& m) {
+  json processes = json::array();
+  for (const analyze::ProcessValues& v : m.processes) {
+    processes.push_back({
+        {"id", v.process_id},
+        {"rss", v.rss_bytes},
+        {"anon", v.anon_bytes},
+        {"file", v.file_bytes},
+        {"shmem", v.shmem_bytes},
+        {"swap", v.swap_bytes},
+        {"pss", or_null(v.pss_bytes)},
+        {"cpu", round_percent(v.cpu_percent)},
+        {"cpu_ns", v.cpu_ns},
+        {"threads", v.threads},
+    });
+  }
+  return {
+      {"t", m.t_ms},
+      {"processes", std::move(processes)},
+      {"totals",
+       {
+           {"processes", m.processes.size()},
+           {"rss", m.rss_bytes},
+           {"anon", m.anon_bytes},
+           {"swap", m.swap_bytes},
+           {"pss", or_null(m.pss_bytes)},
+           {"cpu", round_percent(m.cpu_percent)},
+           {"mem_available", or_null(m.mem_available_bytes)},
+           {"mem_total", or_null(m.mem_total_bytes)},
+       }},
+  };
+}
+
+}  // namespace canopy::web
