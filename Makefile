@@ -4,7 +4,7 @@ BUILD ?= build
 BUILD_ASAN ?= build-asan
 JOBS ?= $(shell nproc)
 
-.PHONY: deps build test test-asan demo bench clean
+.PHONY: deps build test test-asan demo bench bench-viewer clean
 
 deps:
 	@scripts/deps.sh
@@ -28,6 +28,12 @@ demo: build
 bench: build
 	@cmake --build $(BUILD) -j $(JOBS) --target canopy_bench
 	@bench/run.sh $(BUILD)
+	@bench/viewer.sh $(BUILD)
+
+# The viewer alone: load and query times on large recordings, in the server and in Chromium.
+bench-viewer: build
+	@cmake --build $(BUILD) -j $(JOBS) --target canopy_bench
+	@bench/viewer.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) build-demo

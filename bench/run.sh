@@ -10,6 +10,8 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=bench/machine.sh
+source "$repo/bench/machine.sh"
 build=$(cd "${1:-$repo/build}" && pwd)
 runs=${BENCH_RUNS:-3}
 seconds=${BENCH_SECONDS:-20}
@@ -150,19 +152,6 @@ stats() {
     }'
 }
 
-cgroup_version() {
-  case "$(stat -fc %T /sys/fs/cgroup 2>/dev/null)" in
-    cgroup2fs) echo "v2" ;;
-    tmpfs)
-      if [ "$(stat -fc %T /sys/fs/cgroup/unified 2>/dev/null)" = cgroup2fs ]; then
-        echo "hybrid (v1 controllers, v2 at /sys/fs/cgroup/unified)"
-      else
-        echo "v1"
-      fi
-      ;;
-    *) echo "none found" ;;
-  esac
-}
 
 # --- The runs. Interleaved (each run of every configuration, then the next run), so
 # that the machine's drifting noise falls on all configurations alike.
@@ -220,10 +209,7 @@ report() {
   echo
   echo "Written by \`bench/run.sh\` (\`make bench\`); never edited by hand. What each figure means: bench/README.md."
   echo
-  echo "- CPU: $(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(grep -c '^processor' /proc/cpuinfo) cores"
-  echo "- Kernel: $(uname -r)"
-  echo "- cgroup: $(cgroup_version)"
-  echo "- Memory: $(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
+  describe_machine
   echo "- Date: $started; load average at start: $load_at_start"
   echo "- Tree: \`canopy_workload idle $tree MS\` ($tree idle children and their waiting parent)." \
     "$runs runs per configuration, interleaved; canopy recordings of $seconds s, floor runs of $floor_seconds s."
