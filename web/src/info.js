@@ -19,7 +19,7 @@ export class InfoPanel {
     this.rows = [];
     this.at = null;
     this.litIds = null;
-    this.metric = 'rss';
+    this.metric = null; // set by the first setMode()
     this.grouped = false;
     this.requested = null;
     this.sequence = 0;
@@ -83,9 +83,8 @@ export class InfoPanel {
     const metricChanged = metric !== this.metric;
     this.metric = metric;
     this.grouped = grouped;
-    for (const [i, column] of this.columns.entries()) {
-      this.root.querySelector('[data-testid="info-head"]').children[i].classList.toggle('sorted', column.metric === metric);
-    }
+    const head = byTestId('info-head', this.root);
+    for (const [i, column] of this.columns.entries()) head.children[i].classList.toggle('sorted', column.metric === metric);
     // The report reads processes at the chart's metric's own points: ask again.
     if (metricChanged && this.options.source.kind === 'embedded' && this.at) {
       const t = this.at.t;
