@@ -92,6 +92,8 @@ class Timeline {
   const std::vector<Subtree>& subtrees() const { return subtrees_; }
   // The metrics this recording has (PSS only when it was recorded), the default first.
   std::vector<Metric> metrics() const;
+  // The machine's MemTotal as last recorded; nullopt when never read.
+  std::optional<int64_t> mem_total_bytes() const { return mem_total_; }
   // The tree's total of `metric` at every tick.
   const std::vector<double>& totals(Metric metric) const { return totals_[static_cast<size_t>(metric)]; }
 

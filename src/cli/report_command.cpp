@@ -10,8 +10,8 @@
 namespace canopy::cli {
 namespace {
 
-int write_html_report(const ReportOptions& options) {
-  auto data = web::load_view_data(options.path);
+int write_html_report(const store::Reader& reader, const ReportOptions& options) {
+  auto data = web::load_view_data(reader);
   if (!data) {
     std::fprintf(stderr, "canopy: %s\n", data.error().message.c_str());
     return 1;
@@ -51,7 +51,7 @@ int run_report_command(const ReportOptions& options) {
   std::string text = options.json ? report::summary_json(*summary, options.path)
                                   : report::summary_text(*summary, options.path);
   std::fputs(text.c_str(), stdout);
-  return options.html.empty() ? 0 : write_html_report(options);
+  return options.html.empty() ? 0 : write_html_report(*reader, options);
 }
 
 }  // namespace canopy::cli

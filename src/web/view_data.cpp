@@ -31,10 +31,6 @@ double round_percent(double percent) { return std::round(percent * 10) / 10; }
 json meta_json(const store::Reader& reader, const analyze::Timeline& timeline) {
   auto end_ms = reader.meta_int("end_ms");
   const auto& ticks = timeline.ticks();
-  std::optional<int64_t> mem_total;
-  if (auto moment = timeline.at(ticks.empty() ? 0 : ticks.back())) {
-    mem_total = moment->mem_total_bytes;
-  }
   return {
       {"command", store::parse_json_string_array(meta_text(reader, "command"))},
       {"cwd", meta_text(reader, "cwd")},
@@ -51,7 +47,7 @@ json meta_json(const store::Reader& reader, const analyze::Timeline& timeline) {
       {"exit_signal", meta_int_or_null(reader, "exit_signal")},
       {"timezone", meta_text(reader, "timezone")},
       {"utc_offset_s", meta_int_or_null(reader, "utc_offset_s")},
-      {"mem_total_bytes", or_null(mem_total)},
+      {"mem_total_bytes", or_null(timeline.mem_total_bytes())},
       {"pss", std::ranges::count(timeline.metrics(), analyze::Metric::kPss) > 0},
   };
 }
@@ -119,17 +115,21 @@ Result<ViewData> load_view_data(const std::string& path) {
   if (!reader) {
     return reader.error();
   }
-  auto timeline = analyze::Timeline::load(*reader);
+  return load_view_data(*reader);
+}
+
+Result<ViewData> load_view_data(const store::Reader& reader) {
+  auto timeline = analyze::Timeline::load(reader);
   if (!timeline) {
     return timeline.error();
   }
-  auto events = reader->events();
+  auto events = reader.events();
   if (!events) {
     return events.error();
   }
   ViewData data;
-  data.file = std::filesystem::path(path).filename().string();
-  data.recording = recording_json(*reader, *timeline, data.file);
+  data.file = std::filesystem::path(reader.path()).filename().string();
+  data.recording = recording_json(reader, *timeline, data.file);
   json list = json::array();
   for (const store::EventRow& event : *events) {
     list.push_back({{"t", event.t_ms}, {"kind", event.kind}, {"process", or_null(event.process_id)}, {"text", event.text}});

@@ -9,6 +9,7 @@
 
 #include "analyze/timeline.h"
 #include "common/result.h"
+#include "store/reader.h"
 
 namespace canopy::web {
 
@@ -21,6 +22,8 @@ struct ViewData {
 
 // One line naming the file and the cause on failure (as store::Reader::open).
 Result<ViewData> load_view_data(const std::string& path);
+// From a recording already open (report --html has opened it for the summary).
+Result<ViewData> load_view_data(const store::Reader& reader);
 
 // GET /api/series and /api/at.
 nlohmann::json series_json(const analyze::Series& series);
