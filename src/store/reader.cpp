@@ -99,6 +99,7 @@ Result<Reader> Reader::open(const std::string& path, Verify verify) {
     return Error{"cannot open '" + path + "': recorded in format " + std::to_string(*version) +
                  " by a newer canopy; this canopy reads up to format " + std::to_string(kFormatVersion)};
   }
+  reader.format_version_ = *version;
   return reader;
 }
 
@@ -183,11 +184,78 @@ Result<std::vector<TickRow>> Reader::ticks() const {
   return rows;
 }
 
+namespace {
+
+// Format 1 has no source_id column; it reads as NULL.
+std::string event_columns(int64_t format_version, bool with_text) {
+  return std::string("rowid, t_ms, kind, process_id, ") + (with_text ? "text" : "NULL") + ", " +
+         (format_version >= 2 ? "source_id" : "NULL");
+}
+
+EventRow event_from_row(sqlite3_stmt* s) {
+  EventRow row;
+  row.id = sqlite3_column_int64(s, 0);
+  row.t_ms = sqlite3_column_int64(s, 1);
+  row.kind = column_text(s, 2);
+  row.process_id = column_optional(s, 3);
+  row.text = column_text(s, 4);
+  row.source_id = column_optional(s, 5);
+  return row;
+}
+
+}  // namespace
+
 Result<std::vector<EventRow>> Reader::events() const {
   std::vector<EventRow> rows;
-  auto status = each_row("SELECT t_ms, kind, process_id, text FROM event ORDER BY t_ms, rowid", [&](sqlite3_stmt* s) {
-    rows.push_back(EventRow{sqlite3_column_int64(s, 0), column_text(s, 1), column_optional(s, 2), column_text(s, 3)});
-  });
+  auto status = for_each_event([&](const EventRow& row) { rows.push_back(row); });
+  if (!status) {
+    return status.error();
+  }
+  return rows;
+}
+
+Status Reader::for_each_event(const EventVisitor& visit, bool with_text) const {
+  return each_row("SELECT " + event_columns(format_version_, with_text) + " FROM event ORDER BY t_ms, rowid",
+                  [&](sqlite3_stmt* s) { visit(event_from_row(s)); });
+}
+
+Result<std::vector<EventRow>> Reader::events_by_id(std::span<const int64_t> ids) const {
+  if (!event_by_id_) {
+    auto stmt = prepare(db_.get(), "SELECT " + event_columns(format_version_, true) + " FROM event WHERE rowid = ?");
+    if (!stmt) {
+      return read_error();
+    }
+    event_by_id_ = std::move(*stmt);
+  }
+  sqlite3_stmt* s = event_by_id_.get();
+  std::vector<EventRow> rows;
+  rows.reserve(ids.size());
+  for (int64_t id : ids) {
+    sqlite3_bind_int64(s, 1, id);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+      rows.push_back(event_from_row(s));
+      rc = sqlite3_step(s);
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE) {
+      return read_error();
+    }
+  }
+  return rows;
+}
+
+Result<std::vector<LogSourceRow>> Reader::log_sources() const {
+  std::vector<LogSourceRow> rows;
+  if (format_version_ < 2) {
+    return rows;
+  }
+  auto status = each_row("SELECT id, name, format, added_ms, events, outside_span FROM log_source ORDER BY id",
+                         [&](sqlite3_stmt* s) {
+                           rows.push_back({sqlite3_column_int64(s, 0), column_text(s, 1), column_text(s, 2),
+                                           sqlite3_column_int64(s, 3), sqlite3_column_int64(s, 4),
+                                           sqlite3_column_int64(s, 5)});
+                         });
   if (!status) {
     return status.error();
   }

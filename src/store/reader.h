@@ -39,7 +39,18 @@ class Reader {
 
   Result<std::vector<ProcessRow>> processes() const;
   Result<std::vector<TickRow>> ticks() const;
+  // Every event in time order (ties in the order they were written).
   Result<std::vector<EventRow>> events() const;
+  // The same, one at a time, for recordings with millions of log lines; without
+  // `with_text` the text stays empty (cheaper, for building an index).
+  using EventVisitor = std::function<void(const EventRow&)>;
+  Status for_each_event(const EventVisitor& visit, bool with_text = true) const;
+  // The events with these ids (EventRow::id), in the order asked; unknown ids are skipped.
+  Result<std::vector<EventRow>> events_by_id(std::span<const int64_t> ids) const;
+  Result<std::vector<LogSourceRow>> log_sources() const;
+
+  // 1 or 2: format 1 recordings have no imported logs.
+  int64_t format_version() const { return format_version_; }
 
   // Calls `visit` for every sample row in time order with the process's full values
   // at that moment (columns the row left NULL carried forward from its previous row).
@@ -57,6 +68,8 @@ class Reader {
   std::string path_;
   ScopedDb db_;
   std::map<std::string, std::string> meta_;
+  int64_t format_version_ = 0;
+  mutable ScopedStmt event_by_id_;
 };
 
 }  // namespace canopy::store

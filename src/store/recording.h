@@ -17,8 +17,10 @@
 
 namespace canopy::store {
 
-// Bump when a reader of the previous version could misread a new file.
-inline constexpr int64_t kFormatVersion = 1;
+// Bump when a reader of the previous version could misread a new file. Format 2 added
+// imported logs: the log_source table, event.source_id and the event time index.
+// Format 1 files are still read, and `canopy log add` upgrades them in place.
+inline constexpr int64_t kFormatVersion = 2;
 
 // Values of one process at one moment. A column is one of these indices; the array
 // form lets the writer and reader treat all columns alike (change detection, NULLs).
@@ -100,11 +102,26 @@ struct TickRow {
   int64_t swap_free_bytes = 0;
 };
 
+// Something that happened at a moment: the recorder's own (exec, signal), the
+// command's captured output (stdout, stderr), a marker (mark) or an imported log
+// line (log, with the log_source it came from).
 struct EventRow {
   int64_t t_ms = 0;
-  std::string kind;  // "exec", "signal", ...
+  std::string kind;
   std::optional<int64_t> process_id;
   std::string text;
+  std::optional<int64_t> source_id = std::nullopt;  // a LogSourceRow id, for imported lines
+  int64_t id = 0;                    // rowid, set by the reader
+};
+
+// One imported log file.
+struct LogSourceRow {
+  int64_t id = 0;
+  std::string name;    // the path as the user gave it
+  std::string format;  // "cutelooker", "cmake-trace", "lines", "jsonl"
+  int64_t added_ms = 0;
+  int64_t events = 0;
+  int64_t outside_span = 0;  // events before the recording's start or after its end
 };
 
 }  // namespace canopy::store

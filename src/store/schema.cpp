@@ -51,7 +51,23 @@ CREATE TABLE event(
   t_ms INTEGER NOT NULL,
   kind TEXT NOT NULL,
   process_id INTEGER REFERENCES process(id),
-  text TEXT NOT NULL);
+  text TEXT NOT NULL,
+  source_id INTEGER REFERENCES log_source(id));
+)" + log_tables_sql();
+}
+
+std::string log_tables_sql() {
+  // Imported lines arrive out of time order relative to the recorder's own events,
+  // and the viewer pages through a million of them by time: hence the index.
+  return R"(
+CREATE TABLE IF NOT EXISTS log_source(
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  format TEXT NOT NULL,
+  added_ms INTEGER NOT NULL,
+  events INTEGER NOT NULL,
+  outside_span INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS event_by_time ON event(t_ms);
 )";
 }
 

@@ -8,4 +8,8 @@ namespace canopy::store {
 // CREATE TABLE statements for a new recording.
 std::string schema_sql();
 
+// The tables and index format 2 added for imported logs, idempotent (IF NOT EXISTS):
+// part of schema_sql(), and run alone to upgrade a format 1 recording.
+std::string log_tables_sql();
+
 }  // namespace canopy::store

@@ -84,7 +84,7 @@ Result<Writer> Writer::create(const std::string& path, bool force) {
       {&writer.tick_,
        "INSERT OR REPLACE INTO tick(t_ms, processes, rss_bytes, swap_bytes, pss_bytes, cpu_ns, mem_total_bytes, "
        "mem_available_bytes, swap_total_bytes, swap_free_bytes) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
-      {&writer.event_, "INSERT INTO event(t_ms, kind, process_id, text) VALUES(?, ?, ?, ?)"},
+      {&writer.event_, "INSERT INTO event(t_ms, kind, process_id, text, source_id) VALUES(?, ?, ?, ?, ?)"},
   };
   for (auto& statement : statements) {
     auto prepared = prepare(db, statement.sql);
@@ -204,6 +204,7 @@ void Writer::add_event(const EventRow& row) {
   bind_text(s, 2, row.kind);
   bind_optional(s, 3, row.process_id);
   bind_text(s, 4, row.text);
+  bind_optional(s, 5, row.source_id);
   step(s);
 }
 

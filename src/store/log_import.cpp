@@ -1,0 +1,117 @@
+#include "store/log_import.h"
+
+#include "store/reader.h"
+#include "store/schema.h"
+
+namespace canopy::store {
+
+Error LogImport::write_error() const { return Error{"cannot write '" + path_ + "': " + last_error(db_.get())}; }
+
+Result<LogImport> LogImport::begin(const std::string& path, const LogSourceRow& source, int64_t span_start_ms,
+                                   int64_t span_end_ms) {
+  // The reader's checks first: a file that is not a recording gets the same one line.
+  auto reader = Reader::open(path, Reader::Verify::kWhileReading);
+  if (!reader) {
+    return reader.error();
+  }
+  int64_t format_version = reader->format_version();
+  reader = Error{};  // close it before writing
+
+  LogImport import;
+  import.path_ = path;
+  import.span_start_ms_ = span_start_ms;
+  import.span_end_ms_ = span_end_ms;
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
+  import.db_ = ScopedDb(db);
+  if (rc != SQLITE_OK) {
+    return import.write_error();
+  }
+  // A recorder holds the file's write lock almost all the time; leaving WAL mode needs
+  // every other connection gone, so failing here means one is recording right now.
+  // (A recording whose recorder was killed is still in WAL mode: this checkpoints it.)
+  if (auto status = exec_sql(db, "PRAGMA journal_mode=DELETE"); !status) {
+    int code = sqlite3_errcode(db);
+    if (code == SQLITE_BUSY || code == SQLITE_LOCKED) {
+      return Error{"cannot add to '" + path + "': it is being recorded right now; add logs after the recording ends"};
+    }
+    return Error{"cannot write '" + path + "': " + status.error().message};
+  }
+  // Bulk insert: a larger page cache keeps the time index's pages in memory.
+  exec_sql(db, "PRAGMA cache_size=-65536").ok();
+  if (auto status = exec_sql(db, "BEGIN IMMEDIATE"); !status) {
+    return Error{"cannot write '" + path + "': " + status.error().message};
+  }
+  import.open_transaction_ = true;
+  if (format_version < 2) {
+    std::string upgrade = log_tables_sql() +
+                          "ALTER TABLE event ADD COLUMN source_id INTEGER REFERENCES log_source(id);"
+                          "UPDATE meta SET value = '" +
+                          std::to_string(kFormatVersion) + "' WHERE key = 'format_version';";
+    if (auto status = exec_sql(db, upgrade.c_str()); !status) {
+      return Error{"cannot upgrade '" + path + "' to format 2: " + status.error().message};
+    }
+  }
+  auto source_insert =
+      prepare(db, "INSERT INTO log_source(name, format, added_ms, events, outside_span) VALUES(?, ?, ?, 0, 0)");
+  if (!source_insert) {
+    return import.write_error();
+  }
+  bind_text(source_insert->get(), 1, source.name);
+  bind_text(source_insert->get(), 2, source.format);
+  sqlite3_bind_int64(source_insert->get(), 3, source.added_ms);
+  if (sqlite3_step(source_insert->get()) != SQLITE_DONE) {
+    return import.write_error();
+  }
+  import.source_id_ = sqlite3_last_insert_rowid(db);
+  auto insert = prepare(db, "INSERT INTO event(t_ms, kind, process_id, text, source_id) VALUES(?, 'log', NULL, ?, ?)");
+  if (!insert) {
+    return import.write_error();
+  }
+  import.insert_ = std::move(*insert);
+  return import;
+}
+
+LogImport::~LogImport() {
+  if (open_transaction_ && db_) {
+    exec_sql(db_.get(), "ROLLBACK").ok();
+  }
+}
+
+Status LogImport::add(int64_t t_ms, std::string_view text) {
+  sqlite3_stmt* s = insert_.get();
+  sqlite3_bind_int64(s, 1, t_ms);
+  bind_text(s, 2, text);
+  sqlite3_bind_int64(s, 3, source_id_);
+  int rc = sqlite3_step(s);
+  sqlite3_reset(s);
+  if (rc != SQLITE_DONE) {
+    return write_error();
+  }
+  ++events_;
+  if (t_ms < span_start_ms_ || t_ms > span_end_ms_) {
+    ++outside_span_;
+  }
+  return Ok{};
+}
+
+Status LogImport::commit() {
+  auto update = prepare(db_.get(), "UPDATE log_source SET events = ?, outside_span = ? WHERE id = ?");
+  if (!update) {
+    return write_error();
+  }
+  sqlite3_bind_int64(update->get(), 1, events_);
+  sqlite3_bind_int64(update->get(), 2, outside_span_);
+  sqlite3_bind_int64(update->get(), 3, source_id_);
+  if (sqlite3_step(update->get()) != SQLITE_DONE) {
+    return write_error();
+  }
+  update = Error{};  // finalized before COMMIT
+  if (auto status = exec_sql(db_.get(), "COMMIT"); !status) {
+    return Error{"cannot write '" + path_ + "': " + status.error().message};
+  }
+  open_transaction_ = false;
+  return Ok{};
+}
+
+}  // namespace canopy::store

@@ -1,0 +1,49 @@
+// Adds one imported log to a recording, all or nothing: everything happens in one
+// transaction that only commit() makes durable. A failed or abandoned import (an
+// error, an exception, the process killed) leaves the recording exactly as it was.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "common/result.h"
+#include "store/recording.h"
+#include "store/sqlite.h"
+
+namespace canopy::store {
+
+class LogImport {
+ public:
+  // Opens `path` for writing, refusing a recording that is still being recorded,
+  // upgrades a format 1 file, and registers the source. Events outside
+  // [span_start_ms, span_end_ms] are kept but counted.
+  static Result<LogImport> begin(const std::string& path, const LogSourceRow& source, int64_t span_start_ms,
+                                 int64_t span_end_ms);
+  LogImport(LogImport&&) = default;
+  LogImport& operator=(LogImport&&) = default;
+  ~LogImport();
+
+  // A log line, kind "log". The text is stored as given: callers make it valid UTF-8.
+  Status add(int64_t t_ms, std::string_view text);
+  // Writes the counts into the source's row and commits.
+  Status commit();
+
+  int64_t events() const { return events_; }
+  int64_t outside_span() const { return outside_span_; }
+
+ private:
+  LogImport() = default;
+  Error write_error() const;
+
+  std::string path_;
+  ScopedDb db_;
+  ScopedStmt insert_;
+  int64_t source_id_ = 0;
+  int64_t span_start_ms_ = 0;
+  int64_t span_end_ms_ = 0;
+  int64_t events_ = 0;
+  int64_t outside_span_ = 0;
+  bool open_transaction_ = false;
+};
+
+}  // namespace canopy::store
