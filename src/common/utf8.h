@@ -1,0 +1,20 @@
+// Text from outside (log files, a command's output) may hold any bytes; what we store
+// and serve as JSON must be UTF-8. Invalid sequences become U+FFFD.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace canopy {
+
+bool is_valid_utf8(std::string_view text);
+
+// Appends `text` to `out` with every invalid byte replaced by U+FFFD and NUL bytes
+// dropped (SQLite and C strings stop at them).
+void append_sanitized_utf8(std::string& out, std::string_view text);
+
+// `text` itself when it is valid and has no NUL (no copy), else a sanitised copy in
+// `scratch`.
+std::string_view sanitized_utf8(std::string_view text, std::string& scratch);
+
+}  // namespace canopy

@@ -1,0 +1,168 @@
+#include "logs/log_importer.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "common/scoped_resource.h"
+#include "common/utf8.h"
+#include "logs/log_parser.h"
+#include "probe/system.h"
+#include "store/log_import.h"
+#include "store/reader.h"
+
+namespace canopy::logs {
+namespace {
+
+constexpr size_t kHeadBytes = 64 << 10;
+
+struct RecordingFacts {
+  int64_t start_ms = 0;
+  int64_t end_ms = 0;
+  std::string timezone;
+  std::optional<int64_t> utc_offset_s;
+};
+
+Result<RecordingFacts> read_recording_facts(const std::string& path) {
+  auto reader = store::Reader::open(path, store::Reader::Verify::kWhileReading);
+  if (!reader) {
+    return reader.error();
+  }
+  RecordingFacts facts;
+  facts.start_ms = reader->meta_int("start_ms").value_or(0);
+  if (auto end = reader->meta_int("end_ms")) {
+    facts.end_ms = *end;
+  } else {
+    // An interrupted recording ends at its last tick.
+    auto ticks = reader->ticks();
+    if (!ticks) {
+      return ticks.error();
+    }
+    facts.end_ms = ticks->empty() ? facts.start_ms : ticks->back().t_ms;
+  }
+  auto tz = reader->meta().find("timezone");
+  facts.timezone = tz == reader->meta().end() ? "" : tz->second;
+  facts.utc_offset_s = reader->meta_int("utc_offset_s");
+  return facts;
+}
+
+// --tz, else the zone the recording's host was in, else its UTC offset at the time.
+Result<LocalZone> choose_zone(const std::string& tz, const RecordingFacts& facts) {
+  if (!tz.empty()) {
+    return LocalZone::load(tz);
+  }
+  if (!facts.timezone.empty()) {
+    if (auto zone = LocalZone::load(facts.timezone)) {
+      return zone;
+    }
+  }
+  if (facts.utc_offset_s) {
+    int64_t minutes = std::abs(*facts.utc_offset_s) / 60;
+    char offset[48];
+    std::snprintf(offset, sizeof offset, "%c%02lld:%02lld", *facts.utc_offset_s < 0 ? '-' : '+',
+                  static_cast<long long>(minutes / 60), static_cast<long long>(minutes % 60));
+    return LocalZone::load(offset);
+  }
+  return LocalZone::load("UTC");
+}
+
+Result<std::string> read_head(const std::string& path, int64_t& size_bytes) {
+  ScopedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) {
+    return Error{"cannot read '" + path + "': " + std::strerror(errno)};
+  }
+  struct stat st{};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    return Error{"cannot read '" + path + "': not a regular file"};
+  }
+  size_bytes = st.st_size;
+  std::string head(kHeadBytes, '\0');
+  ssize_t n;
+  while ((n = ::pread(fd.get(), head.data(), head.size(), 0)) < 0 && errno == EINTR) {
+  }
+  if (n < 0) {
+    return Error{"cannot read '" + path + "': " + std::strerror(errno)};
+  }
+  head.resize(static_cast<size_t>(n));
+  if (head.find_first_not_of(" \t\r\n") == std::string::npos) {
+    return Error{"cannot add '" + path + "': the file is empty"};
+  }
+  return head;
+}
+
+Status parse(LogFormat format, const ParseInput& input, const EventSink& sink) {
+  switch (format) {
+    case LogFormat::kCutelooker:
+      return parse_cutelooker_log(input, sink);
+    case LogFormat::kCmakeTrace:
+      return parse_cmake_trace(input, sink);
+    case LogFormat::kLines:
+      return parse_text_log(input, sink);
+    case LogFormat::kJsonl:
+      return parse_jsonl_log(input, sink);
+  }
+  return Error{"unknown format"};
+}
+
+}  // namespace
+
+Result<LogAddResult> add_log(const LogAddOptions& options) {
+  auto facts = read_recording_facts(options.recording);
+  if (!facts) {
+    return facts.error();
+  }
+  auto zone = choose_zone(options.tz, *facts);
+  if (!zone) {
+    return zone.error();
+  }
+  LogAddResult result;
+  result.zone = zone->name();
+  result.span_start_ms = facts->start_ms;
+  result.span_end_ms = facts->end_ms;
+  auto head = read_head(options.file, result.bytes);
+  if (!head) {
+    return head.error();
+  }
+  TimestampContext context{&*zone, facts->start_ms, std::nullopt};
+  if (options.format) {
+    result.format = *options.format;
+  } else {
+    auto detected = detect_log_format(options.file, *head, context);
+    if (!detected) {
+      return detected.error();
+    }
+    result.format = *detected;
+  }
+
+  store::LogSourceRow source;
+  source.name = options.file;
+  source.format = log_format_name(result.format);
+  source.added_ms = probe::now_epoch_ms();
+  auto import = store::LogImport::begin(options.recording, source, facts->start_ms, facts->end_ms);
+  if (!import) {
+    return import.error();
+  }
+  ParseInput input{options.file, &*zone, facts->start_ms, options.time_field, options.message_field, options.progress};
+  std::string scratch;
+  auto status = parse(result.format, input, [&](int64_t t_ms, std::string_view text) -> Status {
+    result.first_ms = std::min(result.first_ms.value_or(t_ms), t_ms);
+    result.last_ms = std::max(result.last_ms.value_or(t_ms), t_ms);
+    return import->add(t_ms, sanitized_utf8(text, scratch));
+  });
+  if (!status) {
+    return status.error();  // ~LogImport rolls the transaction back
+  }
+  if (auto committed = import->commit(); !committed) {
+    return committed.error();
+  }
+  result.events = import->events();
+  result.outside_span = import->outside_span();
+  return result;
+}
+
+}  // namespace canopy::logs
