@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 #include "record/options.h"
 
@@ -27,5 +28,32 @@ struct ViewOptions {
 };
 CLI::App* add_view_command(CLI::App& app, ViewOptions& options);
 int run_view_command(const ViewOptions& options);
+
+struct LogAddCliOptions {
+  std::string recording;
+  std::string file;
+  std::string format;
+  std::string tz;
+  std::string time_field;
+  std::string message_field;
+};
+// Returns the `log add` subcommand (its parent `log` only groups).
+CLI::App* add_log_command(CLI::App& app, LogAddCliOptions& options);
+int run_log_add_command(const LogAddCliOptions& options);
+
+struct ExportOptions {
+  std::string path;
+  std::string format;
+  std::string output;
+  std::vector<std::string> kinds;
+};
+CLI::App* add_export_command(CLI::App& app, ExportOptions& options);
+int run_export_command(const ExportOptions& options);
+
+struct MarkOptions {
+  std::vector<std::string> words;
+};
+CLI::App* add_mark_command(CLI::App& app, MarkOptions& options);
+int run_mark_command(const MarkOptions& options);
 
 }  // namespace canopy::cli

@@ -10,7 +10,10 @@ namespace {
 
 // One line, naming what was wrong: CLI11's default adds a second "Run with --help" line.
 int usage_error(const CLI::ParseError& e, const CLI::App* subcommand) {
-  std::string name = subcommand ? subcommand->get_name() : "";
+  std::string name;
+  for (const CLI::App* cmd = subcommand; cmd && cmd->get_parent(); cmd = cmd->get_parent()) {
+    name = cmd->get_name() + (name.empty() ? "" : " " + name);  // "log add"
+  }
   std::fprintf(stderr, "canopy: %s (see 'canopy %s%s--help')\n", e.what(), name.c_str(), name.empty() ? "" : " ");
   return name == "record" ? canopy::record::kExitRecorderFailed : 2;
 }
@@ -33,6 +36,15 @@ int main(int argc, char** argv) {
   canopy::cli::ViewOptions view;
   CLI::App* view_cmd = canopy::cli::add_view_command(app, view);
 
+  canopy::cli::LogAddCliOptions log_add;
+  CLI::App* log_add_cmd = canopy::cli::add_log_command(app, log_add);
+
+  canopy::cli::MarkOptions mark;
+  CLI::App* mark_cmd = canopy::cli::add_mark_command(app, mark);
+
+  canopy::cli::ExportOptions export_options;
+  CLI::App* export_cmd = canopy::cli::add_export_command(app, export_options);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -43,9 +55,9 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     const CLI::App* failed = nullptr;
-    for (const CLI::App* cmd : {record_cmd, report_cmd, view_cmd}) {
+    for (const CLI::App* cmd : {record_cmd, report_cmd, view_cmd, mark_cmd, export_cmd, log_add_cmd->get_parent(), log_add_cmd}) {
       if (cmd->parsed()) {
-        failed = cmd;
+        failed = cmd;  // the innermost parsed one, as the list goes outward in
       }
     }
     return usage_error(e, failed);
@@ -60,6 +72,15 @@ int main(int argc, char** argv) {
   }
   if (view_cmd->parsed()) {
     return canopy::cli::run_view_command(view);
+  }
+  if (log_add_cmd->parsed()) {
+    return canopy::cli::run_log_add_command(log_add);
+  }
+  if (mark_cmd->parsed()) {
+    return canopy::cli::run_mark_command(mark);
+  }
+  if (export_cmd->parsed()) {
+    return canopy::cli::run_export_command(export_options);
   }
   return canopy::cli::run_report_command(report);
 }

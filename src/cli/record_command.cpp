@@ -18,6 +18,8 @@ CLI::App* add_record_command(CLI::App& app, record::RecordOptions& options) {
   cmd->add_flag("--pss", options.pss, "Also record PSS and USS (smaps_rollup; costly, so once a second by default)");
   cmd->add_option("--pss-interval", options.pss_interval_ms, "Minimum ms between PSS reads of one process")
       ->check(CLI::Range(int64_t{1}, int64_t{3'600'000}));
+  cmd->add_flag("--capture-output", options.capture_output,
+                "Store every line the command writes to stdout and stderr as an event (both still reach the terminal)");
   cmd->add_option("command", options.command, "The command to run and its arguments");
   // Everything from the command's name on belongs to the command, options included,
   // as with `time`: `canopy record make -j8` works without `--`.
@@ -32,6 +34,10 @@ int run_record_command(record::RecordOptions& options) {
   }
   if (!options.attach_pid && options.command.empty()) {
     std::fprintf(stderr, "canopy: record needs a command (canopy record -- COMMAND ARGS) or --pid PID\n");
+    return record::kExitRecorderFailed;
+  }
+  if (options.attach_pid && options.capture_output) {
+    std::fprintf(stderr, "canopy: --capture-output needs a command to run: a process we attach to already has its output\n");
     return record::kExitRecorderFailed;
   }
   return record::run_record(options);

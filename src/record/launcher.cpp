@@ -7,11 +7,40 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string_view>
 
 namespace canopy::record {
 namespace {
 
-[[noreturn]] void run_child(int gate, int errno_pipe, const std::vector<std::string>& argv) {
+// Our environment with `setup.environment` put over it, built before fork: the child
+// only execs.
+std::vector<std::string> child_environment(const ChildSetup& setup) {
+  std::vector<std::string> env;
+  for (char** entry = environ; *entry; ++entry) {
+    std::string_view name(*entry, std::strcspn(*entry, "="));
+    bool replaced = false;
+    for (const auto& extra : setup.environment) {
+      replaced = replaced || (extra.size() > name.size() && extra.compare(0, name.size(), name) == 0 &&
+                              extra[name.size()] == '=');
+    }
+    if (!replaced) {
+      env.emplace_back(*entry);
+    }
+  }
+  env.insert(env.end(), setup.environment.begin(), setup.environment.end());
+  return env;
+}
+
+std::vector<char*> c_strings(const std::vector<std::string>& strings) {
+  std::vector<char*> pointers;
+  for (const auto& s : strings) {
+    pointers.push_back(const_cast<char*>(s.c_str()));
+  }
+  pointers.push_back(nullptr);
+  return pointers;
+}
+
+[[noreturn]] void run_child(int gate, int errno_pipe, char* const* argv, char* const* envp, const ChildSetup& setup) {
   char go = 0;
   ssize_t n;
   while ((n = ::read(gate, &go, 1)) < 0 && errno == EINTR) {
@@ -24,12 +53,14 @@ namespace {
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  std::vector<char*> args;
-  for (const auto& arg : argv) {
-    args.push_back(const_cast<char*>(arg.c_str()));
+  ::signal(SIGPIPE, SIG_DFL);  // the recorder ignores it while capturing output
+  if (setup.stdout_fd >= 0) {
+    ::dup2(setup.stdout_fd, STDOUT_FILENO);
   }
-  args.push_back(nullptr);
-  ::execvp(args[0], args.data());
+  if (setup.stderr_fd >= 0) {
+    ::dup2(setup.stderr_fd, STDERR_FILENO);
+  }
+  ::execvpe(argv[0], argv, envp);
   int error = errno;
   (void)!::write(errno_pipe, &error, sizeof error);
   ::_exit(error == ENOENT ? kExitNotFound : kExitCannotExecute);
@@ -37,7 +68,10 @@ namespace {
 
 }  // namespace
 
-Result<Launch> Launch::fork_gated(const std::vector<std::string>& argv) {
+Result<Launch> Launch::fork_gated(const std::vector<std::string>& argv, const ChildSetup& setup) {
+  std::vector<std::string> env = child_environment(setup);
+  std::vector<char*> argv_c = c_strings(argv);
+  std::vector<char*> env_c = c_strings(env);
   int gate[2];
   int errno_pipe[2];
   if (::pipe2(gate, O_CLOEXEC) != 0) {
@@ -59,7 +93,7 @@ Result<Launch> Launch::fork_gated(const std::vector<std::string>& argv) {
     // Drop the parent's ends, or the child would hold its own gate open forever.
     ::close(gate_write.release());
     ::close(errno_read.release());
-    run_child(gate_read.get(), errno_write.get(), argv);
+    run_child(gate_read.get(), errno_write.get(), argv_c.data(), env_c.data(), setup);
   }
   Launch launch;
   launch.pid_ = pid;

@@ -23,10 +23,17 @@ struct ExecFailure {
   std::string message;
 };
 
+// What the command gets besides our environment and fds.
+struct ChildSetup {
+  std::vector<std::string> environment;  // "NAME=value", replacing any NAME we have
+  int stdout_fd = -1;                    // becomes its fd 1 when >= 0
+  int stderr_fd = -1;                    // becomes its fd 2 when >= 0
+};
+
 class Launch {
  public:
   // Forks the child, stopped at the gate. An error here is the recorder's own (fork).
-  static Result<Launch> fork_gated(const std::vector<std::string>& argv);
+  static Result<Launch> fork_gated(const std::vector<std::string>& argv, const ChildSetup& setup = {});
   Launch(Launch&&) = default;
   Launch& operator=(Launch&&) = default;
   ~Launch();

@@ -23,6 +23,7 @@ struct RecordOptions {
   bool quiet = false;
   bool pss = false;
   int64_t pss_interval_ms = 1000;
+  bool capture_output = false;  // store the command's stdout/stderr lines as events
 };
 
 // The interval from CANOPY_INTERVAL, else ONLOOKER_POLL_INTERVAL (for users coming

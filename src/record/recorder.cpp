@@ -19,7 +19,9 @@
 #include "analyze/summary.h"
 #include "common/text.h"
 #include "record/launcher.h"
+#include "record/mark_channel.h"
 #include "record/options.h"
+#include "record/output_capture.h"
 #include "record/recording_meta.h"
 #include "record/tree_sampler.h"
 #include "report/summary_format.h"
@@ -93,7 +95,27 @@ struct Session {
   std::optional<int> root_wait_status;
   bool stop_requested = false;
   bool recording = true;  // false after a write error: keep supervising, stop writing
+  OutputCapture* capture = nullptr;  // with --capture-output
+  MarkChannel* marks = nullptr;      // run mode: CANOPY_MARK
 };
+
+void add_output_line(Session& s, int64_t t_ms, const char* stream, const std::string& text) {
+  if (s.recording) {
+    s.writer.add_event({t_ms, stream, std::nullopt, text});
+  }
+}
+
+void read_marks(Session& s) {
+  if (!s.marks) {
+    return;
+  }
+  s.marks->read_new(s.clock.now_ms(), [&](const Mark& mark) {
+    if (s.recording) {
+      std::optional<int64_t> process_id = mark.pid ? s.sampler.process_id(*mark.pid) : std::nullopt;
+      s.writer.add_event({mark.t_ms, "mark", process_id, mark.text});
+    }
+  });
+}
 
 void handle_child_exits(Session& s) {
   for (;;) {
@@ -144,6 +166,7 @@ void tick(Session& s) {
   if (!s.recording) {
     return;
   }
+  read_marks(s);  // also without inotify, whose watches can run out
   int64_t t = s.clock.now_ms();
   s.sampler.tick(t);
   s.writer.commit_if_due(t);
@@ -170,8 +193,18 @@ bool sampling_loop(Session& s, int signal_fd) {
     return false;
   }
   while (!root_done(s) && !s.stop_requested) {
-    pollfd fds[2] = {{signal_fd, POLLIN, 0}, {timer.get(), POLLIN, 0}};
-    if (::poll(fds, 2, -1) < 0) {
+    std::vector<pollfd> fds = {{signal_fd, POLLIN, 0}, {timer.get(), POLLIN, 0}};
+    if (s.marks && s.marks->poll_fd() >= 0) {
+      fds.push_back({s.marks->poll_fd(), POLLIN, 0});
+    }
+    if (s.capture) {
+      for (int fd : s.capture->poll_fds()) {
+        if (fd >= 0) {
+          fds.push_back({fd, POLLIN, 0});
+        }
+      }
+    }
+    if (::poll(fds.data(), fds.size(), -1) < 0) {
       if (errno == EINTR) {
         continue;
       }
@@ -188,6 +221,16 @@ bool sampling_loop(Session& s, int signal_fd) {
       uint64_t expirations = 0;  // >1 when a tick overran: skip, never bunch up
       (void)!::read(timer.get(), &expirations, sizeof expirations);
       tick(s);
+    }
+    for (size_t i = 2; i < fds.size(); ++i) {
+      if (fds[i].revents == 0) {
+        continue;
+      }
+      if (s.marks && fds[i].fd == s.marks->poll_fd()) {
+        read_marks(s);
+      } else if (s.capture) {
+        s.capture->on_readable(fds[i].fd, s.clock.now_ms());
+      }
     }
   }
   return true;
@@ -259,15 +302,44 @@ int run_record(const RecordOptions& options) {
     return kExitRecorderFailed;
   }
 
-  // 2. The root: a gated child (run) or an existing process (attach).
+  // 2. The root: a gated child (run) or an existing process (attach). A command we
+  // run gets CANOPY_MARK, and with --capture-output its stdout and stderr go through us.
   std::optional<Launch> launch;
+  std::optional<MarkChannel> marks;
+  std::optional<OutputCapture> capture;
+  Session* session_for_output = nullptr;  // set once the recording exists
   pid_t root = options.attach_pid;
   if (run_mode) {
     if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
       print_error(std::string("cannot become a subreaper: ") + std::strerror(errno));
       return kExitRecorderFailed;
     }
-    auto forked = Launch::fork_gated(options.command);
+    ChildSetup setup;
+    auto channel = MarkChannel::create();
+    if (!channel) {
+      print_error(channel.error().message);
+      return kExitRecorderFailed;
+    }
+    marks.emplace(std::move(*channel));
+    setup.environment.push_back(std::string(kMarkVariable) + "=" + marks->path());
+    if (options.capture_output) {
+      auto created = OutputCapture::create([&](int64_t t_ms, const char* stream, const std::string& text) {
+        if (session_for_output) {
+          add_output_line(*session_for_output, t_ms, stream, text);
+        }
+      });
+      if (!created) {
+        print_error(created.error().message);
+        return kExitRecorderFailed;
+      }
+      capture.emplace(std::move(*created));
+      setup.stdout_fd = capture->child_stdout();
+      setup.stderr_fd = capture->child_stderr();
+      // Our own stdout may be a pipe whose reader goes away (`... | head`): that must
+      // not kill the recorder; OutputCapture passes the EPIPE on to the command.
+      ::signal(SIGPIPE, SIG_IGN);
+    }
+    auto forked = Launch::fork_gated(options.command, setup);
     if (!forked) {
       print_error(forked.error().message);
       return kExitRecorderFailed;
@@ -300,8 +372,13 @@ int run_record(const RecordOptions& options) {
   }
   probe::HostInfo host = probe::read_host_info();
   TreeSampler sampler(*writer, host, {options.pss, options.pss_interval_ms, run_mode});
-  Session session{options, RecordingClock(), *writer, sampler, root, run_mode, std::nullopt, false, true};
+  Session session{options, RecordingClock(), *writer, sampler, root, run_mode, std::nullopt, false, true,
+                  capture ? &*capture : nullptr, marks ? &*marks : nullptr};
+  session_for_output = &session;
   write_start_meta(*writer, options, host, session.clock.now_ms(), root);
+  if (capture) {
+    writer->set_meta("output_capture", capture->kinds());
+  }
 
   // 4. Start: open the gate, then track the root (after exec, so its first sample is
   // the command's and not our fork's). Its children are found on the first tick.
@@ -313,6 +390,9 @@ int run_record(const RecordOptions& options) {
       return failure->exit_status;
     }
     launch.reset();
+    if (capture) {
+      capture->close_child_ends();
+    }
   }
   if (!sampler.add_root(root, session.clock.now_ms()) && !run_mode) {
     ::unlink(path.c_str());
@@ -331,7 +411,12 @@ int run_record(const RecordOptions& options) {
     session.root_wait_status = status;
   }
 
-  // 6. Close the recording: a last round for the survivors, then meta and checkpoint.
+  // 6. Close the recording: the output and markers still on their way, a last round
+  // for the survivors, then meta and checkpoint.
+  if (capture) {
+    capture->drain(session.clock.now_ms());
+  }
+  read_marks(session);
   int64_t end_ms = session.clock.now_ms();
   if (session.recording) {
     sampler.tick(end_ms);

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "common/atomic_file.h"
 #include "common/scoped_resource.h"
 #include "web/assets.h"
 
@@ -100,30 +101,12 @@ Result<std::string> render_html_report(const ViewData& data) {
 }
 
 Status write_report_file(const std::string& path, const std::string& html) {
-  std::string temporary = path + ".tmp-" + std::to_string(getpid());
-  ScopedFd fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-  if (!fd) {
-    return Error{"cannot write " + path + ": " + std::strerror(errno)};
+  auto file = AtomicFile::create(path);
+  if (!file) {
+    return file.error();
   }
-  size_t written = 0;
-  while (written < html.size()) {
-    ssize_t n = ::write(fd.get(), html.data() + written, html.size() - written);
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n <= 0) {
-      int error = errno;
-      ::unlink(temporary.c_str());
-      return Error{"cannot write " + path + ": " + std::strerror(error)};
-    }
-    written += static_cast<size_t>(n);
-  }
-  if (::fsync(fd.get()) != 0 || ::rename(temporary.c_str(), path.c_str()) != 0) {
-    int error = errno;
-    ::unlink(temporary.c_str());
-    return Error{"cannot write " + path + ": " + std::strerror(error)};
-  }
-  return Ok{};
+  file->write(html);
+  return file->commit();
 }
 
 }  // namespace canopy::web

@@ -1,0 +1,27 @@
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "record/mark_channel.h"
+
+namespace canopy::cli {
+
+CLI::App* add_mark_command(CLI::App& app, MarkOptions& options) {
+  CLI::App* cmd = app.add_subcommand(
+      "mark", "Put a marker on the timeline of the recording this runs inside (canopy record sets CANOPY_MARK)");
+  cmd->add_option("text", options.words, "The marker's text")->required();
+  return cmd;
+}
+
+int run_mark_command(const MarkOptions& options) {
+  std::string text;
+  for (const auto& word : options.words) {
+    text += (text.empty() ? "" : " ") + word;
+  }
+  if (auto status = record::send_mark(text); !status) {
+    std::fprintf(stderr, "canopy: %s\n", status.error().message.c_str());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace canopy::cli

@@ -1,0 +1,41 @@
+#include "export/cutelooker_log.h"
+
+#include <nlohmann/json.hpp>
+
+namespace canopy::exporters {
+namespace {
+
+std::string json_string(const std::string& text) {
+  return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace
+
+Status write_cutelooker_log(const store::Reader& reader, const std::set<std::string>& kinds,
+                            const std::function<void(std::string_view)>& out) {
+  std::optional<int64_t> open_key;  // the key whose array is being written
+  std::string chunk;
+  out("{");
+  auto status = reader.for_each_event([&](const store::EventRow& event) {
+    if (!kinds.empty() && !kinds.contains(event.kind)) {
+      return;
+    }
+    chunk.clear();
+    if (open_key != event.t_ms) {
+      chunk += open_key ? "],\n\"" : "\n\"";
+      chunk += std::to_string(event.t_ms) + "\": [";
+      open_key = event.t_ms;
+    } else {
+      chunk += ", ";
+    }
+    chunk += json_string(event.kind == "log" ? event.text : "[" + event.kind + "] " + event.text);
+    out(chunk);
+  });
+  if (!status) {
+    return status;
+  }
+  out(open_key ? "]\n}\n" : "}\n");
+  return Ok{};
+}
+
+}  // namespace canopy::exporters

@@ -1,0 +1,139 @@
+#include "record/mark_channel.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+#include "common/utf8.h"
+#include "probe/system.h"
+
+namespace canopy::record {
+namespace {
+
+constexpr char kRecordSeparator = '\x1e';
+
+// $XDG_RUNTIME_DIR is private to the user and cleaned at logout; else the usual temp.
+std::string private_base_directory() {
+  for (const char* name : {"XDG_RUNTIME_DIR", "TMPDIR"}) {
+    const char* value = ::getenv(name);
+    struct stat st{};
+    if (value && *value == '/' && ::stat(value, &st) == 0 && S_ISDIR(st.st_mode) && ::access(value, W_OK) == 0) {
+      return value;
+    }
+  }
+  return "/tmp";
+}
+
+Mark parse_mark_line(std::string_view line, int64_t now_ms) {
+  std::string scratch;
+  if (!line.empty() && line[0] == kRecordSeparator) {
+    auto json = nlohmann::json::parse(line.substr(1), nullptr, /*allow_exceptions=*/false);
+    if (json.is_object() && json.contains("text") && json["text"].is_string()) {
+      Mark mark{now_ms, std::nullopt, json["text"].get<std::string>()};
+      if (json.contains("t") && json["t"].is_number_integer()) {
+        mark.t_ms = json["t"].get<int64_t>();
+      }
+      if (json.contains("pid") && json["pid"].is_number_integer()) {
+        mark.pid = static_cast<pid_t>(json["pid"].get<int64_t>());
+      }
+      return mark;
+    }
+    line.remove_prefix(1);
+  }
+  if (!line.empty() && line.back() == '\r') {
+    line.remove_suffix(1);
+  }
+  return Mark{now_ms, std::nullopt, std::string(sanitized_utf8(line, scratch))};
+}
+
+}  // namespace
+
+Result<MarkChannel> MarkChannel::create() {
+  MarkChannel channel;
+  std::string pattern = private_base_directory() + "/canopy-XXXXXX";
+  if (!::mkdtemp(pattern.data())) {
+    return Error{"cannot create the marker file for " + std::string(kMarkVariable) + " in " + pattern + ": " +
+                 std::strerror(errno)};
+  }
+  channel.dir_ = pattern;
+  channel.path_ = pattern + "/marks";
+  channel.file_ = ScopedFd(::open(channel.path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  if (!channel.file_ || ::flock(channel.file_.get(), LOCK_EX | LOCK_NB) != 0) {
+    return Error{"cannot create the marker file " + channel.path_ + ": " + std::strerror(errno)};
+  }
+  // Without inotify (its watch limit reached), markers are still read every tick.
+  channel.inotify_ = ScopedFd(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
+  if (channel.inotify_ && ::inotify_add_watch(channel.inotify_.get(), channel.path_.c_str(), IN_MODIFY) < 0) {
+    channel.inotify_.reset();
+  }
+  return channel;
+}
+
+MarkChannel::MarkChannel(MarkChannel&& other) noexcept
+    : dir_(std::exchange(other.dir_, {})),
+      path_(std::exchange(other.path_, {})),
+      file_(std::move(other.file_)),
+      inotify_(std::move(other.inotify_)),
+      partial_(std::move(other.partial_)) {}
+
+MarkChannel::~MarkChannel() {
+  if (!path_.empty()) {
+    ::unlink(path_.c_str());
+    ::rmdir(dir_.c_str());
+  }
+}
+
+void MarkChannel::read_new(int64_t now_ms, const std::function<void(const Mark&)>& on_mark) {
+  if (inotify_) {
+    char events[4096];
+    while (::read(inotify_.get(), events, sizeof events) > 0) {
+    }
+  }
+  char buffer[16 << 10];
+  ssize_t n;
+  while ((n = ::read(file_.get(), buffer, sizeof buffer)) > 0) {
+    partial_.append(buffer, static_cast<size_t>(n));
+  }
+  size_t start = 0;
+  for (size_t newline; (newline = partial_.find('\n', start)) != std::string::npos; start = newline + 1) {
+    std::string_view line(partial_.data() + start, newline - start);
+    if (!line.empty()) {
+      on_mark(parse_mark_line(line, now_ms));
+    }
+  }
+  partial_.erase(0, start);
+}
+
+Status send_mark(const std::string& text) {
+  const char* path = ::getenv(kMarkVariable);
+  if (!path || !*path) {
+    return Error{std::string("not inside a canopy recording (") + kMarkVariable +
+                 " is not set): run the command with 'canopy record -- COMMAND'"};
+  }
+  std::string ended = std::string("the recording that set ") + kMarkVariable + "=" + path + " has ended";
+  ScopedFd fd(::open(path, O_WRONLY | O_APPEND | O_CLOEXEC));
+  if (!fd) {
+    return errno == ENOENT ? Error{ended} : Error{std::string("cannot write to ") + path + ": " + std::strerror(errno)};
+  }
+  // The recorder holds an exclusive lock while it records: getting one means it is gone.
+  if (::flock(fd.get(), LOCK_EX | LOCK_NB) == 0) {
+    return Error{ended};
+  }
+  nlohmann::json record = {{"t", probe::now_epoch_ms()}, {"pid", ::getppid()}, {"text", text}};
+  std::string line = kRecordSeparator + record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  // One write: appends of one write each do not interleave with other writers'.
+  if (::write(fd.get(), line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
+    return Error{std::string("cannot write to ") + path + ": " + std::strerror(errno)};
+  }
+  return Ok{};
+}
+
+}  // namespace canopy::record

@@ -1,0 +1,60 @@
+// `canopy mark TEXT` and `echo TEXT >> "$CANOPY_MARK"`: markers from inside the
+// recorded tree. The recorder exports CANOPY_MARK, the path of a private file (a 0700
+// directory of its own), and watches it with inotify; each line appended is a marker
+// at the moment it arrived. A plain file, not a FIFO or socket, so that a writer
+// never blocks or fails on a recorder that has gone; the recorder holds an flock on
+// it while recording, which is how `canopy mark` tells a live recording from a dead one.
+//
+// A line is the marker's text, or, from `canopy mark`, an RFC 7464 JSON text
+// sequence record: 0x1E {"t": ms, "pid": caller, "text": "..."} with the caller's time
+// and PID, so the marker links to the process that set it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "common/result.h"
+#include "common/scoped_resource.h"
+
+namespace canopy::record {
+
+inline constexpr const char* kMarkVariable = "CANOPY_MARK";
+
+struct Mark {
+  int64_t t_ms;
+  std::optional<pid_t> pid;
+  std::string text;
+};
+
+class MarkChannel {
+ public:
+  static Result<MarkChannel> create();
+  // Moves leave the source owning nothing, so that only one removes the file.
+  MarkChannel(MarkChannel&& other) noexcept;
+  MarkChannel& operator=(MarkChannel&&) = delete;
+  ~MarkChannel();  // removes the file and its directory
+
+  const std::string& path() const { return path_; }
+  int poll_fd() const { return inotify_.get(); }
+  // Reads the lines appended since the last call; `now_ms` times plain-text marks.
+  void read_new(int64_t now_ms, const std::function<void(const Mark&)>& on_mark);
+
+ private:
+  MarkChannel() = default;
+
+  std::string dir_;
+  std::string path_;
+  ScopedFd file_;  // read end; holds the flock
+  ScopedFd inotify_;
+  std::string partial_;  // a line still being written
+};
+
+// For `canopy mark`: appends one marker to the recording in CANOPY_MARK. An error
+// when not inside a recording, or when that recording has ended.
+Status send_mark(const std::string& text);
+
+}  // namespace canopy::record
