@@ -1,5 +1,8 @@
 #include "store/log_import.h"
 
+#include <utility>
+
+#include "store/event_batch_writer.h"
 #include "store/reader.h"
 #include "store/schema.h"
 
@@ -64,38 +67,54 @@ Result<LogImport> LogImport::begin(const std::string& path, const LogSourceRow& 
     return import.write_error();
   }
   import.source_id_ = sqlite3_last_insert_rowid(db);
-  auto insert = prepare(db, "INSERT INTO event(t_ms, kind, process_id, text, source_id) VALUES(?, 'log', NULL, ?, ?)");
-  if (!insert) {
-    return import.write_error();
+  auto writer = EventBatchWriter::start(db, path, import.source_id_);
+  if (!writer) {
+    return writer.error();
   }
-  import.insert_ = std::move(*insert);
+  import.writer_ = std::move(*writer);
   return import;
 }
 
+LogImport::LogImport() = default;
+
+LogImport::LogImport(LogImport&& other) noexcept
+    : path_(std::move(other.path_)),
+      db_(std::move(other.db_)),
+      writer_(std::move(other.writer_)),
+      filling_(std::move(other.filling_)),
+      source_id_(other.source_id_),
+      span_start_ms_(other.span_start_ms_),
+      span_end_ms_(other.span_end_ms_),
+      events_(other.events_),
+      outside_span_(other.outside_span_),
+      open_transaction_(std::exchange(other.open_transaction_, false)) {}
+
 LogImport::~LogImport() {
+  writer_.reset();  // its thread stops before the connection is used here
   if (open_transaction_ && db_) {
     exec_sql(db_.get(), "ROLLBACK").ok();
   }
 }
 
 Status LogImport::add(int64_t t_ms, std::string_view text) {
-  sqlite3_stmt* s = insert_.get();
-  sqlite3_bind_int64(s, 1, t_ms);
-  bind_text(s, 2, text);
-  sqlite3_bind_int64(s, 3, source_id_);
-  int rc = sqlite3_step(s);
-  sqlite3_reset(s);
-  if (rc != SQLITE_DONE) {
-    return write_error();
-  }
+  filling_.t_ms.push_back(t_ms);
+  filling_.text.append(text);
+  filling_.text_ends.push_back(filling_.text.size());
   ++events_;
   if (t_ms < span_start_ms_ || t_ms > span_end_ms_) {
     ++outside_span_;
   }
-  return Ok{};
+  constexpr size_t kBatchRows = 8192;
+  return filling_.size() == kBatchRows ? writer_->submit(filling_) : Ok{};
 }
 
 Status LogImport::commit() {
+  Status written = writer_->submit(filling_);
+  Status finished = writer_->finish();
+  writer_.reset();
+  if (!written || !finished) {
+    return written ? finished : written;
+  }
   auto update = prepare(db_.get(), "UPDATE log_source SET events = ?, outside_span = ? WHERE id = ?");
   if (!update) {
     return write_error();
