@@ -11,7 +11,7 @@ packages=(
   libsqlite3-dev sqlite3
   libcli11-dev nlohmann-json3-dev
   libcpp-httplib-dev zlib1g-dev libssl-dev
-  libcctz-dev tzdata
+  libcctz-dev tzdata libsimdjson-dev
   chromium
   libgtest-dev
   libbenchmark-dev

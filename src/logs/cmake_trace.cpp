@@ -12,14 +12,14 @@
 namespace canopy::logs {
 namespace {
 
-bool needs_quotes(const std::string& arg) {
+bool needs_quotes(std::string_view arg) {
   return arg.empty() || arg.find_first_of(" \t\r\n\"()#\\") != arg.npos;
 }
 
 // CMake's quoted-argument syntax: \" \\ and \n inside double quotes.
-void append_argument(std::string& out, const std::string& arg) {
+void append_argument(std::string& out, std::string_view arg) {
   if (!needs_quotes(arg)) {
-    out += arg;
+    out.append(arg);
     return;
   }
   out += '"';
@@ -48,31 +48,32 @@ void append_argument(std::string& out, const std::string& arg) {
 }
 
 Status check_version(const ParseInput& input, const JsonLine& line) {
-  auto version = line.object.find("version");
-  if (version == line.object.end() || !version->is_object() || !version->contains("major")) {
+  simdjson::dom::object version;
+  int64_t major = 0;
+  if (line.object["version"].get(version) != simdjson::SUCCESS) {
     return line_error(input, line.line_number,
                       "not a CMake json-v1 trace: the first line should be {\"version\":{\"major\":1,...}}");
   }
-  const auto& major = (*version)["major"];
-  if (!major.is_number_integer() || major.get<int64_t>() != 1) {
-    return line_error(input, line.line_number, "CMake trace format version " + major.dump() + " is not supported (json-v1 is)");
+  if (version["major"].get(major) != simdjson::SUCCESS || major != 1) {
+    return line_error(input, line.line_number,
+                      "CMake trace format version " + simdjson::minify(version["major"]) + " is not supported (json-v1 is)");
   }
   return Ok{};
 }
 
-// The field, or an error naming it and what was there instead.
-template <typename Check>
-Result<const nlohmann::json*> field(const ParseInput& input, const JsonLine& line, const char* name,
-                                    const char* expected, Check is_expected) {
-  auto it = line.object.find(name);
-  if (it == line.object.end()) {
+// The field as T, or an error naming it and what was there instead.
+template <typename T>
+Result<T> field(const ParseInput& input, const JsonLine& line, const char* name, const char* expected) {
+  simdjson::dom::element element;
+  if (line.object[name].get(element) != simdjson::SUCCESS) {
     return line_error(input, line.line_number, std::string("no \"") + name + "\" field");
   }
-  if (!is_expected(*it)) {
+  T value;
+  if (element.get(value) != simdjson::SUCCESS) {
     return line_error(input, line.line_number,
-                      std::string("\"") + name + "\" should be " + expected + ", found " + json_type_words(*it));
+                      std::string("\"") + name + "\" should be " + expected + ", found " + json_type_words(element));
   }
-  return &*it;
+  return value;
 }
 
 }  // namespace
@@ -86,11 +87,11 @@ Status parse_cmake_trace(const ParseInput& input, const EventSink& sink) {
       first = false;
       return check_version(input, line);
     }
-    auto cmd = field(input, line, "cmd", "a string", [](const auto& v) { return v.is_string(); });
-    auto args = field(input, line, "args", "an array", [](const auto& v) { return v.is_array(); });
-    auto file = field(input, line, "file", "a string", [](const auto& v) { return v.is_string(); });
-    auto line_no = field(input, line, "line", "a number", [](const auto& v) { return v.is_number_integer(); });
-    auto time = field(input, line, "time", "a number", [](const auto& v) { return v.is_number(); });
+    auto cmd = field<std::string_view>(input, line, "cmd", "a string");
+    auto args = field<simdjson::dom::array>(input, line, "args", "an array");
+    auto file = field<std::string_view>(input, line, "file", "a string");
+    auto line_no = field<int64_t>(input, line, "line", "a number");
+    auto time = field<double>(input, line, "time", "a number");
     for (const Error* error : {cmd ? nullptr : &cmd.error(), args ? nullptr : &args.error(),
                                file ? nullptr : &file.error(), line_no ? nullptr : &line_no.error(),
                                time ? nullptr : &time.error()}) {
@@ -99,27 +100,26 @@ Status parse_cmake_trace(const ParseInput& input, const EventSink& sink) {
       }
     }
     text.clear();
-    const auto& file_name = (*file)->get_ref<const std::string&>();
-    if (file_name != previous_file) {
-      text += file_name + ":" + std::to_string((*line_no)->get<int64_t>()) + "\n";
-      previous_file = file_name;
+    if (*file != previous_file) {
+      text.append(*file).append(":").append(std::to_string(*line_no)).append("\n");
+      previous_file = *file;
     }
-    text += (*cmd)->get_ref<const std::string&>();
+    text.append(*cmd);
     text += '(';
     bool first_arg = true;
-    for (const auto& arg : **args) {
-      if (!arg.is_string()) {
+    for (simdjson::dom::element arg : *args) {
+      std::string_view value;
+      if (arg.get(value) != simdjson::SUCCESS) {
         return line_error(input, line.line_number, "\"args\" should hold strings, found " + json_type_words(arg));
       }
       if (!first_arg) {
         text += ' ';
       }
       first_arg = false;
-      append_argument(text, arg.get_ref<const std::string&>());
+      append_argument(text, value);
     }
     text += ')';
-    double seconds = (*time)->get<double>();
-    return sink(static_cast<int64_t>(std::llround(seconds * 1000.0)), text);
+    return sink(static_cast<int64_t>(std::llround(*time * 1000.0)), text);
   });
 }
 

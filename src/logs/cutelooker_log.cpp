@@ -1,14 +1,16 @@
 // The Cutelooker/Onlooker log: one JSON object whose keys are milliseconds since the
 // epoch (UTC) and whose values are the messages logged then:
 //   {"1643811426000": ["first message", "second message"], "1643811426250": ["third"]}
-// Parsed with nlohmann's SAX interface from a chunked reader, so a log of any size is
-// read in bounded memory; the reader counts lines and columns for error messages.
+// One object, possibly gigabytes long: a small scanner cuts it into its members
+// (tracking strings and nesting, nothing else) and each member is parsed on its own
+// with simdjson, so memory stays bounded by the largest member. A member simdjson
+// rejects is parsed again with nlohmann::json only to say where and why.
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "common/scoped_resource.h"
@@ -18,182 +20,88 @@
 namespace canopy::logs {
 namespace {
 
-// The file as a stream of bytes, with the position of the last byte handed out.
-class ByteSource {
- public:
-  explicit ByteSource(int fd) : fd_(fd), buffer_(1 << 20) {}
+constexpr size_t kMaxMemberBytes = 64 << 20;
+constexpr const char* kExpected = "expected an object of {\"milliseconds\": [messages]}";
 
-  // The next byte, or EOF at the end (and on a read error, kept in error()).
-  int next() {
-    if (pos_ == size_ && !fill()) {
-      return std::char_traits<char>::eof();
-    }
-    unsigned char c = static_cast<unsigned char>(buffer_[pos_++]);
-    ++offset_;
+struct Position {
+  int64_t line = 1;
+  int64_t column = 1;
+
+  void advance(char c) {
     if (c == '\n') {
-      ++line_;
-      column_ = 0;
+      ++line;
+      column = 1;
     } else {
-      ++column_;
+      ++column;
     }
-    return c;
   }
-  int64_t line() const { return line_; }
-  int64_t column() const { return column_; }
-  int64_t offset() const { return offset_; }
-  int read_errno() const { return errno_; }
-
- private:
-  bool fill() {
-    ssize_t n;
-    while ((n = ::read(fd_, buffer_.data(), buffer_.size())) < 0 && errno == EINTR) {
-    }
-    if (n < 0) {
-      errno_ = errno;
-    }
-    pos_ = 0;
-    size_ = n > 0 ? static_cast<size_t>(n) : 0;
-    return size_ > 0;
-  }
-
-  int fd_;
-  std::vector<char> buffer_;
-  size_t pos_ = 0;
-  size_t size_ = 0;
-  int64_t line_ = 1;
-  int64_t column_ = 0;
-  int64_t offset_ = 0;
-  int errno_ = 0;
 };
 
-// An input iterator over a ByteSource, the shape nlohmann's iterator adapter wants.
-// Only the end sentinel compares equal to an exhausted iterator.
-class ByteIterator {
+class MemberParser {
  public:
-  using iterator_category = std::input_iterator_tag;
-  using value_type = char;
-  using difference_type = std::ptrdiff_t;
-  using pointer = const char*;
-  using reference = const char&;
+  MemberParser(const ParseInput& input, const EventSink& sink) : input_(input), sink_(sink) {}
 
-  ByteIterator() = default;  // the end
-  explicit ByteIterator(ByteSource* source) : source_(source) { advance(); }
-
-  const char& operator*() const { return current_; }
-  ByteIterator& operator++() {
-    advance();
-    return *this;
-  }
-  ByteIterator operator++(int) {
-    ByteIterator copy = *this;
-    advance();
-    return copy;
-  }
-  bool operator==(const ByteIterator& other) const { return at_end() == other.at_end(); }
-  bool operator!=(const ByteIterator& other) const { return !(*this == other); }
-
- private:
-  bool at_end() const { return source_ == nullptr || ended_; }
-  void advance() {
-    int c = source_->next();
-    ended_ = c == std::char_traits<char>::eof();
-    current_ = static_cast<char>(c);
+  Error error_at(const Position& at, const std::string& reason) const {
+    return Error{input_.path + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) + ": " + reason};
   }
 
-  ByteSource* source_ = nullptr;
-  char current_ = 0;
-  bool ended_ = false;
-};
-
-class CutelookerSax : public nlohmann::json_sax<nlohmann::json> {
- public:
-  CutelookerSax(const ParseInput& input, const EventSink& sink, const ByteSource& source)
-      : input_(input), sink_(sink), source_(source) {}
-
-  const std::optional<Error>& error() const { return error_; }
-
-  bool start_object(std::size_t) override {
-    if (depth_ != 0) {
-      return fail("expected a string message, found an object");
+  // `member` is `"KEY": [...]` as it appeared in the file, starting at `start`;
+  // not `closed` when the file ended inside it.
+  Status parse(std::string_view member, const Position& start, bool closed = true) {
+    wrapped_.assign("{");
+    wrapped_.append(member);
+    wrapped_.append(closed ? "}" : "");
+    simdjson::dom::object object;
+    if (parser_.parse(wrapped_).get(object) != simdjson::SUCCESS) {
+      return syntax_error(member, start);
     }
-    depth_ = 1;
-    return true;
-  }
-  bool key(string_t& key) override {
-    auto ms = parse_int<int64_t>(key);
-    if (!ms) {
-      return fail("key \"" + key + "\" is not a time (milliseconds since the epoch)");
+    for (auto [key, value] : object) {
+      auto ms = parse_int<int64_t>(key);
+      if (!ms) {
+        return error_at(start, "key \"" + std::string(key) + "\" is not a time (milliseconds since the epoch)");
+      }
+      simdjson::dom::array messages;
+      if (value.get(messages) != simdjson::SUCCESS) {
+        return error_at(start, "the value of \"" + std::string(key) + "\" should be an array of strings, found " +
+                                   json_type_words(value));
+      }
+      for (simdjson::dom::element message : messages) {
+        std::string_view text;
+        if (message.get(text) != simdjson::SUCCESS) {
+          return error_at(start, "messages of \"" + std::string(key) + "\" should be strings, found " +
+                                     json_type_words(message));
+        }
+        if (auto status = sink_(*ms, text); !status) {
+          return status;
+        }
+      }
     }
-    key_ms_ = *ms;
-    key_ = key;
-    return true;
-  }
-  bool start_array(std::size_t) override {
-    if (depth_ != 1) {
-      return fail(depth_ == 0 ? "expected an object of {\"milliseconds\": [messages]}, found an array"
-                              : "expected a string message, found an array");
-    }
-    depth_ = 2;
-    return true;
-  }
-  bool end_array() override {
-    depth_ = 1;
-    return true;
-  }
-  bool end_object() override {
-    depth_ = 0;
-    return true;
-  }
-  bool string(string_t& value) override {
-    if (depth_ != 2) {
-      return fail(depth_ == 0 ? "expected an object of {\"milliseconds\": [messages]}, found a string"
-                              : "the value of \"" + key_ + "\" should be an array of strings, found a string");
-    }
-    if (auto status = sink_(key_ms_, value); !status) {
-      error_ = status.error();
-      return false;
-    }
-    if (input_.progress && (++count_ & 0x3FFF) == 0) {
-      input_.progress(source_.offset(), -1);
-    }
-    return true;
-  }
-  bool null() override { return wrong("null"); }
-  bool boolean(bool) override { return wrong("a boolean"); }
-  bool number_integer(number_integer_t) override { return wrong("a number"); }
-  bool number_unsigned(number_unsigned_t) override { return wrong("a number"); }
-  bool number_float(number_float_t, const string_t&) override { return wrong("a number"); }
-  bool binary(binary_t&) override { return wrong("binary data"); }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
-    return fail(json_error_reason(e));
+    return Ok{};
   }
 
  private:
-  bool wrong(const std::string& found) {
-    if (depth_ == 2) {
-      return fail("messages of \"" + key_ + "\" should be strings, found " + found);
+  // nlohmann's reason and position, moved from the wrapped text back into the file.
+  Error syntax_error(std::string_view member, const Position& start) const {
+    try {
+      nlohmann::json ignored = nlohmann::json::parse(wrapped_);
+    } catch (const nlohmann::json::parse_error& e) {
+      Position at = start;
+      // e.byte is 1-based and counts our '{'. An error found only in our closing '}'
+      // (an unclosed string, say) is reported at the member's last byte, as the file ends.
+      size_t offset = e.byte > 1 ? e.byte - 2 : 0;
+      offset = std::min(offset, member.empty() ? 0 : member.size() - 1);
+      for (size_t i = 0; i < offset && i < member.size(); ++i) {
+        at.advance(member[i]);
+      }
+      return error_at(at, json_error_reason(e));
     }
-    if (depth_ == 1) {
-      return fail("the value of \"" + key_ + "\" should be an array of strings, found " + found);
-    }
-    return fail("expected an object of {\"milliseconds\": [messages]}, found " + found);
-  }
-  bool fail(const std::string& reason) {
-    if (!error_) {
-      error_ = Error{input_.path + ":" + std::to_string(source_.line()) + ":" + std::to_string(source_.column()) +
-                     ": " + reason};
-    }
-    return false;
+    return error_at(start, "not valid JSON");
   }
 
   const ParseInput& input_;
   const EventSink& sink_;
-  const ByteSource& source_;
-  int depth_ = 0;
-  int64_t key_ms_ = 0;
-  std::string key_;
-  int64_t count_ = 0;
-  std::optional<Error> error_;
+  simdjson::dom::parser parser_;
+  std::string wrapped_;
 };
 
 }  // namespace
@@ -203,14 +111,101 @@ Status parse_cutelooker_log(const ParseInput& input, const EventSink& sink) {
   if (!fd) {
     return Error{"cannot read '" + input.path + "': " + std::strerror(errno)};
   }
-  ByteSource source(fd.get());
-  CutelookerSax sax(input, sink, source);
-  bool ok = nlohmann::json::sax_parse(ByteIterator(&source), ByteIterator(), &sax);
-  if (source.read_errno() != 0) {
-    return Error{"cannot read '" + input.path + "': " + std::strerror(source.read_errno())};
+  MemberParser members(input, sink);
+  enum class State { kBeforeObject, kBetweenMembers, kInMember, kAfterObject } state = State::kBeforeObject;
+  bool after_comma = false;
+  int depth = 0;  // of [ and { inside the member
+  bool in_string = false;
+  bool escaped = false;
+  Position position;
+  Position member_start;
+  std::string member;
+  std::vector<char> buffer(1 << 20);
+  int64_t bytes_done = 0;
+  for (;;) {
+    ssize_t n;
+    while ((n = ::read(fd.get(), buffer.data(), buffer.size())) < 0 && errno == EINTR) {
+    }
+    if (n < 0) {
+      return Error{"cannot read '" + input.path + "': " + std::strerror(errno)};
+    }
+    if (n == 0) {
+      break;
+    }
+    for (ssize_t i = 0; i < n; ++i) {
+      char c = buffer[static_cast<size_t>(i)];
+      bool space = c == ' ' || c == '\n' || c == '\r' || c == '\t';
+      switch (state) {
+        case State::kBeforeObject:
+          if (c == '{') {
+            state = State::kBetweenMembers;
+          } else if (!space) {
+            return members.error_at(position, std::string(kExpected) + ", found '" + c + "'");
+          }
+          break;
+        case State::kBetweenMembers:
+          if (c == '}' && after_comma) {
+            return members.error_at(position, "expected a \"milliseconds\": [messages] member after ',', found '}'");
+          }
+          if (c == '}') {
+            state = State::kAfterObject;
+          } else if (!space) {
+            state = State::kInMember;
+            member_start = position;
+            member.clear();
+            depth = 0;
+            in_string = false;
+            escaped = false;
+            --i;  // this byte starts the member: read it again in that state
+            continue;
+          }
+          break;
+        case State::kInMember:
+          if (in_string) {
+            in_string = escaped || c != '"';
+            escaped = !escaped && c == '\\';
+          } else if (c == '"') {
+            in_string = true;
+          } else if (c == '[' || c == '{') {
+            ++depth;
+          } else if ((c == ']' || c == '}') && depth > 0) {
+            --depth;
+          } else if (depth == 0 && (c == ',' || c == '}')) {
+            if (auto status = members.parse(member, member_start); !status) {
+              return status;
+            }
+            state = c == '}' ? State::kAfterObject : State::kBetweenMembers;
+            after_comma = c == ',';
+            break;
+          }
+          member.push_back(c);
+          if (member.size() > kMaxMemberBytes) {
+            return members.error_at(member_start, "one member is longer than 64 MiB");
+          }
+          break;
+        case State::kAfterObject:
+          if (!space) {
+            return members.error_at(position, std::string("unexpected '") + c + "' after the log's object");
+          }
+          break;
+      }
+      position.advance(c);
+    }
+    bytes_done += n;
+    if (input.progress) {
+      input.progress(bytes_done, -1);
+    }
   }
-  if (!ok || sax.error()) {
-    return sax.error() ? *sax.error() : Error{input.path + ": not a Cutelooker log"};
+  if (state == State::kInMember && !member.empty()) {
+    // Cut off inside a member: let the member parser say where its JSON ends.
+    if (auto status = members.parse(member, member_start, /*closed=*/false); !status) {
+      return status;
+    }
+  }
+  if (state != State::kAfterObject) {
+    return members.error_at(position, state == State::kBeforeObject
+                                          ? std::string(kExpected) + ", found nothing"
+                                          : "unexpected end of input: the log's object is not closed");
   }
   return Ok{};
 }

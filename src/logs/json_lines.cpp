@@ -1,5 +1,7 @@
 #include "logs/json_lines.h"
 
+#include <nlohmann/json.hpp>
+
 #include "logs/line_reader.h"
 
 namespace canopy::logs {
@@ -23,43 +25,57 @@ std::string json_error_reason(const std::exception& e) {
   return std::string(what);
 }
 
-std::string json_type_words(const nlohmann::json& value) {
+std::string json_type_words(simdjson::dom::element value) {
   switch (value.type()) {
-    case nlohmann::json::value_t::null:
+    case simdjson::dom::element_type::NULL_VALUE:
       return "null";
-    case nlohmann::json::value_t::object:
+    case simdjson::dom::element_type::OBJECT:
       return "an object";
-    case nlohmann::json::value_t::array:
+    case simdjson::dom::element_type::ARRAY:
       return "an array";
-    case nlohmann::json::value_t::string:
+    case simdjson::dom::element_type::STRING:
       return "a string";
-    case nlohmann::json::value_t::boolean:
+    case simdjson::dom::element_type::BOOL:
       return "a boolean";
     default:
       return "a number";
   }
 }
 
+namespace {
+
+// Why simdjson rejected the line, in nlohmann's words and with its column.
+Error syntax_error(const ParseInput& input, int64_t line_number, std::string_view line, simdjson::error_code code) {
+  std::string prefix = input.path + ":" + std::to_string(line_number) + ":";
+  try {
+    nlohmann::json ignored = nlohmann::json::parse(line);
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.byte is the 1-based offset in the line where parsing failed: the column.
+    return Error{prefix + std::to_string(e.byte) + ": " + json_error_reason(e)};
+  }
+  return Error{prefix + " " + simdjson::error_message(code)};
+}
+
+}  // namespace
+
 Status for_each_json_line(const ParseInput& input, const JsonLineVisitor& visit) {
   auto reader = LineReader::open(input.path);
   if (!reader) {
     return reader.error();
   }
+  simdjson::dom::parser parser;
   std::string_view line;
-  nlohmann::json object;
   while (reader->next(line)) {
     if (line.find_first_not_of(" \t") == line.npos) {
       continue;
     }
-    try {
-      object = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::parse_error& e) {
-      // e.byte is the 1-based offset in the line where parsing failed: the column.
-      return Error{input.path + ":" + std::to_string(reader->line_number()) + ":" + std::to_string(e.byte) + ": " +
-                   json_error_reason(e)};
+    simdjson::dom::element element;
+    if (auto code = parser.parse(line.data(), line.size()).get(element); code != simdjson::SUCCESS) {
+      return syntax_error(input, reader->line_number(), line, code);
     }
-    if (!object.is_object()) {
-      return line_error(input, reader->line_number(), "expected a JSON object, found " + json_type_words(object));
+    simdjson::dom::object object;
+    if (element.get(object) != simdjson::SUCCESS) {
+      return line_error(input, reader->line_number(), "expected a JSON object, found " + json_type_words(element));
     }
     if (auto status = visit({object, line, reader->line_number()}); !status) {
       return status;

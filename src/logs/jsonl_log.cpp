@@ -5,6 +5,7 @@
 // The time is the first field found of --time-field or kTimeFields; the text is the
 // first of --message-field or kMessageFields, else the whole line.
 #include <cmath>
+#include <span>
 
 #include "common/utf8.h"
 #include "logs/json_lines.h"
@@ -32,12 +33,13 @@ int64_t epoch_number_to_ms(double value) {
   return static_cast<int64_t>(std::llround(value / 1e6));
 }
 
-std::optional<int64_t> time_from_string(const std::string& text, const TimestampContext& context) {
+std::optional<int64_t> time_from_string(std::string_view text, const TimestampContext& context) {
   // A number in a string (journald's microseconds): the same rule as a bare number.
   if (!text.empty() && text.find_first_not_of("0123456789.") == text.npos) {
+    std::string copy(text);
     char* end = nullptr;
-    double value = std::strtod(text.c_str(), &end);
-    if (end == text.c_str() + text.size()) {
+    double value = std::strtod(copy.c_str(), &end);
+    if (end == copy.c_str() + copy.size()) {
       return epoch_number_to_ms(value);
     }
     return std::nullopt;
@@ -50,15 +52,28 @@ std::optional<int64_t> time_from_string(const std::string& text, const Timestamp
 }
 
 // journald writes a MESSAGE that is not valid UTF-8 as an array of byte values.
-std::optional<std::string> bytes_from_array(const nlohmann::json& array) {
+std::optional<std::string> bytes_from_array(simdjson::dom::array array) {
   std::string bytes;
-  for (const auto& b : array) {
-    if (!b.is_number_unsigned() || b.get<uint64_t>() > 255) {
+  for (simdjson::dom::element b : array) {
+    uint64_t value = 0;
+    if (b.get(value) != simdjson::SUCCESS || value > 255) {
       return std::nullopt;
     }
-    bytes += static_cast<char>(b.get<uint64_t>());
+    bytes += static_cast<char>(value);
   }
   return bytes;
+}
+
+// The first of `names` the object has.
+std::optional<std::pair<std::string_view, simdjson::dom::element>> first_field(
+    simdjson::dom::object object, std::span<const char* const> names) {
+  for (const char* name : names) {
+    simdjson::dom::element element;
+    if (object[name].get(element) == simdjson::SUCCESS) {
+      return std::pair{std::string_view(name), element};
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -70,59 +85,49 @@ Status parse_jsonl_log(const ParseInput& input, const EventSink& sink) {
   for (const char* name : kTimeFields) {
     fields_tried += fields_tried.empty() ? name : std::string(", ") + name;
   }
+  const char* time_override[] = {input.time_field.c_str()};
+  const char* message_override[] = {input.message_field.c_str()};
+  using Names = std::span<const char* const>;
+  Names time_names = input.time_field.empty() ? Names(kTimeFields) : Names(time_override);
+  Names message_names = input.message_field.empty() ? Names(kMessageFields) : Names(message_override);
   return for_each_json_line(input, [&](const JsonLine& line) -> Status {
-    const nlohmann::json& object = line.object;
-    nlohmann::json::const_iterator time = object.end();
-    if (!input.time_field.empty()) {
-      time = object.find(input.time_field);
-      if (time == object.end()) {
-        return line_error(input, line.line_number, "no \"" + input.time_field + "\" field (--time-field)");
-      }
-    } else {
-      for (const char* name : kTimeFields) {
-        if ((time = object.find(name)) != object.end()) {
-          break;
-        }
-      }
-      if (time == object.end()) {
-        return line_error(input, line.line_number, "no time field (looked for " + fields_tried + "; name it with --time-field)");
-      }
+    auto time = first_field(line.object, time_names);
+    if (!time) {
+      return line_error(input, line.line_number,
+                        input.time_field.empty()
+                            ? "no time field (looked for " + fields_tried + "; name it with --time-field)"
+                            : "no \"" + input.time_field + "\" field (--time-field)");
     }
     std::optional<int64_t> t_ms;
-    if (time->is_number()) {
-      t_ms = epoch_number_to_ms(time->get<double>());
-    } else if (time->is_string()) {
-      t_ms = time_from_string(time->get_ref<const std::string&>(), context);
+    double number = 0;
+    std::string_view string;
+    if (time->second.get(number) == simdjson::SUCCESS) {
+      t_ms = epoch_number_to_ms(number);
+    } else if (time->second.get(string) == simdjson::SUCCESS) {
+      t_ms = time_from_string(string, context);
     }
     if (!t_ms) {
       return line_error(input, line.line_number,
-                        "\"" + time.key() + "\" is not a time: " + time->dump() +
+                        "\"" + std::string(time->first) + "\" is not a time: " + simdjson::minify(time->second) +
                             " (expected epoch seconds, milliseconds, microseconds or an ISO-8601 string)");
     }
     context.previous_ms = t_ms;
 
-    nlohmann::json::const_iterator message = object.end();
-    if (!input.message_field.empty()) {
-      message = object.find(input.message_field);
-      if (message == object.end()) {
-        return line_error(input, line.line_number, "no \"" + input.message_field + "\" field (--message-field)");
-      }
-    } else {
-      for (const char* name : kMessageFields) {
-        if ((message = object.find(name)) != object.end()) {
-          break;
-        }
-      }
+    auto message = first_field(line.object, message_names);
+    if (!message && !input.message_field.empty()) {
+      return line_error(input, line.line_number, "no \"" + input.message_field + "\" field (--message-field)");
     }
     text.clear();
-    if (message == object.end()) {
+    simdjson::dom::array array;
+    std::optional<std::string> bytes;
+    if (!message) {
       text = line.raw;  // valid UTF-8: the JSON parser has checked it
-    } else if (message->is_string()) {
-      text = message->get_ref<const std::string&>();
-    } else if (auto bytes = message->is_array() ? bytes_from_array(*message) : std::nullopt) {
+    } else if (message->second.get(string) == simdjson::SUCCESS) {
+      text = string;
+    } else if (message->second.get(array) == simdjson::SUCCESS && (bytes = bytes_from_array(array))) {
       append_sanitized_utf8(text, *bytes);
     } else {
-      text = message->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      text = simdjson::minify(message->second);
     }
     return sink(*t_ms, text);
   });

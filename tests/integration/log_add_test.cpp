@@ -262,8 +262,8 @@ TEST(LogAdd, MalformedInputsChangeNothing) {
   std::string f = kFixtures;
   std::vector<Malformed> cases = {
       {f + "truncated.json", {}, f + "truncated.json:1:32: syntax error while parsing value - invalid string: missing closing quote; last read: '\"sec'"},
-      {f + "wrong_type.json", {}, f + "wrong_type.json:2:33: the value of \"1795341602000\" should be an array of strings, found a string"},
-      {f + "bad_key.json", {}, f + "bad_key.json:1:35: key \"soon\" is not a time (milliseconds since the epoch)"},
+      {f + "wrong_type.json", {}, f + "wrong_type.json:2:2: the value of \"1795341602000\" should be an array of strings, found a string"},
+      {f + "bad_key.json", {}, f + "bad_key.json:1:29: key \"soon\" is not a time (milliseconds since the epoch)"},
       {f + "empty.log", {}, "cannot add '" + f + "empty.log': the file is empty"},
       {f + "empty.log", {"--format", "cutelooker"}, "cannot add '" + f + "empty.log': the file is empty"},
       {f + "truncated.jsonl", {}, f + "truncated.jsonl:2:13: syntax error while parsing object - unexpected end of input; expected '}'"},
@@ -299,6 +299,32 @@ TEST(LogAdd, MalformedInputsChangeNothing) {
   EXPECT_NE(not_a_recording.err.find("not a canopy recording"), std::string::npos) << not_a_recording.err;
   auto bad_format = add(rec, kFixtures + "syslog.log", {"--format", "xml"});
   EXPECT_EQ(bad_format.err, "canopy: unknown log format 'xml' (known: cutelooker, cmake-trace, lines, jsonl)\n");
+}
+
+TEST(LogAdd, AnErrorAfterManyBatchesStillAddsNothing) {
+  // 50,000 good lines go to SQLite in several batches before line 50,001 fails.
+  TempDir dir;
+  std::string rec = make_recording(dir);
+  std::string log = dir.file("long.jsonl");
+  {
+    std::ofstream out(log);
+    for (int i = 0; i < 50'000; ++i) {
+      out << R"({"ts":)" << (kStartMs + i) << R"(,"msg":"line )" << i << "\"}\n";
+    }
+    out << R"({"ts":)" << kStartMs << R"(,"msg":"cut off)";
+  }
+  auto result = add(rec, log);
+  EXPECT_EQ(result.exit_status, 1);
+  EXPECT_NE(result.err.find(log + ":50001:"), std::string::npos) << result.err;
+  EXPECT_EQ(count(rec, "SELECT count(*) FROM event"), 1);
+  EXPECT_EQ(count(rec, "SELECT count(*) FROM log_source"), 0);
+
+  std::ofstream(log, std::ios::app) << "\"}\n";  // completed, it imports
+  ASSERT_EQ(add(rec, log).exit_status, 0);
+  EXPECT_EQ(count(rec, "SELECT count(*) FROM event WHERE kind = 'log'"), 50'001);
+  auto logs = logs_of(rec);
+  EXPECT_EQ(logs[1].text, "cut off");  // at the first line's time, written after it
+  EXPECT_EQ(logs.back().text, "line 49999");
 }
 
 TEST(LogAdd, UpgradesAFormatOneRecording) {
