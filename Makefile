@@ -4,7 +4,7 @@ BUILD ?= build
 BUILD_ASAN ?= build-asan
 JOBS ?= $(shell nproc)
 
-.PHONY: deps build test test-asan demo bench bench-viewer clean
+.PHONY: deps build test test-asan demo bench bench-viewer bench-logs clean
 
 deps:
 	@scripts/deps.sh
@@ -29,11 +29,17 @@ bench: build
 	@cmake --build $(BUILD) -j $(JOBS) --target canopy_bench
 	@bench/run.sh $(BUILD)
 	@bench/viewer.sh $(BUILD)
+	@bench/log_import.sh $(BUILD)
 
 # The viewer alone: load and query times on large recordings, in the server and in Chromium.
 bench-viewer: build
 	@cmake --build $(BUILD) -j $(JOBS) --target canopy_bench
 	@bench/viewer.sh $(BUILD)
+
+# canopy log add: import rate and memory for each log format, on a 1 GB log.
+bench-logs: build
+	@cmake --build $(BUILD) -j $(JOBS) --target canopy_bench
+	@bench/log_import.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) build-demo
