@@ -12,6 +12,7 @@
 #include "common/atomic_file.h"
 #include "common/scoped_resource.h"
 #include "web/assets.h"
+#include "web/report_events.h"
 
 namespace canopy::web {
 namespace {
@@ -62,7 +63,21 @@ bool replace_once(std::string& text, std::string_view what, const std::string& w
   return true;
 }
 
-std::string report_payload(const ViewData& data) {
+Result<nlohmann::json> report_events(const EventList& list) {
+  std::vector<size_t> positions = pick_report_events(list, kReportEvents);
+  auto texts = list.texts(positions);
+  if (!texts) {
+    return texts.error();
+  }
+  size_t cap = text_cap(*texts, kReportTextBytes, kMaxEventTextBytes);
+  nlohmann::json events = nlohmann::json::array();
+  for (size_t i = 0; i < positions.size(); ++i) {
+    events.push_back(event_json(list, positions[i], std::move((*texts)[i]), cap));
+  }
+  return events;
+}
+
+Result<std::string> report_payload(const ViewData& data) {
   nlohmann::json series = nlohmann::json::object();
   const auto& ticks = data.timeline.ticks();
   for (analyze::Metric metric : data.timeline.metrics()) {
@@ -70,7 +85,17 @@ std::string report_payload(const ViewData& data) {
     int64_t to = ticks.empty() ? 0 : ticks.back();
     series[analyze::metric_info(metric).id] = series_json(data.timeline.series(metric, from, to, kReportPoints));
   }
-  return nlohmann::json{{"recording", data.recording}, {"events", data.events["events"]}, {"series", series}}.dump();
+  auto events = report_events(*data.events);
+  if (!events) {
+    return events.error();
+  }
+  nlohmann::json payload = {
+      {"recording", data.recording},
+      {"events", std::move(*events)},
+      {"events_total", data.events->size()},
+      {"series", std::move(series)},
+  };
+  return payload.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace
@@ -82,7 +107,11 @@ Result<std::string> render_html_report(const ViewData& data) {
   if (!page || !script || !style) {
     return Error{"this canopy was built without its web page"};
   }
-  auto compressed = gzip(report_payload(data));
+  auto payload = report_payload(data);
+  if (!payload) {
+    return payload.error();
+  }
+  auto compressed = gzip(*payload);
   if (!compressed) {
     return compressed.error();
   }

@@ -39,6 +39,59 @@ Result<std::optional<int64_t>> int_param(const httplib::Request& req, const char
   return std::optional<int64_t>(*value);
 }
 
+// `kinds=log,stdout`: the kinds named (empty items ignored); absent: every kind.
+KindSet kinds_param(const httplib::Request& req, const EventList& events) {
+  if (!req.has_param("kinds")) {
+    return events.all_kinds();
+  }
+  std::vector<std::string> names;
+  const std::string param = req.get_param_value("kinds");  // by value: a view must not outlive it
+  std::string_view text = param;
+  while (!text.empty()) {
+    size_t comma = text.find(',');
+    std::string_view name = text.substr(0, comma);
+    if (!name.empty()) {
+      names.emplace_back(name);
+    }
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+  }
+  return events.kind_set(names);
+}
+
+// GET /api/events: a page of the list (offset, limit), or where a time falls in it (at).
+void answer_events(const httplib::Request& req, httplib::Response& res, const EventList& events) {
+  auto offset = int_param(req, "offset");
+  auto limit = int_param(req, "limit");
+  auto at = int_param(req, "at");
+  for (auto* param : {&offset, &limit, &at}) {
+    if (!*param) {
+      return send_error(res, 400, param->error().message);
+    }
+  }
+  KindSet kinds = kinds_param(req, events);
+  if (at->has_value()) {
+    if (offset->has_value() || limit->has_value()) {
+      return send_error(res, 400, "'at' is asked alone, without 'offset' or 'limit'");
+    }
+    return res.set_content(events_at_json(events, kinds, **at).dump(), kJson);
+  }
+  int64_t first = offset->value_or(0);
+  int64_t count = limit->value_or(static_cast<int64_t>(kDefaultEventsPerPage));
+  if (first < 0) {
+    return send_error(res, 400, "'offset' must be 0 or more");
+  }
+  if (count < 1) {
+    return send_error(res, 400, "'limit' must be 1 or more");
+  }
+  auto page = events_page_json(events, kinds, static_cast<size_t>(first),
+                               std::min(static_cast<size_t>(count), kMaxEventsPerPage));
+  if (!page) {
+    return send_error(res, 500, page.error().message);
+  }
+  // Texts are any UTF-8 the recording holds; replace rather than throw on a bad byte.
+  res.set_content(page->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), kJson);
+}
+
 }  // namespace
 
 bool is_loopback_address(const std::string& address) {
@@ -54,7 +107,6 @@ ViewServer::ViewServer(const ViewData& data, const ServerOptions& options)
     : data_(data),
       options_(options),
       recording_body_(data.recording.dump()),
-      events_body_(data.events.dump()),
       http_(std::make_unique<httplib::Server>()) {}
 
 ViewServer::~ViewServer() = default;
@@ -150,8 +202,8 @@ void ViewServer::add_routes() {
   http.Get("/api/recording", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(recording_body_, kJson);
   });
-  http.Get("/api/events", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(events_body_, kJson);
+  http.Get("/api/events", [this](const httplib::Request& req, httplib::Response& res) {
+    answer_events(req, res, *data_.events);
   });
   http.Get("/api/series", [this](const httplib::Request& req, httplib::Response& res) {
     auto metric = analyze::metric_from_id(req.get_param_value("metric"));

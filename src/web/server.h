@@ -47,7 +47,6 @@ class ViewServer {
   ServerOptions options_;
   int port_ = 0;
   std::string recording_body_;
-  std::string events_body_;
   std::unique_ptr<httplib::Server> http_;
 };
 

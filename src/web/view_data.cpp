@@ -82,6 +82,46 @@ json process_json(const store::ProcessRow& row, const analyze::Subtree& subtree)
   };
 }
 
+// Per kind, the lines GET /api/events lists; the imported log files.
+json event_kinds_json(const EventList& events) {
+  json kinds = json::object();
+  for (size_t k = 0; k < events.kinds().size(); ++k) {
+    if (events.counts()[k] > 0) {
+      kinds[events.kinds()[k]] = events.counts()[k];
+    }
+  }
+  return kinds;
+}
+
+Result<json> log_sources_json(const store::Reader& reader) {
+  auto sources = reader.log_sources();
+  if (!sources) {
+    return sources.error();
+  }
+  json list = json::array();
+  for (const store::LogSourceRow& source : *sources) {
+    list.push_back({{"id", source.id},
+                    {"name", source.name},
+                    {"format", source.format},
+                    {"events", source.events},
+                    {"outside_span", source.outside_span}});
+  }
+  return list;
+}
+
+// The longest prefix of `text` of at most `max_bytes` that ends on a character boundary
+// (the stored text is UTF-8: the writers sanitise it).
+size_t cut_point(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) {
+    return text.size();
+  }
+  size_t n = max_bytes;
+  while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) {
+    --n;
+  }
+  return n;
+}
+
 json recording_json(const store::Reader& reader, const analyze::Timeline& timeline, const std::string& file) {
   json metrics = json::array();
   for (analyze::Metric metric : timeline.metrics()) {
@@ -110,12 +150,18 @@ json recording_json(const store::Reader& reader, const analyze::Timeline& timeli
 }  // namespace
 
 Result<ViewData> load_view_data(const std::string& path) {
-  // Loading reads every table in full, which finds any damage quick_check would.
+  // Loading reads every table in full but the events' texts, which finds most damage
+  // quick_check would; a damaged text surfaces as an error of the page that reads it.
   auto reader = store::Reader::open(path, store::Reader::Verify::kWhileReading);
   if (!reader) {
     return reader.error();
   }
-  return load_view_data(*reader);
+  auto owned = std::make_unique<store::Reader>(std::move(*reader));
+  auto data = load_view_data(*owned);
+  if (data) {
+    data->reader = std::move(owned);
+  }
+  return data;
 }
 
 Result<ViewData> load_view_data(const store::Reader& reader) {
@@ -123,20 +169,65 @@ Result<ViewData> load_view_data(const store::Reader& reader) {
   if (!timeline) {
     return timeline.error();
   }
-  auto events = reader.events();
-  if (!events) {
-    return events.error();
-  }
   ViewData data;
   data.file = std::filesystem::path(reader.path()).filename().string();
   data.recording = recording_json(reader, *timeline, data.file);
-  json list = json::array();
-  for (const store::EventRow& event : *events) {
-    list.push_back({{"t", event.t_ms}, {"kind", event.kind}, {"process", or_null(event.process_id)}, {"text", event.text}});
+  // The end the page uses (meta's, else the last tick): a process last seen before it ended.
+  const json& end_ms = data.recording["meta"]["end_ms"];
+  auto events = EventList::load(reader, timeline->processes(),
+                                end_ms.is_null() ? std::nullopt : std::optional<int64_t>(end_ms.get<int64_t>()));
+  if (!events) {
+    return events.error();
   }
-  data.events = {{"events", std::move(list)}};
+  auto sources = log_sources_json(reader);
+  if (!sources) {
+    return sources.error();
+  }
+  data.recording["event_kinds"] = event_kinds_json(**events);
+  data.recording["log_sources"] = std::move(*sources);
+  data.events = std::move(*events);
   data.timeline = std::move(*timeline);
   return data;
+}
+
+json event_json(const EventList& list, size_t position, std::string text, size_t max_text_bytes) {
+  const EventEntry& e = list[position];
+  size_t whole = text.size();
+  text.resize(cut_point(text, max_text_bytes));
+  json out = {
+      {"id", e.id != 0 ? json(e.id) : json(nullptr)},
+      {"t", e.t_ms},
+      {"kind", list.kind_name(e)},
+      {"process", e.process_id != 0 ? json(e.process_id) : json(nullptr)},
+      {"source", e.source_id != 0 ? json(e.source_id) : json(nullptr)},
+      {"text", std::move(text)},
+  };
+  if (out["text"].get_ref<const std::string&>().size() < whole) {
+    out["text_bytes"] = whole;
+  }
+  return out;
+}
+
+Result<json> events_page_json(const EventList& list, const KindSet& kinds, size_t offset, size_t limit) {
+  auto filtered = list.filtered(kinds);
+  std::vector<size_t> positions;
+  for (size_t i = offset; i < filtered->size() && positions.size() < limit; ++i) {
+    positions.push_back(filtered->position(i));
+  }
+  auto texts = list.texts(positions);
+  if (!texts) {
+    return texts.error();
+  }
+  json events = json::array();
+  for (size_t i = 0; i < positions.size(); ++i) {
+    events.push_back(event_json(list, positions[i], std::move((*texts)[i]), kMaxEventTextBytes));
+  }
+  return json{{"total", filtered->size()}, {"offset", offset}, {"events", std::move(events)}};
+}
+
+json events_at_json(const EventList& list, const KindSet& kinds, int64_t t_ms) {
+  auto filtered = list.filtered(kinds);
+  return {{"index", list.nearest_index(*filtered, t_ms)}, {"total", filtered->size()}};
 }
 
 json series_json(const analyze::Series& series) {

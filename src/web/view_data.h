@@ -1,32 +1,51 @@
 // What the viewer shows of one recording, loaded once: the JSON documents of the API
-// (web/API.md) that do not depend on the request, and the timeline that answers the
-// ones that do. Immutable after load, so the server's threads share it freely.
+// (web/API.md) that do not depend on the request, the timeline that answers the ones
+// that do, and the event list that pages through the events. Immutable after load but
+// for the event list's cache and its reads of the file, which it guards itself; so the
+// server's threads share it freely.
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "analyze/timeline.h"
 #include "common/result.h"
 #include "store/reader.h"
+#include "web/event_list.h"
 
 namespace canopy::web {
+
+// Lines per page of GET /api/events, and the most of one line's text a page carries.
+inline constexpr size_t kDefaultEventsPerPage = 200;
+inline constexpr size_t kMaxEventsPerPage = 1000;
+inline constexpr size_t kMaxEventTextBytes = 64 << 10;
 
 struct ViewData {
   std::string file;  // the recording's file name, for titles
   nlohmann::json recording;  // GET /api/recording
-  nlohmann::json events;     // GET /api/events
   analyze::Timeline timeline;
+  std::unique_ptr<store::Reader> reader;  // when loaded from a path: the events' texts are read from it
+  std::unique_ptr<EventList> events;
 };
 
 // One line naming the file and the cause on failure (as store::Reader::open).
 Result<ViewData> load_view_data(const std::string& path);
-// From a recording already open (report --html has opened it for the summary).
+// From a recording already open (report --html has opened it for the summary); the
+// event list reads texts through `reader`, which must outlive the ViewData.
 Result<ViewData> load_view_data(const store::Reader& reader);
 
 // GET /api/series and /api/at.
 nlohmann::json series_json(const analyze::Series& series);
 nlohmann::json moment_json(const analyze::Moment& moment);
+
+// One line of GET /api/events: its text cut to `max_text_bytes` at a character
+// boundary, with "text_bytes" (the whole size) when cut.
+nlohmann::json event_json(const EventList& list, size_t position, std::string text, size_t max_text_bytes);
+// GET /api/events?kinds=&offset=&limit= (limit already within 1..kMaxEventsPerPage).
+Result<nlohmann::json> events_page_json(const EventList& list, const KindSet& kinds, size_t offset, size_t limit);
+// GET /api/events?kinds=&at=: the line nearest to the time (see EventList::nearest_index).
+nlohmann::json events_at_json(const EventList& list, const KindSet& kinds, int64_t t_ms);
 
 }  // namespace canopy::web

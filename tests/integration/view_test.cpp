@@ -132,6 +132,72 @@ TEST_F(ViewTest, ServesThePageAndTheRecording) {
   EXPECT_TRUE(events["events"].is_array());
 }
 
+// GET /api/events pages through a recording with an imported log of 1,000 lines 10 ms
+// apart, filters by kind, and finds the line nearest to a time.
+TEST_F(ViewTest, EventsArePagedFilteredAndFoundByTime) {
+  std::string rec = dir_->file("logs.canopy");
+  ASSERT_EQ(run({kCanopy, "record", "-q", "--capture-output", "-o", rec, "--", "sh", "-c", "echo out"}).exit_status, 0);
+  auto summary = json::parse(run({kCanopy, "report", "--json", rec}).out);
+  const int64_t base = summary["start_ms"].get<int64_t>();
+  std::string log = dir_->file("app.jsonl");
+  {
+    std::ofstream out(log);
+    for (int i = 0; i < 1000; ++i) {
+      out << R"({"ts":)" << (base + 10 * i) << R"(,"msg":"line )" << i << "\"}\n";
+    }
+  }
+  ASSERT_EQ(run({kCanopy, "log", "add", rec, log}).exit_status, 0);
+  view_ = std::make_unique<Started>(std::vector<std::string>{kCanopy, "view", rec, "--port", "0"});
+  ASSERT_TRUE(view_->wait_for_output("(Ctrl-C to stop)")) << view_->output();
+  std::smatch match;
+  std::string printed = view_->output();
+  ASSERT_TRUE(std::regex_search(printed, match, std::regex(R"(http://127\.0\.0\.1:(\d+)/)"))) << printed;
+  int port = std::stoi(match[1]);
+
+  json recording = get_json(port, "/api/recording");
+  const json& kinds = recording["event_kinds"];
+  EXPECT_EQ(kinds["log"], 1000);
+  EXPECT_EQ(kinds["stdout"], 1);
+  EXPECT_EQ(kinds["start"], recording["processes"].size());
+  ASSERT_EQ(recording["log_sources"].size(), 1u);
+  EXPECT_EQ(recording["log_sources"][0]["events"], 1000);
+
+  json page = get_json(port, "/api/events?kinds=log&offset=990&limit=50");
+  EXPECT_EQ(page["total"], 1000);
+  EXPECT_EQ(page["offset"], 990);
+  ASSERT_EQ(page["events"].size(), 10u);
+  EXPECT_EQ(page["events"][9]["text"], "line 999");
+  EXPECT_EQ(page["events"][9]["t"], base + 9990);
+  EXPECT_EQ(page["events"][9]["kind"], "log");
+  EXPECT_EQ(page["events"][9]["source"], recording["log_sources"][0]["id"]);
+  EXPECT_EQ(get_json(port, "/api/events?kinds=log&limit=5000")["events"].size(), 1000u);  // at most 1,000 a page
+
+  // The nearest line; on a tie, the earlier; past either end, the end.
+  EXPECT_EQ(get_json(port, "/api/events?kinds=log&at=" + std::to_string(base + 5004))["index"], 500);
+  EXPECT_EQ(get_json(port, "/api/events?kinds=log&at=" + std::to_string(base + 5005))["index"], 500);
+  EXPECT_EQ(get_json(port, "/api/events?kinds=log&at=" + std::to_string(base + 5006))["index"], 501);
+  EXPECT_EQ(get_json(port, "/api/events?kinds=log&at=" + std::to_string(base - 60000))["index"], 0);
+  EXPECT_EQ(get_json(port, "/api/events?kinds=log&at=" + std::to_string(base + 60000))["index"], 999);
+
+  // Several kinds (a parameter longer than a short string's inline buffer), and all.
+  int64_t ends = kinds.value("end", 0) + kinds.value("exit", 0);
+  json mixed = get_json(port, "/api/events?kinds=stdout,log,start,end,exit&limit=1");
+  EXPECT_EQ(mixed["total"], 1001 + kinds["start"].get<int64_t>() + ends);
+  int64_t all = 0;
+  for (const auto& [kind, count] : kinds.items()) {
+    all += count.get<int64_t>();
+  }
+  EXPECT_EQ(get_json(port, "/api/events?limit=1")["total"], all);
+  EXPECT_EQ(get_json(port, "/api/events?kinds=nosuchkind")["total"], 0);
+
+  for (const char* target : {"/api/events?offset=-1", "/api/events?limit=0", "/api/events?at=x",
+                             "/api/events?at=5&offset=0", "/api/events?limit=ten"}) {
+    auto [status, body] = raw_request(port, get_request(port, target));
+    EXPECT_EQ(status, 400) << target;
+    EXPECT_FALSE(json::parse(body)["error"].get<std::string>().empty()) << target;
+  }
+}
+
 TEST_F(ViewTest, SeriesTotalsAreTheRecordedTicks) {
   int port = start_view();
   auto reader = open_recording(recording_);

@@ -45,6 +45,7 @@ export class StackChart {
     this.pinnedT = null;
     this.marks = { flags: [], failed: [], ended: [] };
     this.flagTimes = [];
+    this.drawnFlags = [];
     this.showAvailable = false;
     this.colors = new Map();
     this.tip = container.querySelector('.chart-tip');
@@ -316,7 +317,7 @@ export class StackChart {
 
   // Drawn after the series: event ticks and the pinned marker (chart_overlay.js).
   overlay(u) {
-    drawOverlay(u, {
+    this.drawnFlags = drawOverlay(u, {
       toX: (tMs) => u.valToPos((tMs - this.startMs) / 1000, 'x', true),
       view: this.view,
       marks: this.marks,

@@ -1,18 +1,23 @@
 // What the chart draws over the bands, in canvas pixels, after each redraw: process ends
 // along the bottom (failed ones red and taller, the others faint and short), markers,
-// signals and OOM kills as lines through the plot, and the pinned time as a dark marker
-// with a handle at the top. Only what falls inside the view is drawn.
+// signals and OOM kills as lines through the plot, markers (canopy mark) with their text
+// as a label at the top, and the pinned time as a dark marker with a handle at the top.
+// Only what falls inside the view is drawn. Log and output lines are never drawn here:
+// there can be millions.
 
+import { firstLine } from './events_model.js';
 import { lowerBound, upperBound } from './search.js';
 
+const kLabelChars = 28;
 const kFlagStyles = {
-  mark: { color: '#8250df', alpha: 0.55, width: 1, dash: [3, 3] },
+  mark: { color: '#8250df', alpha: 0.8, width: 1.5, dash: [4, 2] },
   signal: { color: '#bc4c00', alpha: 0.6, width: 1, dash: [2, 2] },
   oom: { color: '#cf222e', alpha: 0.9, width: 1.5, dash: [] },
 };
 
 // options: toX(tMs) -> canvas x, view {from, to}, marks {flags, failed, ended},
-// flagTimes (the flags' times), pinnedT.
+// flagTimes (the flags' times), pinnedT. Returns the flags drawn: {t, kind, x (CSS px
+// from the plot's left), label (null when it did not fit)}.
 export function drawOverlay(u, { toX, view, marks, flagTimes, pinnedT }) {
   const ctx = u.ctx;
   const { left, top, width, height } = u.bbox;
@@ -24,9 +29,16 @@ export function drawOverlay(u, { toX, view, marks, flagTimes, pinnedT }) {
   ctx.clip();
   drawTicks(ctx, marks.ended, view, toX, bottom, 4 * ratio, 'rgba(87, 96, 106, 0.35)', ratio);
   drawTicks(ctx, marks.failed, view, toX, bottom, 9 * ratio, '#cf222e', 1.5 * ratio);
-  drawFlags(ctx, marks.flags, flagTimes, view, toX, top, bottom, ratio);
+  const drawn = drawFlags(ctx, marks.flags, flagTimes, view, toX, top, bottom, ratio);
   if (pinnedT != null) drawPin(ctx, Math.round(toX(pinnedT)) + 0.5, top, bottom, ratio);
   ctx.restore();
+  return drawn.map((flag) => ({ ...flag, x: (flag.x - left) / ratio }));
+}
+
+// A marker's text, short enough for a label.
+export function markLabel(text) {
+  const { line } = firstLine(text);
+  return line.length > kLabelChars ? `${line.slice(0, kLabelChars - 1)}…` : line;
 }
 
 function drawTicks(ctx, times, view, toX, bottom, size, style, lineWidth) {
@@ -45,6 +57,8 @@ function drawTicks(ctx, times, view, toX, bottom, size, style, lineWidth) {
 }
 
 function drawFlags(ctx, flags, flagTimes, view, toX, top, bottom, ratio) {
+  const drawn = [];
+  let labelsEnd = -Infinity; // labels never overlap: one that would is left out
   const last = upperBound(flagTimes, view.to);
   for (let i = lowerBound(flagTimes, view.from); i < last; i++) {
     const style = kFlagStyles[flags[i].kind] || kFlagStyles.mark;
@@ -65,7 +79,31 @@ function drawFlags(ctx, flags, flagTimes, view, toX, top, bottom, ratio) {
     ctx.lineTo(x - 4 * ratio, bottom - 7 * ratio);
     ctx.lineTo(x + 4 * ratio, bottom - 7 * ratio);
     ctx.fill();
+    let label = null;
+    if (flags[i].kind === 'mark') {
+      label = markLabel(flags[i].text);
+      const end = label ? drawLabel(ctx, label, x, top, style.color, ratio, labelsEnd) : null;
+      if (end == null) label = null;
+      else labelsEnd = end;
+    }
+    drawn.push({ t: flags[i].t, kind: flags[i].kind, x, label });
   }
+  return drawn;
+}
+
+// A filled tag with the text, its left edge on the line; returns its right edge, or null
+// when it would overlap the previous label.
+function drawLabel(ctx, text, x, top, color, ratio, previousEnd) {
+  ctx.font = `${10 * ratio}px system-ui, sans-serif`;
+  const width = ctx.measureText(text).width + 8 * ratio;
+  const height = 14 * ratio;
+  if (x < previousEnd + 2 * ratio) return null;
+  ctx.fillStyle = color;
+  ctx.fillRect(x, top, width, height);
+  ctx.fillStyle = '#ffffff';
+  ctx.textBaseline = 'middle';
+  ctx.fillText(text, x + 4 * ratio, top + height / 2);
+  return x + width;
 }
 
 function drawPin(ctx, x, top, bottom, ratio) {

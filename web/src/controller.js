@@ -5,7 +5,7 @@
 
 import { StackChart } from './chart.js';
 import { byTestId, debounce } from './dom.js';
-import { chartMarks, mergeByTime, processEvents } from './events_model.js';
+import { chartMarks, processEvents } from './events_model.js';
 import { EventsPane } from './events.js';
 import { formatBytes, formatElapsed, formatPercent } from './format.js';
 import { renderHeader } from './header.js';
@@ -21,18 +21,14 @@ const kRefetchDelayMs = 150;
 const kHoverDelayMs = 50;
 
 // The chart is drawn as soon as the recording and its first series are in; the events
-// (possibly a million log lines) join when they arrive. `ready` waits for both.
+// pane fetches the page in view (a recording can hold ten million log lines), and the
+// chart's flags (markers, signals) join when they arrive. `ready` waits for all three.
 export async function startApp(source, hook) {
-  const events = source.events();
-  events.catch(() => {}); // reported below, once the page exists
   const recording = await source.recording();
   const app = new App(source, recording, hook);
+  const flags = app.loadFlags();
   await app.loadSeries();
-  try {
-    app.setEvents(await events);
-  } catch (error) {
-    app.setStatus(`could not load the events: ${error.message}`, true);
-  }
+  await Promise.all([flags, app.events.firstLoad()]);
   app.eventsLoaded = true;
   app.maybeReady();
   return app;
@@ -68,11 +64,14 @@ class App {
     this.rawKey = null;
     this.sequence = 0;
     this.processItems = processEvents(this.processes, this.meta.end_ms);
-    this.items = this.processItems;
     this.buildViews();
     this.store.subscribe((changed) => this.follow(changed));
     this.refetchSoon = debounce(() => this.loadSeries(), kRefetchDelayMs);
     this.hoverInfoSoon = debounce(() => this.showInfo(), kHoverDelayMs);
+    // Hovering asks the server where the time falls among the events: once it settles.
+    this.hoverEventsSoon = debounce(() => {
+      if (this.state.selectedT == null && this.state.hoverT != null) this.events.markTime(this.state.hoverT);
+    }, kHoverDelayMs);
     this.bindControls();
     this.renderPinned();
     this.renderViewRange();
@@ -97,8 +96,9 @@ class App {
         formatValue: (v) => this.formatValue(v),
       },
     });
-    this.chart.setMarks(chartMarks(this.items));
+    this.chart.setMarks(chartMarks([], this.processItems));
     Object.defineProperty(this.hook, 'chart', { get: () => this.chart.u, configurable: true });
+    Object.defineProperty(this.hook, 'marks', { get: () => this.chart.drawnFlags, configurable: true });
     Object.defineProperty(this.hook, 'frame', { get: () => this.chart.frame, configurable: true });
     this.info = new InfoPanel(byTestId('info-panel'), {
       source: this.source,
@@ -114,11 +114,17 @@ class App {
       onHighlightSubtree: (id, ids) => this.toggleHighlight(subtreeHighlight(id, ids, this.processById)),
     });
     this.events = new EventsPane(byTestId('events-panel'), {
-      items: this.items,
+      source: this.source,
+      counts: this.source.eventKinds(this.recording),
+      logSources: this.recording.log_sources || [],
+      note: this.source.eventsNote(),
       processById: this.processById,
       startMs: this.bounds.from,
       onLineClick: (item) => this.pinAt(item.t, true),
+      onError: (message) => this.setStatus(message, true),
     });
+    Object.defineProperty(this.hook, 'events', { get: () => this.events.status(), configurable: true });
+    this.hook.revealEvent = (line) => this.events.list.reveal(line);
   }
 
   bindControls() {
@@ -166,7 +172,7 @@ class App {
     }
     if (changed.has('hoverT') && s.selectedT == null) {
       this.hoverInfoSoon();
-      if (s.hoverT != null) this.events.markTime(s.hoverT);
+      if (s.hoverT != null) this.hoverEventsSoon();
     }
     if (changed.has('highlighted')) this.followHighlight(s.highlighted);
   }
@@ -201,12 +207,14 @@ class App {
     }
   }
 
-  setEvents(events) {
-    this.items = mergeByTime(events, this.processItems);
-    this.chart.setMarks(chartMarks(this.items));
-    this.events.setItems(this.items);
-    const t = this.state.selectedT ?? this.state.hoverT;
-    if (t != null) this.events.markTime(t);
+  // Markers, signals and OOM kills: few, all drawn on the chart.
+  async loadFlags() {
+    try {
+      const flags = await this.source.flagEvents();
+      this.chart.setMarks(chartMarks(flags, this.processItems));
+    } catch (error) {
+      this.setStatus(`could not load the markers: ${error.message}`, true);
+    }
   }
 
   redrawFrame() {

@@ -1,12 +1,18 @@
 // Bootstrap: pick the data source (embedded report or the `canopy view` API), start the
 // page, and publish the test hook window.canopyView:
-//   ready   resolves once the chart has drawn its first data and the events are in
+//   ready   resolves once the chart has drawn its first data, the events pane its first
+//           page and the chart its markers
 //           (rejects on a load error)
 //   chart   the uPlot instance;  state  the live page state (see state.js)
 //   source  'server' or 'embedded';  layers  the bands drawn (key, label, ids)
 //   startMs, endMs  the recording's span (chart x is seconds since startMs)
 //   processes  the recording's process list
 //   frame   what the chart draws: t, x, total, layers and their cumulative tops (cum)
+//   marks   the flags the chart drew last (markers, signals): t, kind, x in CSS px from
+//           the plot's left, label (a marker's text, or null when it did not fit)
+//   events  the events pane: total (lines of the enabled kinds), enabled (kinds),
+//           markedLine, selectedLine, fetches (pages asked for), pages (held), inFlight
+//   revealEvent(line)  scrolls the events pane to a line (an index among the enabled kinds)
 
 import { startApp } from './controller.js';
 import { openSource } from './source.js';

@@ -6,6 +6,9 @@
 //   connect-src 'none'), so decoding uses DecompressionStream, not a data: URL fetch.
 
 import { atFromSeries } from './at_local.js';
+import { LocalEvents, kFlagKinds, kindsParam } from './events_model.js';
+
+const kMaxFlagPages = 20; // markers and signals on the chart: up to 20,000
 
 async function getJson(url, signal) {
   const response = await fetch(url, { signal, headers: { Accept: 'application/json' } });
@@ -33,11 +36,51 @@ export class ServerSource {
     return getJson('api/recording');
   }
 
-  // Asked for in parallel with the recording, but awaited apart: a log import can make
-  // this answer large, and the chart need not wait for it.
-  async events() {
-    const answer = await getJson('api/events');
-    return answer.events || [];
+  // Lines per kind (GET /api/recording's event_kinds): every line the server lists.
+  eventKinds(recording) {
+    return new Map(Object.entries(recording.event_kinds || {}));
+  }
+
+  // kinds: a kindsParam string ('' for none), or null for every kind.
+  eventsPage(kinds, offset, limit) {
+    const query = new URLSearchParams({ offset: String(offset), limit: String(limit) });
+    if (kinds != null) query.set('kinds', kinds);
+    return getJson(`api/events?${query}`);
+  }
+
+  // Cached per filter and time: the pane asks again for the same pinned or hovered tick.
+  async eventIndexAt(kinds, tMs) {
+    const query = new URLSearchParams({ at: String(Math.round(tMs)) });
+    if (kinds != null) query.set('kinds', kinds);
+    const url = `api/events?${query}`;
+    if (!this.eventAtCache) this.eventAtCache = new Map();
+    if (this.eventAtCache.has(url)) return this.eventAtCache.get(url);
+    const promise = getJson(url);
+    this.eventAtCache.set(url, promise);
+    if (this.eventAtCache.size > 500) this.eventAtCache.delete(this.eventAtCache.keys().next().value);
+    try {
+      return await promise;
+    } catch (error) {
+      this.eventAtCache.delete(url);
+      throw error;
+    }
+  }
+
+  // The events the chart draws as flags (markers, signals, OOM kills), in time order.
+  async flagEvents() {
+    const kinds = kindsParam(kFlagKinds);
+    const out = [];
+    for (let page = 0; page < kMaxFlagPages; page++) {
+      const answer = await this.eventsPage(kinds, out.length, 1000);
+      out.push(...answer.events);
+      if (answer.events.length === 0 || out.length >= answer.total) break;
+    }
+    return out;
+  }
+
+  // The server lists every line: nothing to say.
+  eventsNote() {
+    return null;
   }
 
   series(metric, fromMs, toMs, points, signal) {
@@ -72,6 +115,7 @@ export class EmbeddedSource {
     this.kind = 'embedded';
     this.refetches = false;
     this.payload = payload;
+    this.local = new LocalEvents(payload.events || []);
   }
 
   static async fromElement(element) {
@@ -88,8 +132,31 @@ export class EmbeddedSource {
     return this.payload.recording;
   }
 
-  async events() {
-    return this.payload.events || [];
+  // What the report embeds: all of the few kinds, a thinned share of the dense ones.
+  eventKinds() {
+    return this.local.counts();
+  }
+
+  async eventsPage(kinds, offset, limit) {
+    return this.local.page(kinds, offset, limit);
+  }
+
+  async eventIndexAt(kinds, tMs) {
+    return this.local.indexAt(kinds, tMs);
+  }
+
+  async flagEvents() {
+    const { indices } = this.local.filter(kindsParam(kFlagKinds));
+    return indices.map((i) => this.local.events[i]);
+  }
+
+  // How much of the recording's events the report holds, when not all:
+  // {shown, total, kinds: Map of the recording's counts}.
+  eventsNote() {
+    const shown = this.local.events.length;
+    const total = this.payload.events_total ?? shown;
+    if (shown >= total) return null;
+    return { shown, total, kinds: new Map(Object.entries(this.payload.recording.event_kinds || {})) };
   }
 
   // The embedded series cover the whole recording at one resolution: zooming only

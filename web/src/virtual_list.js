@@ -54,10 +54,13 @@ export function isRowVisible(index, scrollTop, viewportHeight, rowHeight, count)
 export class VirtualList {
   // renderRow(index, element) fills a recycled row element; it must set everything it
   // uses (text, classes, data attributes), as the element held another row before.
-  constructor(viewport, { rowHeight, renderRow, className = 'vrow' }) {
+  // onRange(first, last), when given, learns the rows about to be drawn (before them),
+  // so that a list whose rows come from afar can fetch them.
+  constructor(viewport, { rowHeight, renderRow, className = 'vrow', onRange = null }) {
     this.viewport = viewport;
     this.rowHeight = rowHeight;
     this.renderRow = renderRow;
+    this.onRange = onRange;
     this.className = className;
     this.count = 0;
     this.spacer = document.createElement('div');
@@ -79,6 +82,7 @@ export class VirtualList {
     const height = this.viewport.clientHeight;
     const { first, last, topPx } = visibleRange(scrollTop, height, this.rowHeight, this.count);
     const needed = Math.max(0, last - first + 1);
+    if (this.onRange) this.onRange(first, last);
     while (this.pool.length < needed) this.pool.push(this.newRow());
     for (let k = 0; k < this.pool.length; k++) {
       const row = this.pool[k];

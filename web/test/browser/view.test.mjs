@@ -244,13 +244,17 @@ describe('canopy view', () => {
   test('a pinned time scrolls the events pane to the nearest line and marks it', async () => {
     const { page, errors } = await open({ width: 1600, height: 700 });
     for (const kind of ['start', 'end']) await page.click(`[data-testid="event-kind"][data-kind="${kind}"]`);
-    // Every line the pane now lists: the recording's events, then process starts and ends.
+    // Every line the pane now lists: the server's list (GET /api/events, every kind),
+    // whose starts and ends are those of the process table.
     const meta = recording.meta;
-    const times = [
-      ...events.map((e) => e.t),
+    const derived = [
       ...recording.processes.map((p) => p.start_ms),
       ...recording.processes.map((p) => p.end_ms ?? (p.last_ms < meta.end_ms ? p.last_ms : null)).filter((t) => t != null),
     ];
+    const listed = events.filter((e) => ['start', 'end', 'exit'].includes(e.kind)).map((e) => e.t);
+    const byNumber = (a, b) => a - b;
+    assert.deepEqual(listed.sort(byNumber), derived.sort(byNumber));
+    const times = events.map((e) => e.t);
     assert.equal(Number(await page.locator('[data-testid="events-panel"]').getAttribute('data-lines')), times.length);
     const list = page.locator('[data-testid="event-rows"]');
     const scrolls = [];

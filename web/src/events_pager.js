@@ -1,0 +1,155 @@
+// The events pane's rows, fetched a page at a time: a recording can hold ten million log
+// lines, so the page only ever holds the pages around what is in view. Pure logic (no
+// DOM), the same for both sources: `fetchPage(offset, limit)` asks the server
+// (/api/events) or slices the report's embedded array.
+//
+// - get(i) is the row, or null while its page is not in: the pane draws a placeholder.
+// - want(first, last) names the rows in view; their pages are fetched first, then one
+//   page each side. At most `maxInFlight` requests run at once, and a page is only
+//   started when it is still wanted, so dragging the scrollbar across a million rows
+//   costs the pages it stops at, not every page it passed.
+// - At most `maxPages` pages are kept; the least recently used go first, never one in view.
+// - reset() starts over for another filter; answers to the old one are dropped.
+
+export class EventPager {
+  constructor({ fetchPage = null, total = 0, pageSize = 200, maxPages = 50, maxInFlight = 2, onChange = () => {} } = {}) {
+    this.pageSize = pageSize;
+    this.maxPages = maxPages;
+    this.maxInFlight = maxInFlight;
+    this.onChange = onChange;
+    this.fetches = 0; // pages requested, over the pager's life (for tests)
+    this.reset(fetchPage, total);
+  }
+
+  // A new list (another kind filter): `total` rows, as far as is known before the first
+  // answer (an answer's total replaces it).
+  reset(fetchPage, total) {
+    this.fetchPage = fetchPage;
+    this.total = total;
+    this.generation = (this.generation || 0) + 1;
+    // Whoever waits on the old list gets null.
+    for (const waiters of (this.waiters || new Map()).values()) for (const resolve of waiters) resolve();
+    this.pages = new Map(); // page number -> events, in least-recently-used order
+    this.inFlight = new Map(); // page number -> promise
+    this.wanted = [];
+    this.waiters = new Map(); // page number -> [resolve]
+    this.error = null;
+  }
+
+  pageOf(index) {
+    return Math.floor(index / this.pageSize);
+  }
+
+  get pageCount() {
+    return Math.ceil(this.total / this.pageSize);
+  }
+
+  // The row at `index`, or null while its page is not in.
+  get(index) {
+    if (index < 0 || index >= this.total) return null;
+    const page = this.pages.get(this.pageOf(index));
+    if (!page) return null;
+    return page[index - this.pageOf(index) * this.pageSize] || null;
+  }
+
+  has(index) {
+    return this.get(index) != null;
+  }
+
+  // The rows first..last are in view: fetch their pages, then their neighbours.
+  want(first, last) {
+    if (this.total === 0 || last < first) {
+      this.wanted = [];
+      return;
+    }
+    const a = this.pageOf(Math.max(0, first));
+    const b = this.pageOf(Math.min(this.total - 1, last));
+    const pages = [];
+    for (let p = a; p <= b; p++) pages.push(p);
+    if (b + 1 < this.pageCount) pages.push(b + 1);
+    if (a > 0) pages.push(a - 1);
+    for (const p of pages) this.touch(p);
+    this.wanted = pages;
+    this.pump();
+  }
+
+  // Resolves with the row at `index` once its page is in (fetching it if need be);
+  // null when the index is out of range or the list was reset meanwhile.
+  load(index) {
+    if (index < 0 || index >= this.total) return Promise.resolve(null);
+    if (this.has(index)) return Promise.resolve(this.get(index));
+    const page = this.pageOf(index);
+    const generation = this.generation;
+    return new Promise((resolve) => {
+      if (!this.waiters.has(page)) this.waiters.set(page, []);
+      this.waiters.get(page).push(() => resolve(generation === this.generation ? this.get(index) : null));
+      if (!this.wanted.includes(page)) this.wanted = [page, ...this.wanted];
+      this.pump();
+    });
+  }
+
+  // A page used again moves to the most recently used end.
+  touch(page) {
+    const events = this.pages.get(page);
+    if (!events) return;
+    this.pages.delete(page);
+    this.pages.set(page, events);
+  }
+
+  pump() {
+    for (const page of this.wanted) {
+      if (this.inFlight.size >= this.maxInFlight) return;
+      if (this.pages.has(page) || this.inFlight.has(page)) continue;
+      this.start(page);
+    }
+  }
+
+  start(page) {
+    const generation = this.generation;
+    const offset = page * this.pageSize;
+    const limit = Math.min(this.pageSize, Math.max(1, this.total - offset));
+    this.fetches++;
+    const promise = Promise.resolve()
+      .then(() => this.fetchPage(offset, limit))
+      .then(
+        (answer) => {
+          if (generation !== this.generation) return;
+          this.inFlight.delete(page);
+          this.error = null;
+          const totalChanged = typeof answer.total === 'number' && answer.total !== this.total;
+          if (totalChanged) this.total = answer.total;
+          this.pages.set(page, answer.events || []);
+          this.evict();
+          this.settle(page);
+          this.onChange({ page, totalChanged });
+          this.pump();
+        },
+        (error) => {
+          if (generation !== this.generation) return;
+          this.inFlight.delete(page);
+          this.error = error;
+          this.wanted = this.wanted.filter((p) => p !== page); // retried when next wanted
+          this.settle(page);
+          this.onChange({ page, error });
+          this.pump();
+        },
+      );
+    this.inFlight.set(page, promise);
+  }
+
+  settle(page) {
+    const waiters = this.waiters.get(page);
+    if (!waiters) return;
+    this.waiters.delete(page);
+    for (const resolve of waiters) resolve();
+  }
+
+  evict() {
+    if (this.pages.size <= this.maxPages) return;
+    const keep = new Set(this.wanted);
+    for (const page of this.pages.keys()) {
+      if (this.pages.size <= this.maxPages) break;
+      if (!keep.has(page)) this.pages.delete(page);
+    }
+  }
+}
