@@ -6,9 +6,10 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { clickChartAt, environment, launchBrowser, screenshot, startView, tempDir, waitReady, watchErrors } from './harness.mjs';
+import {
+  clickChartAt, environment, launchBrowser, openReportOffline, screenshot, startView, tempDir, waitReady, watchErrors,
+} from './harness.mjs';
 
 const kLines = 100000;
 const kTraceLine = 50000; // this entry carries a three-line stack trace
@@ -213,15 +214,7 @@ describe('the events pane with logs', () => {
   test('the report embeds 50,000 of the lines and says so, offline', async () => {
     const html = path.join(dir, 'logs.html');
     execFileSync(env.bin, ['report', file, '--html', html], { stdio: ['ignore', 'ignore', 'ignore'] });
-    const context = await browser.newContext({ viewport: { width: 1600, height: 1000 }, offline: true });
-    const requests = [];
-    context.on('request', (request) => requests.push(request.url()));
-    await context.route('**/*', (route) => (route.request().url().startsWith('file:') ? route.continue() : route.abort()));
-    const page = await context.newPage();
-    const errors = watchErrors(page);
-    const url = pathToFileURL(html).href;
-    await page.goto(url);
-    await waitReady(page);
+    const { page, errors, requests, url } = await openReportOffline(browser, html);
     const all = Object.values(recording.event_kinds).reduce((n, c) => n + c, 0);
     const note = page.locator('[data-testid="events-note"]');
     assert.equal(await note.textContent(),

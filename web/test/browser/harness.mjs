@@ -9,6 +9,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 
 export const MiB = 1048576;
@@ -168,4 +169,19 @@ export async function clickBandOf(page, id, tMs) {
   if (!point) throw new Error(`no band of process ${id} at ${tMs}`);
   const box = await page.locator('.u-over').boundingBox();
   await page.mouse.click(box.x + point.x, box.y + point.y);
+}
+
+// Opens an HTML report from file:// with the network cut off; `requests` collects every
+// URL the page asked for (the report itself and nothing else, if it is self-contained).
+export async function openReportOffline(browser, html) {
+  const context = await browser.newContext({ viewport: { width: 1600, height: 1000 }, offline: true });
+  const requests = [];
+  context.on('request', (request) => requests.push(request.url()));
+  await context.route('**/*', (route) => (route.request().url().startsWith('file:') ? route.continue() : route.abort()));
+  const page = await context.newPage();
+  const errors = watchErrors(page);
+  const url = pathToFileURL(html).href;
+  await page.goto(url);
+  await waitReady(page);
+  return { page, errors, requests, url };
 }

@@ -5,11 +5,10 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import {
   MiB, chartData, clickChartAt, environment, holdChildren, infoRows, kTreeCommand, launchBrowser, paintedShare,
-  parseBytes, record, screenshot, tempDir, waitReady, watchErrors, within,
+  openReportOffline, parseBytes, record, screenshot, tempDir, within,
 } from './harness.mjs';
 
 describe('canopy report --html', () => {
@@ -34,15 +33,7 @@ describe('canopy report --html', () => {
   });
 
   test('the report draws the recording from its embedded data, offline, with no request', async () => {
-    const context = await browser.newContext({ viewport: { width: 1600, height: 1000 }, offline: true });
-    const requests = [];
-    context.on('request', (request) => requests.push(request.url()));
-    await context.route('**/*', (route) => (route.request().url().startsWith('file:') ? route.continue() : route.abort()));
-    const page = await context.newPage();
-    const errors = watchErrors(page);
-    const url = pathToFileURL(html).href;
-    await page.goto(url);
-    await waitReady(page);
+    const { page, errors, requests, url } = await openReportOffline(browser, html);
     assert.equal(await page.evaluate(() => window.canopyView.source), 'embedded');
 
     const chart = await chartData(page);
