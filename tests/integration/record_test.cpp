@@ -110,7 +110,13 @@ TEST_F(RecordTree, TreePeakAndSummary) {
   EXPECT_GE(peak, mib(320));
   EXPECT_LT(peak, mib(360));
   EXPECT_NE(result_->err.find("peak memory"), std::string::npos) << result_->err;
-  EXPECT_NE(result_->err.find("processes          7"), std::string::npos) << result_->err;
+  // The summary counts what the recording holds (EveryProcessWithItsParent checks that
+  // it holds all 7: a recorder starved for a second on a loaded machine can miss the
+  // 300 ms ones, which the summary must then not claim).
+  auto processes = reader.processes();
+  ASSERT_TRUE(processes);
+  EXPECT_NE(result_->err.find("processes          " + std::to_string(processes->size()) + "\n"), std::string::npos)
+      << result_->err;
   EXPECT_NE(result_->err.find("canopy report " + path_), std::string::npos) << result_->err;
 }
 
