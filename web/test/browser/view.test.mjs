@@ -262,6 +262,8 @@ describe('canopy view', () => {
       await clickChartAt(page, t);
       const pinned = await page.evaluate(() => window.canopyView.state.selectedT);
       const nearest = times.reduce((best, x) => (Math.abs(x - pinned) < Math.abs(best - pinned) ? x : best));
+      // The server finds the line: until it answers, the line the hover marked stays.
+      await page.waitForFunction((line) => window.canopyView.events.markedLine === line, times.indexOf(nearest));
       const marked = page.locator('[data-testid="event-row"].marked');
       await marked.waitFor();
       assert.equal(Number(await marked.getAttribute('data-t')), nearest);
