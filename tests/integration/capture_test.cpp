@@ -2,6 +2,8 @@
 // reaches canopy's own stdout and stderr unchanged, and every line is an event.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -89,6 +91,21 @@ TEST(CaptureOutput, BinaryOutputPassesThroughAndStoresValidText) {
     EXPECT_TRUE(is_valid_utf8(e.text));
     EXPECT_EQ(e.text.find('\0'), std::string::npos);
   }
+}
+
+TEST(CaptureOutput, AReaderThatGoesAwayStopsTheCommandAsWithoutCanopy) {
+  // `yes | head -n 2` ends because yes gets SIGPIPE; with canopy in between, canopy
+  // passes the closed pipe on instead of reading forever.
+  TempDir dir;
+  std::string rec = dir.file("pipe.canopy");
+  auto result = run({"sh", "-c", kCanopy + " record -q --capture-output -o " + rec + " -- yes | head -n 2"});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  EXPECT_EQ(result.out, "y\ny\n");
+  auto reader = open_recording(rec);
+  EXPECT_EQ(reader.meta().at("exit_signal"), std::to_string(SIGPIPE));
+  auto lines = events_of_kind(rec, "stdout");
+  ASSERT_GE(lines.size(), 2u);
+  EXPECT_EQ(std::count_if(lines.begin(), lines.end(), [](const auto& e) { return e.text != "y"; }), 0);
 }
 
 TEST(CaptureOutput, ACommandOnATerminalStillSeesATerminal) {
