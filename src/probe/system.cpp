@@ -7,6 +7,7 @@
 #include <climits>
 #include <ctime>
 #include <fstream>
+#include <limits>
 
 #include "probe/process_files.h"
 
@@ -67,6 +68,18 @@ HostInfo read_host_info() {
 }
 
 MeminfoFile::MeminfoFile() : fd_(::open("/proc/meminfo", O_RDONLY | O_CLOEXEC)) {}
+
+std::optional<int64_t> read_forks_since_boot() {
+  std::ifstream stat("/proc/stat");
+  for (std::string key; stat >> key;) {
+    if (key == "processes") {
+      int64_t forks = 0;
+      return stat >> forks ? std::optional<int64_t>(forks) : std::nullopt;
+    }
+    stat.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  return std::nullopt;
+}
 
 std::optional<MeminfoFields> MeminfoFile::read() {
   static std::string buffer(4096, '\0');

@@ -27,6 +27,10 @@ HostInfo read_host_info();
 // Milliseconds since the Unix epoch, UTC.
 int64_t now_epoch_ms();
 
+// Processes (and threads) the machine has created since boot: /proc/stat's
+// `processes`. Its growth over a recording bounds what polling can have missed.
+std::optional<int64_t> read_forks_since_boot();
+
 // /proc/meminfo, kept open and re-read each tick.
 class MeminfoFile {
  public:

@@ -1,0 +1,161 @@
+#include "probe/proc_events.h"
+
+// clang-format off: linux/connector.h needs the types linux/netlink.h brings.
+#include <linux/netlink.h>
+#include <linux/connector.h>
+#include <linux/cn_proc.h>
+// clang-format on
+#include <sys/poll.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+namespace canopy::probe {
+namespace {
+
+// A build forks thousands of processes a second, and the machine around it more: a
+// large buffer rides out a recorder busy with a tick. The kernel caps it at rmem_max
+// unless we may force it (SO_RCVBUFFORCE, with CAP_NET_ADMIN).
+constexpr int kReceiveBufferBytes = 16 << 20;
+// How long open() waits for the event of its test fork: it comes within microseconds
+// when the connector works at all.
+constexpr int kTestTimeoutMs = 500;
+
+Status subscribe(int fd, proc_cn_mcast_op op) {
+  // nlmsghdr, then cn_msg (whose data[] is flexible), then the operation.
+  alignas(nlmsghdr) char request[NLMSG_SPACE(sizeof(cn_msg) + sizeof(proc_cn_mcast_op))] = {};
+  auto* header = reinterpret_cast<nlmsghdr*>(request);
+  header->nlmsg_len = NLMSG_LENGTH(sizeof(cn_msg) + sizeof(proc_cn_mcast_op));
+  header->nlmsg_type = NLMSG_DONE;
+  header->nlmsg_pid = static_cast<uint32_t>(::getpid());
+  auto* message = static_cast<cn_msg*>(NLMSG_DATA(header));
+  message->id.idx = CN_IDX_PROC;
+  message->id.val = CN_VAL_PROC;
+  message->len = sizeof(proc_cn_mcast_op);
+  std::memcpy(message->data, &op, sizeof op);
+  if (::send(fd, request, header->nlmsg_len, 0) != static_cast<ssize_t>(header->nlmsg_len)) {
+    return Error{std::string("cannot subscribe to process events: ") + std::strerror(errno)};
+  }
+  return Ok{};
+}
+
+std::string why_not(int error) {
+  if (error == EPERM || error == EACCES) {
+    return "not permitted (this kernel wants root or CAP_NET_ADMIN)";
+  }
+  if (error == EPROTONOSUPPORT || error == ENOENT) {
+    return "the kernel has no process connector (CONFIG_PROC_EVENTS)";
+  }
+  return std::strerror(error);
+}
+
+}  // namespace
+
+Result<ProcEventSocket> ProcEventSocket::open() {
+  ScopedFd fd(::socket(PF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_CONNECTOR));
+  if (!fd) {
+    return Error{"process events: " + why_not(errno)};
+  }
+  sockaddr_nl address{};
+  address.nl_family = AF_NETLINK;
+  address.nl_groups = CN_IDX_PROC;
+  if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    return Error{"process events: " + why_not(errno)};
+  }
+  int size = kReceiveBufferBytes;
+  if (::setsockopt(fd.get(), SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof size) != 0) {
+    ::setsockopt(fd.get(), SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+  }
+  if (auto status = subscribe(fd.get(), PROC_CN_MCAST_LISTEN); !status) {
+    return status.error();
+  }
+  // The kernel ignores a subscription from outside its initial namespaces (a
+  // container) without an error: the socket would just stay silent. So fork a child
+  // that exits at once and wait for its fork event.
+  pid_t child = ::fork();
+  if (child < 0) {
+    return Error{std::string("process events: cannot test them: fork: ") + std::strerror(errno)};
+  }
+  if (child == 0) {
+    ::_exit(0);
+  }
+  while (::waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  ProcEventSocket events(std::move(fd));
+  bool heard = false;
+  for (int waited_ms = 0; !heard && waited_ms < kTestTimeoutMs; ++waited_ms) {
+    events.drain([&](const ProcEvent& e) { heard = heard || (e.kind == ProcEvent::Kind::kFork && e.pid == child); });
+    if (!heard) {
+      pollfd ready{events.fd(), POLLIN, 0};
+      ::poll(&ready, 1, 1);
+    }
+  }
+  if (!heard) {
+    return Error{"process events: subscribed, but the kernel sends none here (a container's namespace?)"};
+  }
+  return events;
+}
+
+void ProcEventSocket::drain(const std::function<void(const ProcEvent&)>& on_event) {
+  alignas(nlmsghdr) char buffer[16384];
+  for (;;) {
+    ssize_t n = ::recv(fd_.get(), buffer, sizeof buffer, 0);
+    if (n < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      if (errno == ENOBUFS) {
+        ++lost_;  // the queue overflowed: some events are gone, the rest still come
+        continue;
+      }
+      return;  // EAGAIN: nothing more queued
+    }
+    auto remaining = static_cast<int>(n);
+    for (auto* header = reinterpret_cast<nlmsghdr*>(buffer); NLMSG_OK(header, remaining);
+         header = NLMSG_NEXT(header, remaining)) {
+      if (header->nlmsg_type == NLMSG_ERROR || header->nlmsg_type == NLMSG_NOOP) {
+        continue;
+      }
+      const auto* message = static_cast<const cn_msg*>(NLMSG_DATA(header));
+      if (message->id.idx != CN_IDX_PROC || message->len < sizeof(proc_event) - sizeof(proc_event::event_data)) {
+        continue;
+      }
+      proc_event event{};
+      std::memcpy(&event, message->data, std::min<size_t>(message->len, sizeof event));
+      ProcEvent out;
+      out.monotonic_ns = event.timestamp_ns;
+      switch (event.what) {
+        case proc_event::PROC_EVENT_FORK:
+          if (event.event_data.fork.child_pid != event.event_data.fork.child_tgid) {
+            continue;  // a new thread
+          }
+          out.kind = ProcEvent::Kind::kFork;
+          out.pid = event.event_data.fork.child_tgid;
+          out.parent = event.event_data.fork.parent_tgid;
+          break;
+        case proc_event::PROC_EVENT_EXEC:
+          out.kind = ProcEvent::Kind::kExec;
+          out.pid = event.event_data.exec.process_tgid;
+          break;
+        case proc_event::PROC_EVENT_EXIT:
+          if (event.event_data.exit.process_pid != event.event_data.exit.process_tgid) {
+            continue;  // a thread other than the leader
+          }
+          out.kind = ProcEvent::Kind::kExit;
+          out.pid = event.event_data.exit.process_tgid;
+          out.wait_status = static_cast<int>(event.event_data.exit.exit_code);
+          break;
+        default:
+          continue;
+      }
+      on_event(out);
+    }
+  }
+}
+
+}  // namespace canopy::probe

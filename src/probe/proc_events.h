@@ -1,0 +1,48 @@
+// The kernel's process events (the netlink process connector): a message for every
+// fork, exec and exit on the machine, as it happens, with a nanosecond timestamp. With
+// them the recorder sees a process that lived a millisecond, and the exact time and
+// status of every exit. Older kernels let only CAP_NET_ADMIN (root, usually) listen,
+// recent ones (6.18 here) any user; when refused, open() says why and the recorder
+// falls back to polling.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+
+#include "common/result.h"
+#include "common/scoped_resource.h"
+
+namespace canopy::probe {
+
+struct ProcEvent {
+  enum class Kind { kFork, kExec, kExit };
+  Kind kind = Kind::kFork;
+  uint64_t monotonic_ns = 0;  // CLOCK_MONOTONIC
+  pid_t pid = 0;              // the process (fork: the new one)
+  pid_t parent = 0;           // fork: the process that forked
+  int wait_status = 0;        // exit: as waitpid reports it
+};
+
+class ProcEventSocket {
+ public:
+  // Subscribes to the events. Fails with one line saying why (most often: not
+  // permitted).
+  static Result<ProcEventSocket> open();
+
+  int fd() const { return fd_.get(); }
+
+  // Hands every queued event of a process (threads' forks and exits are left out) to
+  // `on_event`, without blocking. The kernel drops events when the socket's buffer is
+  // full: each time, lost() grows by one and the caller has to poll for what it missed.
+  void drain(const std::function<void(const ProcEvent&)>& on_event);
+  int64_t lost() const { return lost_; }
+
+ private:
+  explicit ProcEventSocket(ScopedFd fd) : fd_(std::move(fd)) {}
+  ScopedFd fd_;
+  int64_t lost_ = 0;
+};
+
+}  // namespace canopy::probe
