@@ -11,7 +11,7 @@ packages=(
   libsqlite3-dev sqlite3
   libcli11-dev nlohmann-json3-dev
   libcpp-httplib-dev zlib1g-dev libssl-dev
-  libcctz-dev tzdata libsimdjson-dev
+  libcctz-dev tzdata libsimdjson-dev libnl-genl-3-dev
   chromium
   libgtest-dev
   libbenchmark-dev

@@ -1,0 +1,185 @@
+#include "probe/task_exits.h"
+
+#include <linux/taskstats.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/netlink.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+
+namespace canopy::probe {
+namespace {
+
+// As for the process events: a build's exits come in bursts.
+constexpr int kReceiveBufferBytes = 16 << 20;
+
+// The CPUs the kernel may run tasks on ("0-1"): registering for all of them is what
+// "every exit" takes, and the kernel refuses a mask that names a CPU it cannot have.
+std::string possible_cpus(int64_t cpu_count) {
+  std::ifstream file("/sys/devices/system/cpu/possible");
+  std::string list;
+  if (std::getline(file, list) && !list.empty()) {
+    return list;
+  }
+  return "0-" + std::to_string(std::max<int64_t>(cpu_count, 1) - 1);
+}
+
+std::string why_not(int nl_error) {
+  if (nl_error == -NLE_PERM) {
+    return "not permitted (needs root or CAP_NET_ADMIN)";
+  }
+  if (nl_error == -NLE_OBJ_NOTFOUND) {
+    return "the kernel has no taskstats (CONFIG_TASKSTATS)";
+  }
+  return nl_geterror(nl_error);
+}
+
+TaskExit task_exit_from(const taskstats& stats) {
+  TaskExit exit;
+  exit.tid = static_cast<pid_t>(stats.ac_pid);
+  exit.tgid = stats.ac_tgid != 0 ? static_cast<pid_t>(stats.ac_tgid) : exit.tid;  // 0 before version 11
+  exit.name.assign(stats.ac_comm, strnlen(stats.ac_comm, sizeof stats.ac_comm));
+  exit.wait_status = static_cast<int>(stats.ac_exitcode);
+  exit.peak_rss_bytes = static_cast<int64_t>(stats.hiwater_rss) * 1024;
+  // ac_utime and ac_stime count whole timer ticks: a process that lived 5 ms mostly
+  // shows 0. cpu_run_virtual_total is the scheduler's exact runtime; split it in the
+  // ticks' proportion, as /proc/PID/stat does (cputime_adjust), all user without ticks.
+  auto user_ticks = static_cast<double>(stats.ac_utime);
+  auto system_ticks = static_cast<double>(stats.ac_stime);
+  auto runtime_ns = static_cast<int64_t>(stats.cpu_run_virtual_total);
+  if (runtime_ns > 0) {
+    double system_share = user_ticks + system_ticks > 0 ? system_ticks / (user_ticks + system_ticks) : 0.0;
+    exit.cpu_system_ns = static_cast<int64_t>(static_cast<double>(runtime_ns) * system_share);
+    exit.cpu_user_ns = runtime_ns - exit.cpu_system_ns;
+  } else {
+    exit.cpu_user_ns = static_cast<int64_t>(stats.ac_utime) * 1000;
+    exit.cpu_system_ns = static_cast<int64_t>(stats.ac_stime) * 1000;
+  }
+  exit.minor_faults = static_cast<int64_t>(stats.ac_minflt);
+  exit.major_faults = static_cast<int64_t>(stats.ac_majflt);
+  exit.read_bytes = static_cast<int64_t>(stats.read_char);
+  exit.write_bytes = static_cast<int64_t>(stats.write_char);
+  exit.disk_read_bytes = static_cast<int64_t>(stats.read_bytes);
+  exit.disk_write_bytes = static_cast<int64_t>(stats.write_bytes);
+  return exit;
+}
+
+}  // namespace
+
+struct TaskExitListener::Socket {
+  nl_sock* sock = nullptr;
+  int family = 0;
+  ~Socket() {
+    if (sock) {
+      nl_socket_free(sock);
+    }
+  }
+};
+
+namespace {
+
+// TASKSTATS_CMD_GET with a (de)register cpumask attribute, acknowledged.
+int send_cpumask(nl_sock* sock, int family, int attribute, const std::string& mask) {
+  nl_msg* message = nlmsg_alloc();
+  if (!message) {
+    return -NLE_NOMEM;
+  }
+  if (!genlmsg_put(message, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, 0, TASKSTATS_CMD_GET, TASKSTATS_VERSION) ||
+      nla_put_string(message, attribute, mask.c_str()) < 0) {
+    nlmsg_free(message);
+    return -NLE_NOMEM;
+  }
+  return nl_send_sync(sock, message);  // frees the message
+}
+
+}  // namespace
+
+Result<TaskExitListener> TaskExitListener::open(int64_t cpu_count) {
+  auto socket = std::make_unique<Socket>();
+  socket->sock = nl_socket_alloc();
+  if (!socket->sock) {
+    return Error{"taskstats: out of memory"};
+  }
+  if (int rc = genl_connect(socket->sock); rc < 0) {
+    return Error{"taskstats: " + why_not(rc)};
+  }
+  socket->family = genl_ctrl_resolve(socket->sock, TASKSTATS_GENL_NAME);
+  if (socket->family < 0) {
+    return Error{"taskstats: " + why_not(socket->family)};
+  }
+  int size = kReceiveBufferBytes;
+  int fd = nl_socket_get_fd(socket->sock);
+  if (::setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof size) != 0) {
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+  }
+  std::string cpumask = possible_cpus(cpu_count);
+  if (int rc = send_cpumask(socket->sock, socket->family, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, cpumask); rc < 0) {
+    return Error{"taskstats: " + why_not(rc)};
+  }
+  // Exit records arrive unasked, with sequence number 0.
+  nl_socket_disable_seq_check(socket->sock);
+  nl_socket_set_nonblocking(socket->sock);
+  return TaskExitListener(std::move(socket), std::move(cpumask));
+}
+
+TaskExitListener::TaskExitListener(std::unique_ptr<Socket> socket, std::string cpumask)
+    : socket_(std::move(socket)), cpumask_(std::move(cpumask)) {}
+
+TaskExitListener::TaskExitListener(TaskExitListener&&) noexcept = default;
+
+TaskExitListener::~TaskExitListener() {
+  if (socket_ && socket_->sock) {
+    // The kernel would drop us at its next failed send anyway; say so at once. The
+    // wait for its answer reads records still queued: they go nowhere now.
+    nl_socket_modify_cb(socket_->sock, NL_CB_VALID, NL_CB_DEFAULT, nullptr, nullptr);
+    send_cpumask(socket_->sock, socket_->family, TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, cpumask_);
+  }
+}
+
+int TaskExitListener::fd() const { return nl_socket_get_fd(socket_->sock); }
+
+void TaskExitListener::drain(const std::function<void(const TaskExit&)>& on_exit) {
+  on_exit_ = &on_exit;
+  auto on_message = [](nl_msg* message, void* self) -> int {
+    auto* listener = static_cast<TaskExitListener*>(self);
+    nlmsghdr* header = nlmsg_hdr(message);
+    auto* generic = static_cast<genlmsghdr*>(nlmsg_data(header));
+    if (generic->cmd != TASKSTATS_CMD_NEW) {
+      return NL_OK;
+    }
+    nlattr* attributes[TASKSTATS_TYPE_MAX + 1];
+    if (genlmsg_parse(header, 0, attributes, TASKSTATS_TYPE_MAX, nullptr) < 0 ||
+        !attributes[TASKSTATS_TYPE_AGGR_PID]) {
+      return NL_OK;  // a thread group's aggregate holds no CPU or memory figures
+    }
+    nlattr* nested[TASKSTATS_TYPE_MAX + 1];
+    if (nla_parse_nested(nested, TASKSTATS_TYPE_MAX, attributes[TASKSTATS_TYPE_AGGR_PID], nullptr) < 0 ||
+        !nested[TASKSTATS_TYPE_STATS]) {
+      return NL_OK;
+    }
+    // The kernel's struct may be older (shorter) or newer than ours: fields are only
+    // ever appended, so copy what both have.
+    taskstats stats{};
+    std::memcpy(&stats, nla_data(nested[TASKSTATS_TYPE_STATS]),
+                std::min<size_t>(static_cast<size_t>(nla_len(nested[TASKSTATS_TYPE_STATS])), sizeof stats));
+    (*listener->on_exit_)(task_exit_from(stats));
+    return NL_OK;
+  };
+  nl_socket_modify_cb(socket_->sock, NL_CB_VALID, NL_CB_CUSTOM, on_message, this);
+  for (;;) {
+    int rc = nl_recvmsgs_default(socket_->sock);
+    if (rc == -NLE_NOMEM) {
+      ++lost_;  // ENOBUFS: the queue overflowed and records are gone
+      continue;
+    }
+    if (rc < 0) {
+      break;  // -NLE_AGAIN: nothing more queued
+    }
+  }
+  on_exit_ = nullptr;
+}
+
+}  // namespace canopy::probe

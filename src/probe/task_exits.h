@@ -1,0 +1,60 @@
+// The kernel's taskstats exit records (generic netlink, TASKSTATS): for every task that
+// exits on the listened CPUs, its name, exit status, peak resident memory, CPU times
+// and I/O, final and exact. With them a process that lived too briefly to be sampled
+// still gets its figures. Listening needs CAP_NET_ADMIN (root, usually).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "common/result.h"
+
+struct nl_sock;
+
+namespace canopy::probe {
+
+// One exiting thread's record. A process's figures are its threads' together: CPU
+// and I/O add up; the peak is the process's (threads share it).
+struct TaskExit {
+  pid_t tid = 0;
+  pid_t tgid = 0;             // the process
+  std::string name;           // comm after the last exec
+  int wait_status = 0;        // as waitpid reports it (the leader's is the process's)
+  int64_t peak_rss_bytes = 0;  // hiwater_rss
+  int64_t cpu_user_ns = 0;
+  int64_t cpu_system_ns = 0;
+  int64_t minor_faults = 0;
+  int64_t major_faults = 0;
+  int64_t read_bytes = 0;  // through syscalls (rchar, wchar)
+  int64_t write_bytes = 0;
+  int64_t disk_read_bytes = 0;  // from and to storage
+  int64_t disk_write_bytes = 0;
+};
+
+class TaskExitListener {
+ public:
+  // Registers for the exits on every CPU. One line saying why on failure.
+  static Result<TaskExitListener> open(int64_t cpu_count);
+  TaskExitListener(TaskExitListener&&) noexcept;
+  ~TaskExitListener();
+
+  int fd() const;
+  // Hands every queued record to `on_exit`, without blocking. Records the kernel
+  // dropped (a full socket buffer) are counted in lost().
+  void drain(const std::function<void(const TaskExit&)>& on_exit);
+  int64_t lost() const { return lost_; }
+
+ private:
+  struct Socket;
+  explicit TaskExitListener(std::unique_ptr<Socket> socket, std::string cpumask);
+  std::unique_ptr<Socket> socket_;
+  std::string cpumask_;
+  int64_t lost_ = 0;
+  const std::function<void(const TaskExit&)>* on_exit_ = nullptr;  // during drain()
+};
+
+}  // namespace canopy::probe

@@ -1,0 +1,60 @@
+// The kernel's taskstats exit records, matched to the tree's processes. A record is
+// exact and final: the process's peak resident memory (hiwater), its CPU times, and
+// for a process that ended before it could be sampled, the only figures there are.
+//
+// Records and process events travel on separate sockets, so either can be read
+// first: a record waits here a while for its process to end, and an ended row waits a
+// while for late records (each thread sends its own), and is written again when one
+// comes.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+
+#include "probe/task_exits.h"
+#include "store/writer.h"
+
+namespace canopy::record {
+
+class ExitRecords {
+ public:
+  explicit ExitRecords(store::Writer& writer) : writer_(writer) {}
+
+  // A record from the kernel, of any process on the machine.
+  void add(const probe::TaskExit& exit, int64_t t_ms);
+  // `row` has ended and is about to be written: it takes what the records gave so
+  // far, and waits for any record still to come.
+  void on_end(store::ProcessRow& row, int64_t t_ms);
+  // Forgets records and rows older than a couple of seconds: nothing late comes
+  // that late, and a reused pid must not be mistaken for an ended one.
+  void expire(int64_t t_ms);
+  // Ended processes that got the kernel's figures.
+  int64_t applied() const { return applied_; }
+
+ private:
+  struct Totals {
+    std::string name;  // comm after the last exec
+    int64_t peak_rss_bytes = 0;
+    int64_t cpu_user_ns = 0;
+    int64_t cpu_system_ns = 0;
+    int64_t t_ms = 0;  // when the newest record came
+  };
+  struct Ended {
+    store::ProcessRow row;
+    Totals totals;
+    bool counted = false;  // in applied_
+  };
+  static void add_to(Totals& totals, const probe::TaskExit& exit, int64_t t_ms);
+  // Whether the name changed (the row's exec columns need writing again).
+  static bool apply(const Totals& totals, store::ProcessRow& row);
+
+  store::Writer& writer_;
+  std::unordered_map<pid_t, Totals> records_;  // by process, not yet claimed by an end
+  std::unordered_map<pid_t, Ended> ended_;     // ended rows open to late records
+  int64_t applied_ = 0;
+};
+
+}  // namespace canopy::record
