@@ -66,6 +66,11 @@ Result<Summary> summarize(const store::Reader& reader, size_t top_count) {
   s.wall_ms = last_ms - s.start_ms;
   s.exit_code = reader.meta_int("exit_code");
   s.exit_signal = reader.meta_int("exit_signal");
+  if (auto it = meta.find("process_events"); it != meta.end()) {
+    s.process_events = it->second;
+  }
+  s.process_events_lost = reader.meta_int("process_events_lost").value_or(0);
+  s.machine_forks = reader.meta_int("machine_forks");
 
   s.ticks = static_cast<int64_t>(ticks->size());
   for (const auto& tick : *ticks) {

@@ -44,6 +44,14 @@ struct Summary {
   int64_t process_samples = 0;  // sum over ticks of the processes alive
   int64_t processes = 0;
   int64_t still_running = 0;  // alive when the recording ended
+  // How the tree's processes were found: "netlink" (every one, from the kernel's
+  // process events) or "off: REASON" (polling, which misses the briefest); empty in
+  // recordings made before canopy listened.
+  std::string process_events;
+  int64_t process_events_lost = 0;  // overflows of the event queue: some may be missing
+  // Processes and threads the whole machine started during the recording: with
+  // polling, an upper bound on what the tree can have started.
+  std::optional<int64_t> machine_forks;
   std::vector<ProcessPeak> top;  // highest peaks first
   std::optional<int64_t> recorder_cpu_ns;
 };

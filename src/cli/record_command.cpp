@@ -20,6 +20,8 @@ CLI::App* add_record_command(CLI::App& app, record::RecordOptions& options) {
       ->check(CLI::Range(int64_t{1}, int64_t{3'600'000}));
   cmd->add_flag("--capture-output", options.capture_output,
                 "Store every line the command writes to stdout and stderr as an event (both still reach the terminal)");
+  cmd->add_flag("!--no-process-events", options.process_events,
+                "Poll only: no kernel process events or taskstats exit records (for comparison, or where they cost too much)");
   cmd->add_option("command", options.command, "The command to run and its arguments");
   // Everything from the command's name on belongs to the command, options included,
   // as with `time`: `canopy record make -j8` works without `--`.

@@ -24,6 +24,7 @@ struct RecordOptions {
   bool pss = false;
   int64_t pss_interval_ms = 1000;
   bool capture_output = false;  // store the command's stdout/stderr lines as events
+  bool process_events = true;   // listen to the kernel's process events when permitted
 };
 
 // The interval from CANOPY_INTERVAL, else ONLOOKER_POLL_INTERVAL (for users coming

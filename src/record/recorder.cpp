@@ -17,6 +17,8 @@
 #include <ctime>
 
 #include "analyze/summary.h"
+#include "probe/proc_events.h"
+#include "probe/task_exits.h"
 #include "common/text.h"
 #include "record/launcher.h"
 #include "record/mark_channel.h"
@@ -72,6 +74,10 @@ class RecordingClock {
  public:
   RecordingClock() : epoch_start_ms_(probe::now_epoch_ms()), monotonic_start_ms_(monotonic_ms()) {}
   int64_t now_ms() const { return epoch_start_ms_ + monotonic_ms() - monotonic_start_ms_; }
+  // A kernel timestamp on the monotonic clock (a process event's) on the same scale.
+  int64_t from_monotonic_ns(uint64_t ns) const {
+    return epoch_start_ms_ + static_cast<int64_t>(ns / 1'000'000) - monotonic_start_ms_;
+  }
 
  private:
   int64_t epoch_start_ms_;
@@ -97,7 +103,39 @@ struct Session {
   bool recording = true;  // false after a write error: keep supervising, stop writing
   OutputCapture* capture = nullptr;  // with --capture-output
   MarkChannel* marks = nullptr;      // run mode: CANOPY_MARK
+  probe::ProcEventSocket* process_events = nullptr;  // when the kernel lets us listen
+  probe::TaskExitListener* exit_records = nullptr;   // taskstats, likewise
 };
+
+// Fork, exec and exit of the tree's processes at their exact times, before anything
+// else looks at the tree: a tick, or the reaping of a child.
+void read_process_events(Session& s) {
+  if (!s.recording) {
+    return;
+  }
+  // Exit records first: the kernel sends each before its process's exit event.
+  if (s.exit_records) {
+    int64_t now = s.clock.now_ms();
+    s.exit_records->drain([&](const probe::TaskExit& e) { s.sampler.on_task_exit(e, now); });
+  }
+  if (!s.process_events) {
+    return;
+  }
+  s.process_events->drain([&](const probe::ProcEvent& e) {
+    int64_t t = s.clock.from_monotonic_ns(e.monotonic_ns);
+    switch (e.kind) {
+      case probe::ProcEvent::Kind::kFork:
+        s.sampler.on_fork(e.pid, e.parent, t);
+        break;
+      case probe::ProcEvent::Kind::kExec:
+        s.sampler.on_exec(e.pid, t);
+        break;
+      case probe::ProcEvent::Kind::kExit:
+        s.sampler.on_exit(e.pid, e.wait_status, t);
+        break;
+    }
+  });
+}
 
 void add_output_line(Session& s, int64_t t_ms, const char* stream, const std::string& text) {
   if (s.recording) {
@@ -118,6 +156,7 @@ void read_marks(Session& s) {
 }
 
 void handle_child_exits(Session& s) {
+  read_process_events(s);
   for (;;) {
     siginfo_t info{};
     if (::waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0) {
@@ -167,6 +206,7 @@ void tick(Session& s) {
     return;
   }
   read_marks(s);  // also without inotify, whose watches can run out
+  read_process_events(s);
   int64_t t = s.clock.now_ms();
   s.sampler.tick(t);
   s.writer.commit_if_due(t);
@@ -196,6 +236,12 @@ bool sampling_loop(Session& s, int signal_fd) {
     std::vector<pollfd> fds = {{signal_fd, POLLIN, 0}, {timer.get(), POLLIN, 0}};
     if (s.marks && s.marks->poll_fd() >= 0) {
       fds.push_back({s.marks->poll_fd(), POLLIN, 0});
+    }
+    if (s.process_events) {
+      fds.push_back({s.process_events->fd(), POLLIN, 0});
+    }
+    if (s.exit_records) {
+      fds.push_back({s.exit_records->fd(), POLLIN, 0});
     }
     if (s.capture) {
       for (int fd : s.capture->poll_fds()) {
@@ -228,6 +274,9 @@ bool sampling_loop(Session& s, int signal_fd) {
       }
       if (s.marks && fds[i].fd == s.marks->poll_fd()) {
         read_marks(s);
+      } else if ((s.process_events && fds[i].fd == s.process_events->fd()) ||
+                 (s.exit_records && fds[i].fd == s.exit_records->fd())) {
+        read_process_events(s);
       } else if (s.capture) {
         s.capture->on_readable(fds[i].fd, s.clock.now_ms());
       }
@@ -302,7 +351,35 @@ int run_record(const RecordOptions& options) {
     return kExitRecorderFailed;
   }
 
-  // 2. The root: a gated child (run) or an existing process (attach). A command we
+  // 2. The kernel's process events, when it lets us listen: subscribed before the
+  // command starts, so its first fork is heard.
+  std::optional<probe::ProcEventSocket> process_events;
+  std::string process_events_meta = "off: --no-process-events";
+  if (options.process_events) {
+    auto opened = probe::ProcEventSocket::open();
+    if (opened) {
+      process_events.emplace(std::move(*opened));
+      process_events_meta = "netlink";
+    } else {
+      process_events_meta = "off: " + opened.error().message;
+    }
+  }
+  // Taskstats exit records: each ended process's exact peak and CPU. Independent of
+  // the process events (the kernel may grant one and not the other).
+  std::optional<probe::TaskExitListener> exit_records;
+  std::string exit_records_meta = "off: --no-process-events";
+  if (options.process_events) {
+    auto opened = probe::TaskExitListener::open(probe::read_host_info().cpu_count);
+    if (opened) {
+      exit_records.emplace(std::move(*opened));
+      exit_records_meta = "taskstats";
+    } else {
+      exit_records_meta = "off: " + opened.error().message;
+    }
+  }
+  std::optional<int64_t> forks_at_start = probe::read_forks_since_boot();
+
+  // 3. The root: a gated child (run) or an existing process (attach). A command we
   // run gets CANOPY_MARK, and with --capture-output its stdout and stderr go through us.
   std::optional<Launch> launch;
   std::optional<MarkChannel> marks;
@@ -363,7 +440,7 @@ int run_record(const RecordOptions& options) {
     }
   }
 
-  // 3. The recording file.
+  // 4. The recording file.
   std::string path = options.output.empty() ? default_output_name(root) : options.output;
   auto writer = store::Writer::create(path, options.force);
   if (!writer) {
@@ -371,16 +448,19 @@ int run_record(const RecordOptions& options) {
     return kExitRecorderFailed;  // the gated child is aborted by ~Launch
   }
   probe::HostInfo host = probe::read_host_info();
-  TreeSampler sampler(*writer, host, {options.pss, options.pss_interval_ms, run_mode});
-  Session session{options, RecordingClock(), *writer, sampler, root, run_mode, std::nullopt, false, true,
-                  capture ? &*capture : nullptr, marks ? &*marks : nullptr};
+  TreeSampler sampler(*writer, host, {options.pss, options.pss_interval_ms, run_mode, process_events.has_value()});
+  Session session{options,        RecordingClock(), *writer, sampler, root, run_mode, std::nullopt, false, true,
+                  capture ? &*capture : nullptr, marks ? &*marks : nullptr,
+                  process_events ? &*process_events : nullptr, exit_records ? &*exit_records : nullptr};
   session_for_output = &session;
   write_start_meta(*writer, options, host, session.clock.now_ms(), root);
   if (capture) {
     writer->set_meta("output_capture", capture->kinds());
   }
+  writer->set_meta("process_events", process_events_meta);
+  writer->set_meta("exit_records", exit_records_meta);
 
-  // 4. Start: open the gate, then track the root (after exec, so its first sample is
+  // 5. Start: open the gate, then track the root (after exec, so its first sample is
   // the command's and not our fork's). Its children are found on the first tick.
   if (launch) {
     if (auto failure = launch->release()) {
@@ -401,7 +481,7 @@ int run_record(const RecordOptions& options) {
   }
   raise_fd_limit();
 
-  // 5. Sample until the root ends.
+  // 6. Sample until the root ends.
   bool loop_ok = sampling_loop(session, signal_fd.get());
   if (run_mode && !session.root_wait_status) {
     // The loop failed: do not leave the command unsupervised and unwaited.
@@ -411,17 +491,29 @@ int run_record(const RecordOptions& options) {
     session.root_wait_status = status;
   }
 
-  // 6. Close the recording: the output and markers still on their way, a last round
-  // for the survivors, then meta and checkpoint.
+  // 7. Close the recording: the output, markers and process events still on their
+  // way, a last round for the survivors, then meta and checkpoint.
   if (capture) {
     capture->drain(session.clock.now_ms());
   }
   read_marks(session);
+  read_process_events(session);
   int64_t end_ms = session.clock.now_ms();
   if (session.recording) {
     sampler.tick(end_ms);
     sampler.finish(end_ms);
     write_end_meta(*writer, end_ms, sampler.process_count(), session.root_wait_status, run_mode);
+    if (process_events) {
+      writer->set_meta("process_events_lost", std::to_string(process_events->lost()));
+    }
+    if (exit_records) {
+      writer->set_meta("exit_records_lost", std::to_string(exit_records->lost()));
+      writer->set_meta("processes_with_exit_records", std::to_string(sampler.processes_with_exit_records()));
+    }
+    auto forks_at_end = probe::read_forks_since_boot();
+    if (forks_at_start && forks_at_end) {
+      writer->set_meta("machine_forks", std::to_string(*forks_at_end - *forks_at_start));
+    }
   }
   auto finished = writer->finish();
   if (!finished) {

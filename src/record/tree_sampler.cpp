@@ -33,28 +33,32 @@ std::optional<int64_t> TreeSampler::process_id(pid_t pid) const {
   return it == alive_.end() ? std::nullopt : std::optional<int64_t>(it->second.row.id);
 }
 
-TreeSampler::Tracked* TreeSampler::track(pid_t pid, std::optional<Parent> parent, int64_t t_ms, bool own_zombie) {
+TreeSampler::Tracked* TreeSampler::track(pid_t pid, std::optional<Parent> parent, int64_t t_ms, bool zombie_ok,
+                                         std::optional<int64_t> start_ms) {
   auto files = probe::ProcessFiles::open(pid);
   if (!files) {
     return nullptr;
   }
   auto stat = files->read_stat();
   // A child found in its parent's list whose ppid differs is a reused PID: the child
-  // ended between the list and the open, and this is an unrelated process.
-  if (!stat || (parent && stat->ppid != parent->pid)) {
+  // ended between the list and the open, and this is an unrelated process. A fork
+  // event names the parent itself (`start_ms` comes from one): the child may have
+  // been orphaned and reparented since, but its PID cannot have been reused so soon.
+  bool from_fork_event = start_ms.has_value();
+  if (!stat || (parent && !from_fork_event && stat->ppid != parent->pid)) {
     return nullptr;
   }
   // A zombie in a children list has ended already (often one we tracked, still
   // waiting for its parent's wait): only our own, reaped for its exit status, count.
-  if ((stat->state == 'Z' || stat->state == 'X') && !own_zombie) {
+  if ((stat->state == 'Z' || stat->state == 'X') && !zombie_ok) {
     return nullptr;
   }
   Tracked p{std::move(*files)};
   p.row.pid = pid;
   p.row.start_ticks = stat->start_ticks;
-  p.row.start_ms = host_.boot_time_ms + stat->start_ticks * 1000 / host_.clock_ticks_per_second;
+  p.row.start_ms = start_ms.value_or(host_.boot_time_ms + stat->start_ticks * 1000 / host_.clock_ticks_per_second);
   p.row.parent_id = parent ? std::optional<int64_t>(parent->id) : std::nullopt;
-  p.row.ppid = stat->ppid;
+  p.row.ppid = parent && from_fork_event ? parent->pid : stat->ppid;
   p.row.adopted = !parent && process_count_ > 0;  // the first is the root
   p.row.name = stat->name;
   p.row.exe = p.files.read_exe();
@@ -68,7 +72,7 @@ TreeSampler::Tracked* TreeSampler::track(pid_t pid, std::optional<Parent> parent
 }
 
 bool TreeSampler::add_root(pid_t pid, int64_t t_ms) {
-  Tracked* p = track(pid, std::nullopt, t_ms, /*own_zombie=*/true);
+  Tracked* p = track(pid, std::nullopt, t_ms, /*zombie_ok=*/true);
   if (!p) {
     return false;
   }
@@ -244,12 +248,20 @@ void TreeSampler::discover(std::vector<pid_t> parents, int64_t t_ms) {
 }
 
 void TreeSampler::tick(int64_t t_ms) {
+  exit_records_.expire(t_ms);
   std::vector<pid_t> ran;
   for (auto it = alive_.begin(); it != alive_.end();) {
     Tracked& p = it->second;
+    if (p.exited && options_.process_events && !p.files.read_stat()) {
+      end(p, t_ms);  // reaped, and its exit event was lost: the end is as seen
+      it = alive_.erase(it);
+      continue;
+    }
     if (!p.exited) {
       Outcome outcome = sample(p, t_ms, false);
-      if (outcome == Outcome::kEnded) {
+      // With process events, an ended process waits for its exit event (already
+      // queued: the kernel sends it before the process becomes a zombie).
+      if (outcome == Outcome::kEnded && !(options_.process_events && p.exited)) {
         end(p, t_ms);
         it = alive_.erase(it);
         continue;
@@ -304,24 +316,153 @@ void TreeSampler::tick(int64_t t_ms) {
 }
 
 void TreeSampler::on_child_exiting(pid_t pid, int64_t t_ms) {
+  if (ghosts_.count(pid)) {
+    return;  // known from its events; on_child_reaped adds the status
+  }
   auto it = alive_.find(pid);
-  Tracked* p = it == alive_.end() ? track(pid, std::nullopt, t_ms, /*own_zombie=*/true) : &it->second;
+  Tracked* p = it == alive_.end() ? track(pid, std::nullopt, t_ms, /*zombie_ok=*/true) : &it->second;
   if (p && !p->exited) {
     sample(*p, t_ms, it == alive_.end());
   }
 }
 
+namespace {
+
+void set_exit_status(store::ProcessRow& row, int wait_status) {
+  if (WIFEXITED(wait_status)) {
+    row.exit_code = WEXITSTATUS(wait_status);
+  } else if (WIFSIGNALED(wait_status)) {
+    row.exit_signal = WTERMSIG(wait_status);
+  }
+}
+
+}  // namespace
+
 void TreeSampler::on_child_reaped(pid_t pid, int wait_status, int64_t t_ms) {
+  if (auto ghost = ghosts_.find(pid); ghost != ghosts_.end()) {
+    set_exit_status(ghost->second, wait_status);
+    ghost->second.end_ms = ghost->second.end_ms.value_or(t_ms);
+    exit_records_.on_end(ghost->second, t_ms);
+    writer_.update_process_end(ghost->second);
+    ghosts_.erase(ghost);
+    return;
+  }
   auto it = alive_.find(pid);
   if (it == alive_.end()) {
     return;
   }
   Tracked& p = it->second;
-  if (WIFEXITED(wait_status)) {
-    p.row.exit_code = WEXITSTATUS(wait_status);
-  } else if (WIFSIGNALED(wait_status)) {
-    p.row.exit_signal = WTERMSIG(wait_status);
+  set_exit_status(p.row, wait_status);
+  end(p, p.exit_event_ms.value_or(t_ms));
+  alive_.erase(it);
+}
+
+std::optional<TreeSampler::Parent> TreeSampler::tree_parent(pid_t pid) const {
+  if (auto it = alive_.find(pid); it != alive_.end()) {
+    return Parent{pid, it->second.row.id};
   }
+  if (auto ghost = ghosts_.find(pid); ghost != ghosts_.end()) {
+    return Parent{pid, ghost->second.id};
+  }
+  return std::nullopt;
+}
+
+void TreeSampler::on_fork(pid_t pid, pid_t parent, int64_t t_ms) {
+  if (pid == self_ || alive_.count(pid) || ghosts_.count(pid)) {
+    return;
+  }
+  std::optional<Parent> from = tree_parent(parent);
+  if (!from) {
+    return;  // not a process of the tree
+  }
+  if (Tracked* p = track(pid, from, t_ms, /*zombie_ok=*/true, t_ms)) {
+    Outcome outcome = sample(*p, t_ms, true);
+    if (outcome == Outcome::kEnded && !p->exited) {
+      end(*p, t_ms);  // gone between the open and the sample
+      alive_.erase(pid);
+    }
+    return;
+  }
+  // Gone (exited and reaped) before we could open its files: a fork copies the
+  // parent's name, and the exit event will bring the rest.
+  store::ProcessRow row;
+  row.pid = pid;
+  row.ppid = parent;
+  row.parent_id = from->id;
+  if (auto it = alive_.find(parent); it != alive_.end()) {
+    row.name = it->second.row.name;
+  } else {
+    row.name = ghosts_.at(parent).name;
+  }
+  row.start_ms = t_ms;
+  row.first_seen_ms = t_ms;
+  row.last_seen_ms = t_ms;
+  row.id = writer_.add_process(row);
+  ++process_count_;
+  ghosts_.emplace(pid, std::move(row));
+}
+
+void TreeSampler::on_exec(pid_t pid, int64_t t_ms) {
+  auto it = alive_.find(pid);
+  if (it == alive_.end() || it->second.exited) {
+    return;
+  }
+  Tracked& p = it->second;
+  auto stat = p.files.read_stat();
+  if (!stat) {
+    return;
+  }
+  if (stat->state == 'Z' || stat->state == 'X') {
+    // Exec'd and ended before we got here: a zombie keeps its new name, but its
+    // command line and executable are gone.
+    if (stat->name != p.row.name) {
+      p.row.name = stat->name;
+      p.row.cmdline.clear();
+      p.row.exe.clear();
+      writer_.update_process_exec(p.row);
+      writer_.add_event({t_ms, "exec", p.row.id, stat->name});
+    }
+    return;
+  }
+  // An exec that happened before we first read the process (the root's own, say)
+  // shows no new image: nothing to note.
+  if (stat->name == p.row.name && stat->start_code == p.start_code && stat->start_stack == p.start_stack) {
+    return;
+  }
+  // At its exact time: the next tick sees the same image and notes nothing more.
+  note_exec(p, stat->name, t_ms);
+  p.start_code = stat->start_code;
+  p.start_stack = stat->start_stack;
+}
+
+void TreeSampler::on_exit(pid_t pid, int wait_status, int64_t t_ms) {
+  if (auto ghost = ghosts_.find(pid); ghost != ghosts_.end()) {
+    store::ProcessRow& row = ghost->second;
+    row.end_ms = t_ms;
+    row.last_seen_ms = t_ms;
+    set_exit_status(row, wait_status);
+    if (row.ppid != self_) {  // ours: on_child_reaped writes it, with wait's status
+      exit_records_.on_end(row, t_ms);
+      writer_.update_process_end(row);
+      ghosts_.erase(ghost);
+    }
+    return;
+  }
+  auto it = alive_.find(pid);
+  if (it == alive_.end()) {
+    return;
+  }
+  Tracked& p = it->second;
+  if (!p.exited) {
+    sample(p, t_ms, false);  // the final CPU figures
+  }
+  auto stat = p.files.read_stat();
+  if (stat && stat->ppid == self_) {
+    p.exit_event_ms = t_ms;  // ours to reap: on_child_reaped ends it at this time
+    return;
+  }
+  set_exit_status(p.row, wait_status);
+  p.row.last_seen_ms = t_ms;
   end(p, t_ms);
   alive_.erase(it);
 }
@@ -331,6 +472,7 @@ void TreeSampler::end(Tracked& p, int64_t t_ms) {
   p.row.cpu_user_ns = p.cpu.user_ns;
   p.row.cpu_system_ns = p.cpu.system_ns;
   ended_cpu_ns_ += p.values.cpu_ns();
+  exit_records_.on_end(p.row, t_ms);
   writer_.update_process_end(p.row);
 }
 

@@ -17,6 +17,8 @@
 #include "probe/cpu_time.h"
 #include "probe/process_files.h"
 #include "probe/system.h"
+#include "probe/task_exits.h"
+#include "record/exit_records.h"
 #include "store/writer.h"
 
 namespace canopy::record {
@@ -27,6 +29,9 @@ struct SamplerOptions {
   // Run mode: the recorder is a child subreaper, so orphans of the tree become its
   // children; each tick also reads its own children list to adopt them.
   bool adopt_own_children = false;
+  // The recorder hears the kernel's process events (on_fork, on_exec, on_exit): a
+  // process seen ending is kept until its exit event brings the exact time and status.
+  bool process_events = false;
 };
 
 class TreeSampler {
@@ -44,6 +49,17 @@ class TreeSampler {
   void on_child_exiting(pid_t pid, int64_t t_ms);
   // The caller reaped `pid` with this wait status.
   void on_child_reaped(pid_t pid, int wait_status, int64_t t_ms);
+
+  // The kernel's process events, at their exact times. A fork by a process of the tree
+  // tracks the child at once; one already gone is still recorded, from the events
+  // alone (its parent's name, no samples). An exit ends the process with its status.
+  void on_fork(pid_t pid, pid_t parent, int64_t t_ms);
+  void on_exec(pid_t pid, int64_t t_ms);
+  void on_exit(pid_t pid, int wait_status, int64_t t_ms);
+  // A taskstats exit record (of any process on the machine): the tree's processes
+  // get their exact peak and CPU from it when they end.
+  void on_task_exit(const probe::TaskExit& exit, int64_t t_ms) { exit_records_.add(exit, t_ms); }
+  int64_t processes_with_exit_records() const { return exit_records_.applied(); }
 
   // Closes the books: processes still alive are written as running at the end.
   void finish(int64_t t_ms);
@@ -74,6 +90,7 @@ class TreeSampler {
     // command line reads empty, so it is read again the next time the process runs.
     bool identity_pending = false;
     bool exec_event_pending = false;
+    std::optional<int64_t> exit_event_ms;  // its exit event came; a child of ours awaits reaping
   };
   enum class Outcome { kAlive, kEnded, kZombieChild };
 
@@ -83,7 +100,12 @@ class TreeSampler {
   };
   // Starts tracking `pid`. Without a parent it is a root (the first one) or an orphan
   // adopted by the recorder. nullptr when it is gone, or no longer the parent's child.
-  Tracked* track(pid_t pid, std::optional<Parent> parent, int64_t t_ms, bool own_zombie = false);
+  // `zombie_ok`: an ended process is tracked too (ours to reap, or one whose exit event
+  // is on its way). `start_ms`: the exact start, from a fork event, whose parent is
+  // taken as given.
+  Tracked* track(pid_t pid, std::optional<Parent> parent, int64_t t_ms, bool zombie_ok = false,
+                 std::optional<int64_t> start_ms = std::nullopt);
+  std::optional<Parent> tree_parent(pid_t pid) const;
   // kZombieChild: exited, and ours to reap (its exit status comes from wait).
   Outcome sample(Tracked& p, int64_t t_ms, bool first);
   // Memory columns from statm, with status read when it can tell more.
@@ -101,6 +123,10 @@ class TreeSampler {
   probe::MeminfoFile meminfo_;
   std::optional<probe::ProcessFiles> self_files_;  // run mode: our own children list
   std::unordered_map<pid_t, Tracked> alive_;
+  // Processes known from their fork event only: gone before their /proc files could
+  // be opened. Kept until their exit event.
+  std::unordered_map<pid_t, store::ProcessRow> ghosts_;
+  ExitRecords exit_records_{writer_};
   int64_t process_count_ = 0;
   int64_t ended_cpu_ns_ = 0;  // CPU of processes that have left the tree
 };

@@ -1,6 +1,8 @@
 #include "report/summary_format.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "common/text.h"
@@ -24,6 +26,35 @@ std::string seconds(int64_t ns) {
 }
 
 std::string offset(int64_t ms) { return "+" + format_duration_ms(ms); }
+
+// The process count, and how far to trust it: the kernel's events see every process;
+// polling misses those that live less than an interval.
+std::string processes_line(const analyze::Summary& s) {
+  std::string line = std::to_string(s.processes);
+  if (s.still_running) {
+    line += " (" + std::to_string(s.still_running) + " still running at the end)";
+  }
+  if (s.process_events == "netlink") {
+    line += s.process_events_lost == 0 ? ", every one, from the kernel's process events"
+                                       : ", from the kernel's process events (" +
+                                             std::to_string(s.process_events_lost) + " overflows: some may be missing)";
+  } else if (s.process_events.rfind("off: ", 0) == 0) {
+    line += ", found by polling every " + std::to_string(s.interval_ms) + " ms";
+  }
+  return line;
+}
+
+// With polling, how many the tree can have started unseen: at most what the whole
+// machine started meanwhile, less what was seen.
+std::optional<std::string> possibly_missed_line(const analyze::Summary& s) {
+  if (s.process_events.rfind("off: ", 0) != 0 || !s.machine_forks) {
+    return std::nullopt;
+  }
+  int64_t unseen = std::max<int64_t>(0, *s.machine_forks - s.processes);
+  return "up to " + std::to_string(unseen) + " shorter-lived ones: the machine started " +
+         std::to_string(*s.machine_forks) + " processes and threads meanwhile (process events " +
+         s.process_events + ")";
+}
 
 }  // namespace
 
@@ -49,8 +80,10 @@ std::string summary_text(const analyze::Summary& s, const std::string& path) {
                  ")");
   add("peak memory", format_bytes(s.peak_tree_rss_bytes) + " resident, whole tree, at " + offset(s.peak_tree_t_ms) +
                          " (sampled every " + std::to_string(s.interval_ms) + " ms)");
-  add("processes", std::to_string(s.processes) +
-                       (s.still_running ? " (" + std::to_string(s.still_running) + " still running at the end)" : ""));
+  add("processes", processes_line(s));
+  if (auto missed = possibly_missed_line(s)) {
+    add("possibly missed", *missed);
+  }
   if (!s.top.empty()) {
     out += "  highest peaks:\n";
     for (const auto& p : s.top) {
@@ -93,6 +126,9 @@ std::string summary_json(const analyze::Summary& s, const std::string& path) {
       {"process_samples", s.process_samples},
       {"processes", s.processes},
       {"still_running", s.still_running},
+      {"process_events", s.process_events.empty() ? nlohmann::json() : nlohmann::json(s.process_events)},
+      {"process_events_lost", s.process_events_lost},
+      {"machine_forks", s.machine_forks ? nlohmann::json(*s.machine_forks) : nlohmann::json()},
       {"top", top},
       {"recorder_cpu_ns", s.recorder_cpu_ns ? nlohmann::json(*s.recorder_cpu_ns) : nlohmann::json()},
   };

@@ -9,6 +9,10 @@
 //   canopy_workload wait-sigint        print "ready", exit 42 on SIGINT (30 s timeout)
 //   canopy_workload idle N MS          N children that sleep MS ms, then exit
 //   canopy_workload reexec MS ARGS...  sleep MS ms, then exec itself with ARGS (same name)
+//   canopy_workload churn N MS         N children one after another, each living about
+//                                      MS ms and exiting with status i % 8 (a build's
+//                                      compiler calls, too brief for polling)
+//   canopy_workload linger MS N        sleep MS ms, then exit with status N
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -122,6 +126,21 @@ int idle(long count, long ms) {
   return 0;
 }
 
+// One child at a time, so the parent's own work between them is a fork and a wait:
+// a child lives MS ms (plus its exec) and the next one starts right after.
+int churn(long count, long ms) {
+  for (long i = 0; i < count; ++i) {
+    pid_t child = spawn_self({"linger", std::to_string(ms), std::to_string(i % 8)});
+    int status = 0;
+    waitpid(child, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != i % 8) {
+      std::fprintf(stderr, "churn: child %ld ended with status %d\n", i, status);
+      return 1;
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -161,6 +180,15 @@ int main(int argc, char** argv) {
   if (mode == "idle" && argc >= 4) {
     return idle(arg(2), arg(3));
   }
-  std::fprintf(stderr, "usage: canopy_workload hold MIB MS [TAG] | tree | exit N | signal N | wait-sigint | idle N MS\n");
+  if (mode == "churn" && argc >= 4) {
+    return churn(arg(2), arg(3));
+  }
+  if (mode == "linger" && argc >= 4) {
+    sleep_ms(arg(2));
+    return static_cast<int>(arg(3));
+  }
+  std::fprintf(stderr,
+               "usage: canopy_workload hold MIB MS [TAG] | tree | exit N | signal N | wait-sigint | idle N MS | "
+               "reexec MS ARGS... | churn N MS | linger MS N\n");
   return 2;
 }
