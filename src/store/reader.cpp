@@ -159,6 +159,33 @@ Result<std::vector<ProcessRow>> Reader::processes() const {
   return rows;
 }
 
+Result<std::vector<CgroupTickRow>> Reader::cgroup_ticks() const {
+  std::vector<CgroupTickRow> rows;
+  bool has_table = false;
+  auto status = each_row("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'cgroup_tick'",
+                         [&](sqlite3_stmt*) { has_table = true; });
+  if (!status || !has_table) {
+    return status ? Result<std::vector<CgroupTickRow>>(rows) : status.error();
+  }
+  status = each_row(
+      "SELECT t_ms, memory_bytes, memory_peak_bytes, cpu_ns, oom_kills, memory_limit_hits FROM cgroup_tick "
+      "ORDER BY t_ms",
+      [&](sqlite3_stmt* s) {
+        CgroupTickRow row;
+        row.t_ms = sqlite3_column_int64(s, 0);
+        row.memory_bytes = sqlite3_column_int64(s, 1);
+        row.memory_peak_bytes = column_optional(s, 2);
+        row.cpu_ns = column_optional(s, 3);
+        row.oom_kills = sqlite3_column_int64(s, 4);
+        row.memory_limit_hits = sqlite3_column_int64(s, 5);
+        rows.push_back(row);
+      });
+  if (!status) {
+    return status.error();
+  }
+  return rows;
+}
+
 Result<std::vector<TickRow>> Reader::ticks() const {
   std::vector<TickRow> rows;
   auto status = each_row(
@@ -208,6 +235,22 @@ EventRow event_from_row(sqlite3_stmt* s) {
 Result<std::vector<EventRow>> Reader::events() const {
   std::vector<EventRow> rows;
   auto status = for_each_event([&](const EventRow& row) { rows.push_back(row); });
+  if (!status) {
+    return status.error();
+  }
+  return rows;
+}
+
+Result<std::vector<EventRow>> Reader::events_of_kind(std::string_view kind) const {
+  std::vector<EventRow> rows;
+  // Kinds are our own words: anything else asks for nothing rather than being quoted.
+  if (kind.find_first_not_of("abcdefghijklmnopqrstuvwxyz-") != std::string_view::npos) {
+    return rows;
+  }
+  std::string quoted = "'" + std::string(kind) + "'";
+  auto status = each_row("SELECT " + event_columns(format_version_, true) + " FROM event WHERE kind = " + quoted +
+                             " ORDER BY t_ms, rowid",
+                         [&](sqlite3_stmt* s) { rows.push_back(event_from_row(s)); });
   if (!status) {
     return status.error();
   }

@@ -39,8 +39,12 @@ class Reader {
 
   Result<std::vector<ProcessRow>> processes() const;
   Result<std::vector<TickRow>> ticks() const;
+  // Empty when the command ran without a cgroup, or the recording predates them.
+  Result<std::vector<CgroupTickRow>> cgroup_ticks() const;
   // Every event in time order (ties in the order they were written).
   Result<std::vector<EventRow>> events() const;
+  // The events of one of the recorder's kinds ("limit", "exec"...), in time order.
+  Result<std::vector<EventRow>> events_of_kind(std::string_view kind) const;
   // The same, one at a time, for recordings with millions of log lines; without
   // `with_text` the text stays empty (cheaper, for building an index).
   using EventVisitor = std::function<void(const EventRow&)>;

@@ -102,6 +102,18 @@ struct TickRow {
   int64_t swap_free_bytes = 0;
 };
 
+// The tree's cgroup at a tick, when the command ran in one: exact figures for the
+// whole tree, shared pages counted once and page cache included, and what its limits
+// did. Recordings without a cgroup (or older ones) have no rows.
+struct CgroupTickRow {
+  int64_t t_ms = 0;
+  int64_t memory_bytes = 0;
+  std::optional<int64_t> memory_peak_bytes;  // since the cgroup was made
+  std::optional<int64_t> cpu_ns;             // cumulative
+  int64_t oom_kills = 0;                     // cumulative
+  int64_t memory_limit_hits = 0;             // cumulative
+};
+
 // Something that happened at a moment: the recorder's own (exec, signal), the
 // command's captured output (stdout, stderr), a marker (mark) or an imported log
 // line (log, with the log_source it came from).

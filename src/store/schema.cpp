@@ -47,6 +47,13 @@ CREATE TABLE tick(
   mem_available_bytes INTEGER NOT NULL,
   swap_total_bytes INTEGER NOT NULL,
   swap_free_bytes INTEGER NOT NULL);
+CREATE TABLE cgroup_tick(
+  t_ms INTEGER PRIMARY KEY,
+  memory_bytes INTEGER NOT NULL,
+  memory_peak_bytes INTEGER,
+  cpu_ns INTEGER,
+  oom_kills INTEGER NOT NULL,
+  memory_limit_hits INTEGER NOT NULL);
 CREATE TABLE event(
   t_ms INTEGER NOT NULL,
   kind TEXT NOT NULL,

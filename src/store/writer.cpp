@@ -84,6 +84,9 @@ Result<Writer> Writer::create(const std::string& path, bool force) {
       {&writer.tick_,
        "INSERT OR REPLACE INTO tick(t_ms, processes, rss_bytes, swap_bytes, pss_bytes, cpu_ns, mem_total_bytes, "
        "mem_available_bytes, swap_total_bytes, swap_free_bytes) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
+      {&writer.cgroup_tick_,
+       "INSERT OR REPLACE INTO cgroup_tick(t_ms, memory_bytes, memory_peak_bytes, cpu_ns, oom_kills, "
+       "memory_limit_hits) VALUES(?, ?, ?, ?, ?, ?)"},
       {&writer.event_, "INSERT INTO event(t_ms, kind, process_id, text, source_id) VALUES(?, ?, ?, ?, ?)"},
   };
   for (auto& statement : statements) {
@@ -181,6 +184,17 @@ bool Writer::add_sample(int64_t t_ms, int64_t process_id, const SampleValues& va
   sqlite3_bind_int64(s, 2, process_id);
   step(s);
   return true;
+}
+
+void Writer::add_cgroup_tick(const CgroupTickRow& row) {
+  sqlite3_stmt* s = cgroup_tick_.get();
+  sqlite3_bind_int64(s, 1, row.t_ms);
+  sqlite3_bind_int64(s, 2, row.memory_bytes);
+  bind_optional(s, 3, row.memory_peak_bytes);
+  bind_optional(s, 4, row.cpu_ns);
+  sqlite3_bind_int64(s, 5, row.oom_kills);
+  sqlite3_bind_int64(s, 6, row.memory_limit_hits);
+  step(s);
 }
 
 void Writer::add_tick(const TickRow& row) {

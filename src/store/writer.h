@@ -31,6 +31,7 @@ class Writer {
   // only the changed columns. Returns whether a row was written.
   bool add_sample(int64_t t_ms, int64_t process_id, const SampleValues& values);
   void add_tick(const TickRow& row);
+  void add_cgroup_tick(const CgroupTickRow& row);
   void add_event(const EventRow& row);
 
   // Commits when kCommitEveryMs has passed since the previous commit.
@@ -56,6 +57,7 @@ class Writer {
   ScopedStmt process_end_;
   ScopedStmt sample_;
   ScopedStmt tick_;
+  ScopedStmt cgroup_tick_;
   ScopedStmt event_;
   std::vector<SampleValues> last_written_;  // by process id
   int64_t last_commit_ms_ = 0;
