@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "common/text.h"
+
 namespace canopy::analyze {
 namespace {
 
@@ -116,6 +118,14 @@ Result<Summary> summarize(const store::Reader& reader, size_t top_count) {
                    [](const ProcessPeak& a, const ProcessPeak& b) { return a.peak_rss_bytes > b.peak_rss_bytes; });
   peaks.resize(std::min(peaks.size(), top_count));
   s.top = std::move(peaks);
+
+  auto limit_events = reader.events_of_kind("limit");
+  if (!limit_events) {
+    return limit_events.error();
+  }
+  for (const auto& event : *limit_events) {
+    s.limit_events.push_back("+" + format_duration_ms(event.t_ms - s.start_ms) + " " + event.text);
+  }
 
   auto recorder_user = reader.meta_int("recorder_cpu_user_ns");
   auto recorder_system = reader.meta_int("recorder_cpu_system_ns");

@@ -52,6 +52,8 @@ struct Summary {
   // Processes and threads the whole machine started during the recording: with
   // polling, an upper bound on what the tree can have started.
   std::optional<int64_t> machine_forks;
+  // What the run's limits did (timeout, CPU time used up...), as the timeline says.
+  std::vector<std::string> limit_events;
   std::vector<ProcessPeak> top;  // highest peaks first
   std::optional<int64_t> recorder_cpu_ns;
 };

@@ -1,8 +1,38 @@
 #include <cstdio>
+#include <map>
 
 #include "cli/commands.h"
 
 namespace canopy::cli {
+namespace {
+
+// "64M", "1.5G" (K, M, G... are powers of 1024); "90s", "500ms", "2m", "1h".
+const CLI::AsSizeValue kSize(false);
+const CLI::AsNumberWithUnit kDuration(std::map<std::string, int64_t>{{"ms", 1}, {"s", 1000}, {"m", 60'000}, {"h", 3'600'000}},
+                                      CLI::AsNumberWithUnit::UNIT_REQUIRED, "DURATION");
+
+void add_limit_options(CLI::App& cmd, record::ResourceLimits& limits) {
+  const char* group = "Resource limits (a cgroup where canopy can create one; see README)";
+  cmd.add_option("--memory-limit", limits.memory_bytes, "Memory the whole tree may use (cgroup memory.max)")
+      ->transform(kSize)->group(group);
+  cmd.add_option("--swap-limit", limits.swap_bytes, "Swap the whole tree may use besides its memory")
+      ->transform(kSize)->group(group);
+  cmd.add_option("--cpu-limit", limits.cpu_percent, "CPU the whole tree may use, in percent of one CPU (cgroup cpu.max)")
+      ->check(CLI::Range(0.1, 100'000.0))->group(group);
+  cmd.add_option("--cpus", limits.cpus, "CPUs the command may run on, e.g. 0,2-3 (affinity)")->group(group);
+  cmd.add_option("--nice", limits.nice, "Scheduling niceness of the command, -20 to 19")
+      ->check(CLI::Range(-20, 19))->group(group);
+  cmd.add_option("--cpu-time", limits.cpu_time_ms, "CPU time the tree may use in all, e.g. 30s")
+      ->transform(kDuration)->group(group);
+  cmd.add_option("--max-processes", limits.max_processes, "Processes and threads the tree may have at once")
+      ->check(CLI::PositiveNumber)->group(group);
+  cmd.add_option("--timeout", limits.timeout_ms, "Wall time, e.g. 10m; then SIGTERM to the whole tree, SIGKILL after the grace")
+      ->transform(kDuration)->group(group);
+  cmd.add_option("--kill-grace", limits.kill_grace_ms, "Time between SIGTERM and SIGKILL when stopping the tree (default 5s)")
+      ->transform(kDuration)->group(group);
+}
+
+}  // namespace
 
 CLI::App* add_record_command(CLI::App& app, record::RecordOptions& options) {
   CLI::App* cmd = app.add_subcommand(
@@ -22,6 +52,7 @@ CLI::App* add_record_command(CLI::App& app, record::RecordOptions& options) {
                 "Store every line the command writes to stdout and stderr as an event (both still reach the terminal)");
   cmd->add_flag("!--no-process-events", options.process_events,
                 "Poll only: no kernel process events or taskstats exit records (for comparison, or where they cost too much)");
+  add_limit_options(*cmd, options.limits);
   cmd->add_option("command", options.command, "The command to run and its arguments");
   // Everything from the command's name on belongs to the command, options included,
   // as with `time`: `canopy record make -j8` works without `--`.

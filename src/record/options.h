@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,29 @@ inline constexpr int64_t kDefaultIntervalMs = 100;
 // canopy's own failures (bad flag, unwritable output, ...): distinct from any status
 // the command can give us through the shell's conventions (126, 127, 128+N).
 inline constexpr int kExitRecorderFailed = 125;
+// The command ran out of --timeout (as timeout(1) says it).
+inline constexpr int kExitTimedOut = 124;
+// The command failed after a limit of its tree was hit (an OOM kill under
+// --memory-limit, --cpu-time used up, a fork refused by --max-processes).
+inline constexpr int kExitLimitHit = 122;
+
+// Scarce resources to run the command under. The tree-wide ones use a cgroup where
+// canopy can create one; per process rlimits stand in where not (see README).
+struct ResourceLimits {
+  std::optional<int64_t> memory_bytes;
+  std::optional<int64_t> swap_bytes;
+  std::optional<double> cpu_percent;  // of one CPU
+  std::string cpus;                   // affinity, "0,2-3"
+  std::optional<int> nice;
+  std::optional<int64_t> cpu_time_ms;
+  std::optional<int64_t> max_processes;
+  std::optional<int64_t> timeout_ms;  // wall clock
+  int64_t kill_grace_ms = 5000;       // SIGTERM, then SIGKILL this much later
+  bool any() const {
+    return memory_bytes || swap_bytes || cpu_percent || !cpus.empty() || nice || cpu_time_ms || max_processes ||
+           timeout_ms;
+  }
+};
 
 struct RecordOptions {
   std::vector<std::string> command;  // run mode
@@ -25,6 +49,7 @@ struct RecordOptions {
   int64_t pss_interval_ms = 1000;
   bool capture_output = false;  // store the command's stdout/stderr lines as events
   bool process_events = true;   // listen to the kernel's process events when permitted
+  ResourceLimits limits;
 };
 
 // The interval from CANOPY_INTERVAL, else ONLOOKER_POLL_INTERVAL (for users coming

@@ -21,6 +21,8 @@
 #include "probe/task_exits.h"
 #include "common/text.h"
 #include "record/launcher.h"
+#include "record/limit_watch.h"
+#include "record/process_limits.h"
 #include "record/mark_channel.h"
 #include "record/options.h"
 #include "record/output_capture.h"
@@ -105,6 +107,7 @@ struct Session {
   MarkChannel* marks = nullptr;      // run mode: CANOPY_MARK
   probe::ProcEventSocket* process_events = nullptr;  // when the kernel lets us listen
   probe::TaskExitListener* exit_records = nullptr;   // taskstats, likewise
+  LimitWatch* limits = nullptr;                      // run mode
 };
 
 // Fork, exec and exit of the tree's processes at their exact times, before anything
@@ -209,6 +212,9 @@ void tick(Session& s) {
   read_process_events(s);
   int64_t t = s.clock.now_ms();
   s.sampler.tick(t);
+  if (s.limits) {
+    s.limits->tick(t);
+  }
   s.writer.commit_if_due(t);
   if (s.writer.failure()) {
     print_error(s.writer.failure()->message + "; recording stopped, the command goes on");
@@ -338,6 +344,17 @@ IntervalDefault interval_from_environment() {
 
 int run_record(const RecordOptions& options) {
   const bool run_mode = options.attach_pid == 0;
+  // 0. Limits: checked before anything starts. The cgroup's tree-wide limits are not
+  // wired in yet, so each has its per-process stand-in (see process_limits.h).
+  if (!run_mode && options.limits.any()) {
+    print_error("resource limits apply to a command canopy runs, not to one it attaches to (--pid)");
+    return kExitRecorderFailed;
+  }
+  auto process_limits = process_limits_without_cgroup(options.limits, "canopy does not run commands in cgroups yet");
+  if (!process_limits) {
+    print_error(process_limits.error().message);
+    return kExitRecorderFailed;
+  }
   // 1. Block the signals we handle, before any child exists, so none is lost.
   sigset_t handled;
   sigemptyset(&handled);
@@ -423,6 +440,11 @@ int run_record(const RecordOptions& options) {
     }
     launch.emplace(std::move(*forked));
     root = launch->pid();
+    // Set on the gated child, so the command and all it starts inherit them.
+    if (auto applied = apply_process_limits(root, *process_limits); !applied) {
+      print_error(applied.error().message);
+      return kExitRecorderFailed;  // the gated child is aborted by ~Launch
+    }
   } else {
     if (root == ::getpid()) {
       print_error("cannot attach to PID " + std::to_string(root) + ": that is this recorder");
@@ -453,6 +475,10 @@ int run_record(const RecordOptions& options) {
                   capture ? &*capture : nullptr, marks ? &*marks : nullptr,
                   process_events ? &*process_events : nullptr, exit_records ? &*exit_records : nullptr};
   session_for_output = &session;
+  LimitWatch limit_watch(options.limits, *writer, sampler, session.clock.now_ms());
+  if (run_mode) {
+    session.limits = &limit_watch;
+  }
   write_start_meta(*writer, options, host, session.clock.now_ms(), root);
   if (capture) {
     writer->set_meta("output_capture", capture->kinds());
@@ -491,6 +517,15 @@ int run_record(const RecordOptions& options) {
     session.root_wait_status = status;
   }
 
+  // A timeout stops the whole tree: what outlived the root gets the rest of the grace,
+  // then SIGKILL, and is reaped here (orphans are ours, as the subreaper).
+  while (session.recording && limit_watch.stop_leftovers(session.clock.now_ms())) {
+    ::usleep(static_cast<useconds_t>(std::min<int64_t>(options.interval_ms, 100) * 1000));
+    handle_child_exits(session);
+    read_process_events(session);
+    sampler.tick(session.clock.now_ms());
+  }
+
   // 7. Close the recording: the output, markers and process events still on their
   // way, a last round for the survivors, then meta and checkpoint.
   if (capture) {
@@ -501,6 +536,9 @@ int run_record(const RecordOptions& options) {
   int64_t end_ms = session.clock.now_ms();
   if (session.recording) {
     sampler.tick(end_ms);
+    if (session.limits) {
+      session.limits->tick(end_ms);  // the limits that ended the root itself
+    }
     sampler.finish(end_ms);
     write_end_meta(*writer, end_ms, sampler.process_count(), session.root_wait_status, run_mode);
     if (process_events) {
@@ -528,7 +566,7 @@ int run_record(const RecordOptions& options) {
   if (!loop_ok || (!run_mode && !finished)) {
     return kExitRecorderFailed;
   }
-  return run_mode ? exit_status_of(*session.root_wait_status) : 0;
+  return run_mode ? limit_watch.exit_status(exit_status_of(*session.root_wait_status)) : 0;
 }
 
 }  // namespace canopy::record

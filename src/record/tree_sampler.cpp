@@ -342,8 +342,7 @@ void TreeSampler::on_child_reaped(pid_t pid, int wait_status, int64_t t_ms) {
   if (auto ghost = ghosts_.find(pid); ghost != ghosts_.end()) {
     set_exit_status(ghost->second, wait_status);
     ghost->second.end_ms = ghost->second.end_ms.value_or(t_ms);
-    exit_records_.on_end(ghost->second, t_ms);
-    writer_.update_process_end(ghost->second);
+    write_end(ghost->second, t_ms);
     ghosts_.erase(ghost);
     return;
   }
@@ -442,8 +441,7 @@ void TreeSampler::on_exit(pid_t pid, int wait_status, int64_t t_ms) {
     row.last_seen_ms = t_ms;
     set_exit_status(row, wait_status);
     if (row.ppid != self_) {  // ours: on_child_reaped writes it, with wait's status
-      exit_records_.on_end(row, t_ms);
-      writer_.update_process_end(row);
+      write_end(row, t_ms);
       ghosts_.erase(ghost);
     }
     return;
@@ -472,8 +470,31 @@ void TreeSampler::end(Tracked& p, int64_t t_ms) {
   p.row.cpu_user_ns = p.cpu.user_ns;
   p.row.cpu_system_ns = p.cpu.system_ns;
   ended_cpu_ns_ += p.values.cpu_ns();
-  exit_records_.on_end(p.row, t_ms);
-  writer_.update_process_end(p.row);
+  write_end(p.row, t_ms);
+}
+
+void TreeSampler::write_end(store::ProcessRow& row, int64_t t_ms) {
+  exit_records_.on_end(row, t_ms);
+  writer_.update_process_end(row);
+  if (row.exit_signal) {
+    killed_.push_back(row);
+  }
+}
+
+std::vector<pid_t> TreeSampler::alive_pids() const {
+  std::vector<pid_t> pids;
+  for (const auto& [pid, p] : alive_) {
+    if (!p.exited) {
+      pids.push_back(pid);
+    }
+  }
+  return pids;
+}
+
+std::vector<store::ProcessRow> TreeSampler::take_killed() {
+  std::vector<store::ProcessRow> taken;
+  taken.swap(killed_);
+  return taken;
 }
 
 void TreeSampler::finish(int64_t t_ms) {

@@ -66,6 +66,11 @@ class TreeSampler {
 
   bool alive(pid_t pid) const { return alive_.count(pid) != 0; }
   size_t alive_count() const { return alive_.size(); }
+  // The tree's processes still running (and not yet seen ending).
+  std::vector<pid_t> alive_pids() const;
+  // Processes that ended killed by a signal since the last call: the limit watch
+  // names the process a limit hit (SIGXCPU: CPU time; SIGKILL: maybe an OOM kill).
+  std::vector<store::ProcessRow> take_killed();
   int64_t process_count() const { return process_count_; }
   std::optional<int64_t> process_id(pid_t pid) const;
 
@@ -115,6 +120,8 @@ class TreeSampler {
   void refresh_identity(Tracked& p, int64_t t_ms);
   void discover(std::vector<pid_t> parents, int64_t t_ms);
   void end(Tracked& p, int64_t t_ms);
+  // Writes an ended row, with the kernel's exit record when there is one.
+  void write_end(store::ProcessRow& row, int64_t t_ms);
 
   store::Writer& writer_;
   probe::HostInfo host_;
@@ -127,6 +134,7 @@ class TreeSampler {
   // be opened. Kept until their exit event.
   std::unordered_map<pid_t, store::ProcessRow> ghosts_;
   ExitRecords exit_records_{writer_};
+  std::vector<store::ProcessRow> killed_;  // ended by a signal, for take_killed
   int64_t process_count_ = 0;
   int64_t ended_cpu_ns_ = 0;  // CPU of processes that have left the tree
 };

@@ -84,6 +84,9 @@ std::string summary_text(const analyze::Summary& s, const std::string& path) {
   if (auto missed = possibly_missed_line(s)) {
     add("possibly missed", *missed);
   }
+  for (size_t i = 0; i < s.limit_events.size(); ++i) {
+    add(i == 0 ? "limits" : "", s.limit_events[i]);
+  }
   if (!s.top.empty()) {
     out += "  highest peaks:\n";
     for (const auto& p : s.top) {
@@ -128,6 +131,7 @@ std::string summary_json(const analyze::Summary& s, const std::string& path) {
       {"still_running", s.still_running},
       {"process_events", s.process_events.empty() ? nlohmann::json() : nlohmann::json(s.process_events)},
       {"process_events_lost", s.process_events_lost},
+      {"limit_events", s.limit_events},
       {"machine_forks", s.machine_forks ? nlohmann::json(*s.machine_forks) : nlohmann::json()},
       {"top", top},
       {"recorder_cpu_ns", s.recorder_cpu_ns ? nlohmann::json(*s.recorder_cpu_ns) : nlohmann::json()},
