@@ -28,6 +28,9 @@ struct ChildSetup {
   std::vector<std::string> environment;  // "NAME=value", replacing any NAME we have
   int stdout_fd = -1;                    // becomes its fd 1 when >= 0
   int stderr_fd = -1;                    // becomes its fd 2 when >= 0
+  // A cgroup v2 directory (O_PATH fd) to start the child in, with
+  // clone3(CLONE_INTO_CGROUP): it is charged there from its first page. -1: fork.
+  int cgroup_fd = -1;
 };
 
 class Launch {
