@@ -316,7 +316,7 @@ void TreeSampler::tick(int64_t t_ms) {
 }
 
 void TreeSampler::on_child_exiting(pid_t pid, int64_t t_ms) {
-  if (ghosts_.count(pid)) {
+  if (ghosts_.count(pid) || ended_unreaped_.count(pid)) {
     return;  // known from its events; on_child_reaped adds the status
   }
   auto it = alive_.find(pid);
@@ -339,6 +339,9 @@ void set_exit_status(store::ProcessRow& row, int wait_status) {
 }  // namespace
 
 void TreeSampler::on_child_reaped(pid_t pid, int wait_status, int64_t t_ms) {
+  if (ended_unreaped_.erase(pid)) {
+    return;  // a zombie we inherited: its row ended with its exit event's status
+  }
   if (auto ghost = ghosts_.find(pid); ghost != ghosts_.end()) {
     set_exit_status(ghost->second, wait_status);
     ghost->second.end_ms = ghost->second.end_ms.value_or(t_ms);
@@ -367,6 +370,7 @@ std::optional<TreeSampler::Parent> TreeSampler::tree_parent(pid_t pid) const {
 }
 
 void TreeSampler::on_fork(pid_t pid, pid_t parent, int64_t t_ms) {
+  ended_unreaped_.erase(pid);  // the PID is reused: the zombie it named is gone
   if (pid == self_ || alive_.count(pid) || ghosts_.count(pid)) {
     return;
   }
@@ -443,6 +447,7 @@ void TreeSampler::on_exit(pid_t pid, int wait_status, int64_t t_ms) {
     if (row.ppid != self_) {  // ours: on_child_reaped writes it, with wait's status
       write_end(row, t_ms);
       ghosts_.erase(ghost);
+      remember_ended_unreaped(pid, t_ms);
     }
     return;
   }
@@ -463,6 +468,15 @@ void TreeSampler::on_exit(pid_t pid, int wait_status, int64_t t_ms) {
   p.row.last_seen_ms = t_ms;
   end(p, t_ms);
   alive_.erase(it);
+  remember_ended_unreaped(pid, t_ms);
+}
+
+void TreeSampler::remember_ended_unreaped(pid_t pid, int64_t t_ms) {
+  // Most are reaped by their parent and never reach us: forget the old ones.
+  if (ended_unreaped_.size() >= 1024) {
+    std::erase_if(ended_unreaped_, [&](const auto& entry) { return t_ms - entry.second > 60'000; });
+  }
+  ended_unreaped_[pid] = t_ms;
 }
 
 void TreeSampler::end(Tracked& p, int64_t t_ms) {

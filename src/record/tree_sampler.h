@@ -122,6 +122,7 @@ class TreeSampler {
   void end(Tracked& p, int64_t t_ms);
   // Writes an ended row, with the kernel's exit record when there is one.
   void write_end(store::ProcessRow& row, int64_t t_ms);
+  void remember_ended_unreaped(pid_t pid, int64_t t_ms);
 
   store::Writer& writer_;
   probe::HostInfo host_;
@@ -133,6 +134,10 @@ class TreeSampler {
   // Processes known from their fork event only: gone before their /proc files could
   // be opened. Kept until their exit event.
   std::unordered_map<pid_t, store::ProcessRow> ghosts_;
+  // Ended by their exit event while another process of the tree was their parent.
+  // If that parent dies without reaping one, the zombie passes to us, the subreaper:
+  // we reap it, but it is not a new process. Kept a minute (by end time).
+  std::unordered_map<pid_t, int64_t> ended_unreaped_;
   ExitRecords exit_records_{writer_};
   std::vector<store::ProcessRow> killed_;  // ended by a signal, for take_killed
   int64_t process_count_ = 0;

@@ -105,5 +105,20 @@ TEST(ProcessEvents, PollingSaysWhatItMayHaveMissed) {
   EXPECT_TRUE(std::regex_search(report.out, missed)) << report.out;
 }
 
+TEST(ProcessEvents, AZombieTheRecorderInheritsIsStillOneProcess) {
+  // The child exits at once; its parent execs sleep, which never reaps it. When sleep
+  // ends, the zombie passes to canopy (the subreaper), which reaps it: that is the
+  // same process its exit event already ended, not a new one.
+  TempDir dir;
+  std::string path = dir.file("zombie.canopy");
+  auto result = run({kCanopy, "record", "-q", "-o", path, "--", "sh", "-c", "sh -c 'exit 3' & exec sleep 0.3"});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  auto processes = open_recording(path).processes();
+  ASSERT_TRUE(processes);
+  ASSERT_EQ(processes->size(), 2u);
+  EXPECT_EQ((*processes)[1].parent_id, (*processes)[0].id);
+  EXPECT_EQ((*processes)[1].exit_code, 3);
+}
+
 }  // namespace
 }  // namespace canopy::testing
