@@ -92,11 +92,29 @@ Result<Summary> summarize(const store::Reader& reader, size_t top_count) {
     if (!p.end_ms) {
       ++s.still_running;
     }
-    peaks.push_back({p.id, p.pid, p.name, p.peak_rss_bytes.value_or(0),
+    ProcessPeak peak{p.id, p.pid, p.name, p.peak_rss_bytes.value_or(0),
                      p.peak_rss_t_ms.value_or(s.start_ms) - s.start_ms,
-                     p.cpu_user_ns.value_or(0) + p.cpu_system_ns.value_or(0)});
+                     p.cpu_user_ns.value_or(0) + p.cpu_system_ns.value_or(0)};
+    if (p.hwm_bytes && p.end_ms && *p.hwm_bytes > peak.peak_rss_bytes) {
+      peak.peak_rss_bytes = *p.hwm_bytes;
+      peak.peak_t_ms = *p.end_ms - s.start_ms;
+      peak.peak_from_exit_record = true;
+    }
+    peaks.push_back(std::move(peak));
   }
   s.processes = static_cast<int64_t>(processes->size());
+  if (auto it = meta.find("cgroup"); it != meta.end()) {
+    s.cgroup = it->second;
+  }
+  auto cgroup_ticks = reader.cgroup_ticks();
+  if (!cgroup_ticks) {
+    return cgroup_ticks.error();
+  }
+  for (const auto& tick : *cgroup_ticks) {
+    int64_t peak = std::max(tick.memory_bytes, tick.memory_peak_bytes.value_or(0));
+    s.cgroup_peak_bytes = std::max(s.cgroup_peak_bytes.value_or(0), peak);
+    s.cgroup_oom_kills = std::max(s.cgroup_oom_kills, tick.oom_kills);
+  }
   if (!s.complete) {
     s.still_running = 0;  // unknown: the recording stopped before their end was seen
   }

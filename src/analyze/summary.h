@@ -22,6 +22,10 @@ struct ProcessPeak {
   int64_t peak_rss_bytes = 0;
   int64_t peak_t_ms = 0;  // since the recording's start
   int64_t cpu_ns = 0;
+  // The kernel's exit record held a higher peak than any sample saw (a process too
+  // brief to sample, or one killed at its peak): reached at some time before
+  // peak_t_ms, its end.
+  bool peak_from_exit_record = false;
 };
 
 struct Summary {
@@ -40,6 +44,13 @@ struct Summary {
   int64_t peak_tree_rss_bytes = 0;
   int64_t peak_tree_t_ms = 0;  // since start
   int64_t interval_ms = 0;
+  // The tree's cgroup, when the command ran in one ("cgroup v1 (memory, ...) PATH"), or
+  // "off: REASON"; empty in recordings made before canopy used cgroups.
+  std::string cgroup;
+  // Exact, from the cgroup: its own peak counter (which sees between ticks), else the
+  // highest tick; shared pages counted once, page cache included.
+  std::optional<int64_t> cgroup_peak_bytes;
+  int64_t cgroup_oom_kills = 0;
   int64_t ticks = 0;
   int64_t process_samples = 0;  // sum over ticks of the processes alive
   int64_t processes = 0;

@@ -44,6 +44,27 @@ std::string processes_line(const analyze::Summary& s) {
   return line;
 }
 
+// The exact peak of the whole tree from its cgroup, beside what sampling saw.
+std::optional<std::string> tree_peak_line(const analyze::Summary& s) {
+  if (s.cgroup.empty()) {
+    return std::nullopt;  // a recording from before canopy used cgroups
+  }
+  if (!s.cgroup_peak_bytes) {
+    return "not measured: no cgroup (" + s.cgroup + ")";
+  }
+  // "cgroup v1 (memory, ...) PATH": the version is enough here, the meta has the rest.
+  std::string line = format_bytes(*s.cgroup_peak_bytes) + " exact, from its " + s.cgroup.substr(0, s.cgroup.find(' ', 7)) +
+                     " (shared pages once, page cache included)";
+  // A peak between ticks that the per-tick sums never came near.
+  if (*s.cgroup_peak_bytes > s.peak_tree_rss_bytes * 2 && *s.cgroup_peak_bytes - s.peak_tree_rss_bytes > (16 << 20)) {
+    line += "; the sampled sum missed it: " + format_bytes(s.peak_tree_rss_bytes) + " at its highest";
+  }
+  if (s.cgroup_oom_kills > 0) {
+    line += "; " + std::to_string(s.cgroup_oom_kills) + " OOM kill" + (s.cgroup_oom_kills == 1 ? "" : "s");
+  }
+  return line;
+}
+
 // With polling, how many the tree can have started unseen: at most what the whole
 // machine started meanwhile, less what was seen.
 std::optional<std::string> possibly_missed_line(const analyze::Summary& s) {
@@ -80,6 +101,9 @@ std::string summary_text(const analyze::Summary& s, const std::string& path) {
                  ")");
   add("peak memory", format_bytes(s.peak_tree_rss_bytes) + " resident, whole tree, at " + offset(s.peak_tree_t_ms) +
                          " (sampled every " + std::to_string(s.interval_ms) + " ms)");
+  if (auto tree_peak = tree_peak_line(s)) {
+    add("tree peak", *tree_peak);
+  }
   add("processes", processes_line(s));
   if (auto missed = possibly_missed_line(s)) {
     add("possibly missed", *missed);
@@ -90,8 +114,9 @@ std::string summary_text(const analyze::Summary& s, const std::string& path) {
   if (!s.top.empty()) {
     out += "  highest peaks:\n";
     for (const auto& p : s.top) {
-      std::snprintf(line, sizeof line, "    %10s  %-16s pid %-8d at %s\n", format_bytes(p.peak_rss_bytes).c_str(),
-                    p.name.c_str(), p.pid, offset(p.peak_t_ms).c_str());
+      // An exit record's peak has no time of its own, only the end it came before.
+      std::snprintf(line, sizeof line, "    %10s  %-16s pid %-8d %s %s\n", format_bytes(p.peak_rss_bytes).c_str(),
+                    p.name.c_str(), p.pid, p.peak_from_exit_record ? "by" : "at", offset(p.peak_t_ms).c_str());
       out += line;
     }
   }
@@ -107,6 +132,7 @@ std::string summary_json(const analyze::Summary& s, const std::string& path) {
                    {"name", p.name},
                    {"peak_rss_bytes", p.peak_rss_bytes},
                    {"peak_t_ms", p.peak_t_ms},
+                   {"peak_source", p.peak_from_exit_record ? "exit record" : "sample"},
                    {"cpu_ns", p.cpu_ns}});
   }
   nlohmann::json json = {
@@ -132,6 +158,9 @@ std::string summary_json(const analyze::Summary& s, const std::string& path) {
       {"process_events", s.process_events.empty() ? nlohmann::json() : nlohmann::json(s.process_events)},
       {"process_events_lost", s.process_events_lost},
       {"limit_events", s.limit_events},
+      {"cgroup", s.cgroup.empty() ? nlohmann::json() : nlohmann::json(s.cgroup)},
+      {"cgroup_peak_bytes", s.cgroup_peak_bytes ? nlohmann::json(*s.cgroup_peak_bytes) : nlohmann::json()},
+      {"cgroup_oom_kills", s.cgroup_oom_kills},
       {"machine_forks", s.machine_forks ? nlohmann::json(*s.machine_forks) : nlohmann::json()},
       {"top", top},
       {"recorder_cpu_ns", s.recorder_cpu_ns ? nlohmann::json(*s.recorder_cpu_ns) : nlohmann::json()},
