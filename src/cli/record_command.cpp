@@ -52,6 +52,8 @@ CLI::App* add_record_command(CLI::App& app, record::RecordOptions& options) {
                 "Store every line the command writes to stdout and stderr as an event (both still reach the terminal)");
   cmd->add_flag("!--no-process-events", options.process_events,
                 "Poll only: no kernel process events or taskstats exit records (for comparison, or where they cost too much)");
+  cmd->add_flag("!--no-cgroup", options.cgroup,
+                "Do not run the command in a cgroup of its own (no exact tree figures; limits per process)");
   add_limit_options(*cmd, options.limits);
   cmd->add_option("command", options.command, "The command to run and its arguments");
   // Everything from the command's name on belongs to the command, options included,

@@ -2,73 +2,149 @@
 
 #include <signal.h>
 
+#include <algorithm>
+
 #include "common/text.h"
 
 namespace canopy::record {
+namespace {
+
+std::string count_of(size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+}  // namespace
 
 void LimitWatch::note(int64_t t_ms, std::optional<int64_t> process_id, const std::string& text) {
   writer_.add_event({t_ms, "limit", process_id, text});
 }
 
-void LimitWatch::signal_tree(int signal) {
-  // The sampler knows the whole tree, orphans adopted by us included; a process
-  // forked since its last look is caught at the next tick.
-  for (pid_t pid : sampler_.alive_pids()) {
-    if (signal == SIGKILL || termed_.insert(pid).second) {
-      ::kill(pid, signal);
-    }
+void LimitWatch::set_hit(const std::string& hit) {
+  if (hit_.empty() || hit == "timeout") {
+    hit_ = hit;  // a timeout decides the exit status, whatever else hit first
   }
 }
 
+std::vector<pid_t> LimitWatch::tree() const {
+  // The cgroup holds every process of the tree, ones we have not seen yet included;
+  // without one, the sampler knows the tree, orphans adopted by us included.
+  return cgroup_ ? cgroup_->members() : sampler_.alive_pids();
+}
+
 void LimitWatch::tick(int64_t t_ms) {
-  // RLIMIT_CPU: the kernel sends SIGXCPU at the limit, SIGKILL a second later.
-  for (const auto& row : sampler_.take_killed()) {
-    if (row.exit_signal != SIGXCPU) {
-      continue;
-    }
-    hit_ = hit_.empty() ? "cpu-time" : hit_;
-    int64_t cpu_ms = (row.cpu_user_ns.value_or(0) + row.cpu_system_ns.value_or(0)) / 1'000'000;
-    note(row.end_ms.value_or(t_ms), row.id,
-         row.name + " (pid " + std::to_string(row.pid) + ") used up its CPU time (--cpu-time " +
-             format_duration_ms(limits_.cpu_time_ms.value_or(0)) + ", per process): SIGXCPU after " +
-             format_duration_ms(cpu_ms) + " of CPU");
+  if (cgroup_) {
+    read_cgroup(t_ms);
   }
-  if (!limits_.timeout_ms) {
+  name_killed(t_ms);
+  if (limits_.timeout_ms && !stopping_since_ && t_ms - start_ms_ >= *limits_.timeout_ms) {
+    stop_tree(t_ms, "--timeout " + format_duration_ms(*limits_.timeout_ms) + " is up", "timeout");
+  }
+  continue_stopping(t_ms);
+}
+
+void LimitWatch::read_cgroup(int64_t t_ms) {
+  auto reading = cgroup_->read();
+  if (!reading) {
     return;
   }
-  if (!timeout_at_ && t_ms - start_ms_ >= *limits_.timeout_ms) {
-    timeout_at_ = t_ms;
-    hit_ = "timeout";
-    size_t running = sampler_.alive_pids().size();
+  writer_.add_cgroup_tick({t_ms, reading->memory_bytes, reading->memory_peak_bytes, reading->cpu_ns,
+                           reading->oom_kills, reading->memory_limit_hits});
+  // The failure counters stay 0 on some kernels (this one's v1): the peak reaching
+  // the limit says the same.
+  bool at_limit = reading->memory_limit_hits > 0 ||
+                  (limits_.memory_bytes && reading->memory_peak_bytes.value_or(0) >= *limits_.memory_bytes * 99 / 100);
+  if (limits_.memory_bytes && at_limit && !memory_limit_reached_) {
+    memory_limit_reached_ = true;
+    set_hit("memory");
     note(t_ms, std::nullopt,
-         "--timeout " + format_duration_ms(*limits_.timeout_ms) + " is up: SIGTERM to the tree (" +
-             std::to_string(running) + (running == 1 ? " process)" : " processes)"));
+         "the tree reached its --memory-limit " + format_bytes(*limits_.memory_bytes) +
+             ": the kernel reclaims its memory, and OOM-kills when it cannot");
   }
-  if (timeout_at_ && !killed_ && t_ms - *timeout_at_ >= limits_.kill_grace_ms) {
+  if (limits_.max_processes && reading->pids_limit_hits > last_.pids_limit_hits) {
+    set_hit("max-processes");
+    note(t_ms, std::nullopt,
+         count_of(static_cast<size_t>(reading->pids_limit_hits - last_.pids_limit_hits), "fork", "forks") +
+             " refused: the tree has its --max-processes " + std::to_string(*limits_.max_processes));
+  }
+  oom_kills_unnamed_ += reading->oom_kills - last_.oom_kills;
+  if (limits_.cpu_time_ms && reading->cpu_ns && !stopping_since_ &&
+      *reading->cpu_ns >= *limits_.cpu_time_ms * 1'000'000) {
+    stop_tree(t_ms, "the tree used up its --cpu-time " + format_duration_ms(*limits_.cpu_time_ms), "cpu-time");
+  }
+  last_ = *reading;
+}
+
+void LimitWatch::name_killed(int64_t t_ms) {
+  for (auto& row : sampler_.take_killed()) {
+    if (row.exit_signal == SIGXCPU) {
+      // RLIMIT_CPU (no cgroup): the kernel sends SIGXCPU at the limit.
+      set_hit("cpu-time");
+      int64_t cpu_ms = (row.cpu_user_ns.value_or(0) + row.cpu_system_ns.value_or(0)) / 1'000'000;
+      note(row.end_ms.value_or(t_ms), row.id,
+           row.name + " (pid " + std::to_string(row.pid) + ") used up its CPU time (--cpu-time " +
+               format_duration_ms(limits_.cpu_time_ms.value_or(0)) + ", per process): SIGXCPU after " +
+               format_duration_ms(cpu_ms) + " of CPU");
+    } else if (row.exit_signal == SIGKILL) {
+      sigkilled_.push_back(std::move(row));
+    }
+  }
+  // The cgroup counts an OOM kill when it happens; the process is seen ending by its
+  // exit event, a moment before or after. Match them, the latest kills first.
+  while (oom_kills_unnamed_ > 0 && !sigkilled_.empty()) {
+    const store::ProcessRow& row = sigkilled_.back();
+    set_hit("memory");
+    int64_t memory = std::max(row.hwm_bytes.value_or(0), row.peak_rss_bytes.value_or(0));
+    note(row.end_ms.value_or(t_ms), row.id,
+         "OOM kill: " + row.name + " (pid " + std::to_string(row.pid) + ") at " + format_bytes(memory) +
+             " resident, under the tree's --memory-limit " + format_bytes(limits_.memory_bytes.value_or(0)));
+    sigkilled_.pop_back();
+    --oom_kills_unnamed_;
+  }
+  // A SIGKILL the cgroup did not count within a couple of seconds was someone else's.
+  std::erase_if(sigkilled_, [&](const store::ProcessRow& row) { return t_ms - row.end_ms.value_or(t_ms) > 2000; });
+}
+
+void LimitWatch::stop_tree(int64_t t_ms, const std::string& why, const std::string& hit) {
+  stopping_since_ = t_ms;
+  set_hit(hit);
+  note(t_ms, std::nullopt, why + ": SIGTERM to the tree (" + count_of(tree().size(), "process", "processes") + ")");
+}
+
+void LimitWatch::continue_stopping(int64_t t_ms) {
+  if (!stopping_since_) {
+    return;
+  }
+  if (!killed_ && t_ms - *stopping_since_ >= limits_.kill_grace_ms) {
     killed_ = true;
-    size_t running = sampler_.alive_pids().size();
+    size_t running = tree().size();
     if (running > 0) {
       note(t_ms, std::nullopt,
            "still running after the " + format_duration_ms(limits_.kill_grace_ms) + " grace: SIGKILL to the tree (" +
-               std::to_string(running) + (running == 1 ? " process)" : " processes)"));
+               count_of(running, "process", "processes") + ")");
     }
   }
-  if (timeout_at_) {
-    // Each tick: a process may have forked between the signal and its death.
-    signal_tree(killed_ ? SIGKILL : SIGTERM);
+  if (killed_ && cgroup_) {
+    cgroup_->kill_all();
+    return;
+  }
+  // Each tick: a process may have forked since; each gets one SIGTERM.
+  for (pid_t pid : tree()) {
+    if (killed_ || termed_.insert(pid).second) {
+      ::kill(pid, killed_ ? SIGKILL : SIGTERM);
+    }
   }
 }
 
 bool LimitWatch::stop_leftovers(int64_t t_ms) {
-  if (!timeout_at_) {
-    return false;  // an ordinary end: daemons the command left are its business
+  if (!stopping_since_) {
+    return false;  // an ordinary end: what the command left running is its business
   }
   tick(t_ms);
-  return !sampler_.alive_pids().empty();
+  return !tree().empty();
 }
 
 int LimitWatch::exit_status(int command_status) const {
-  if (timeout_at_) {
+  if (hit_ == "timeout") {
     return kExitTimedOut;
   }
   if (!hit_.empty() && command_status != 0) {

@@ -1,6 +1,8 @@
 // Watches the run's limits from the recorder's loop: stops the whole tree when its
-// --timeout is up (SIGTERM, then SIGKILL after the grace), notes on the timeline each
-// limit that bit a process, and turns what happened into canopy's exit status.
+// --timeout is up or (with a cgroup) its --cpu-time is used up (SIGTERM, then SIGKILL
+// after the grace), records the cgroup's figures each tick, notes on the timeline
+// each limit that bit (naming the process an OOM kill hit), and turns what happened
+// into canopy's exit status.
 #pragma once
 
 #include <sys/types.h>
@@ -10,6 +12,7 @@
 #include <string>
 #include <unordered_set>
 
+#include "record/command_cgroup.h"
 #include "record/options.h"
 #include "record/tree_sampler.h"
 #include "store/writer.h"
@@ -18,35 +21,44 @@ namespace canopy::record {
 
 class LimitWatch {
  public:
-  LimitWatch(const ResourceLimits& limits, store::Writer& writer, TreeSampler& sampler, int64_t start_ms)
-      : limits_(limits), writer_(writer), sampler_(sampler), start_ms_(start_ms) {}
+  LimitWatch(const ResourceLimits& limits, const CommandCgroup* cgroup, store::Writer& writer, TreeSampler& sampler,
+             int64_t start_ms)
+      : limits_(limits), cgroup_(cgroup), writer_(writer), sampler_(sampler), start_ms_(start_ms) {}
 
-  // Every tick, and once more at the end: the timeout's deadlines, and the processes
-  // a limit killed since the last call.
+  // Every tick, and once more at the end.
   void tick(int64_t t_ms);
   // After the root has ended: when the run was stopped, what is left of the tree
   // (daemons, orphans) is stopped too, SIGKILL when the grace runs out. Returns true
   // while some of it may still be running, so the caller keeps reaping.
   bool stop_leftovers(int64_t t_ms);
 
-  bool timed_out() const { return timeout_at_.has_value(); }
-  // What stopped the run or hit a process: "timeout", "cpu-time", empty.
+  // What hit: "timeout", "cpu-time", "memory", "max-processes"; empty when nothing.
   const std::string& hit() const { return hit_; }
   // canopy's exit status for the command's: 124 after a timeout, 122 when the
   // command failed and a limit had hit.
   int exit_status(int command_status) const;
 
  private:
-  void signal_tree(int signal);
+  void read_cgroup(int64_t t_ms);
+  void name_killed(int64_t t_ms);
+  void stop_tree(int64_t t_ms, const std::string& why, const std::string& hit);
+  void continue_stopping(int64_t t_ms);
+  std::vector<pid_t> tree() const;
   void note(int64_t t_ms, std::optional<int64_t> process_id, const std::string& text);
+  void set_hit(const std::string& hit);
 
   ResourceLimits limits_;
+  const CommandCgroup* cgroup_;
   store::Writer& writer_;
   TreeSampler& sampler_;
   int64_t start_ms_;
-  std::optional<int64_t> timeout_at_;  // when SIGTERM went out
-  bool killed_ = false;                // SIGKILL went out
-  std::unordered_set<pid_t> termed_;   // sent SIGTERM once: a second could cut its cleanup short
+  std::optional<int64_t> stopping_since_;  // when SIGTERM went out
+  bool killed_ = false;                    // SIGKILL went out
+  std::unordered_set<pid_t> termed_;       // sent SIGTERM once: a second could cut its cleanup short
+  CgroupReading last_;                     // the previous tick's counters
+  bool memory_limit_reached_ = false;
+  int64_t oom_kills_unnamed_ = 0;          // counted by the cgroup, process not yet seen ending
+  std::vector<store::ProcessRow> sigkilled_;  // recent SIGKILL ends, candidates for OOM kills
   std::string hit_;
 };
 

@@ -49,6 +49,7 @@ struct RecordOptions {
   int64_t pss_interval_ms = 1000;
   bool capture_output = false;  // store the command's stdout/stderr lines as events
   bool process_events = true;   // listen to the kernel's process events when permitted
+  bool cgroup = true;            // run the command in a cgroup of its own when possible
   ResourceLimits limits;
 };
 

@@ -29,6 +29,17 @@ Result<ProcessLimits> process_limits_without_cgroup(const ResourceLimits& limits
       return Error{std::string(flag) + " needs a cgroup, and " + no_cgroup_reason};
     }
   }
+  auto process = process_limits_with_cgroup(limits);
+  if (!process) {
+    return process;
+  }
+  process->cpu_time_ms = limits.cpu_time_ms;
+  process->max_processes = limits.max_processes;
+  process->address_space_bytes = limits.memory_bytes;
+  return process;
+}
+
+Result<ProcessLimits> process_limits_with_cgroup(const ResourceLimits& limits) {
   ProcessLimits process;
   process.nice = limits.nice;
   if (!limits.cpus.empty()) {
@@ -38,9 +49,6 @@ Result<ProcessLimits> process_limits_without_cgroup(const ResourceLimits& limits
     }
     process.cpus = std::move(*cpus);
   }
-  process.cpu_time_ms = limits.cpu_time_ms;
-  process.max_processes = limits.max_processes;
-  process.address_space_bytes = limits.memory_bytes;
   return process;
 }
 

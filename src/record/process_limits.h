@@ -32,6 +32,9 @@ struct ProcessLimits {
 Result<ProcessLimits> process_limits_without_cgroup(const ResourceLimits& limits,
                                                     const std::string& no_cgroup_reason);
 
+// With a cgroup, only what holds per process anyway: niceness and affinity.
+Result<ProcessLimits> process_limits_with_cgroup(const ResourceLimits& limits);
+
 // "0,2-3" into {0, 2, 3}; the error names the list and what is wrong with it.
 Result<std::vector<int>> parse_cpu_list(std::string_view list);
 

@@ -20,6 +20,7 @@
 #include "probe/proc_events.h"
 #include "probe/task_exits.h"
 #include "common/text.h"
+#include "record/command_cgroup.h"
 #include "record/launcher.h"
 #include "record/limit_watch.h"
 #include "record/process_limits.h"
@@ -344,17 +345,31 @@ IntervalDefault interval_from_environment() {
 
 int run_record(const RecordOptions& options) {
   const bool run_mode = options.attach_pid == 0;
-  // 0. Limits: checked before anything starts. The cgroup's tree-wide limits are not
-  // wired in yet, so each has its per-process stand-in (see process_limits.h).
+  // 0. The command's cgroup, when canopy can make one, and the limits: checked before
+  // anything starts. Without a cgroup, the tree-wide limits fall back to per-process
+  // stand-ins (see process_limits.h).
   if (!run_mode && options.limits.any()) {
     print_error("resource limits apply to a command canopy runs, not to one it attaches to (--pid)");
     return kExitRecorderFailed;
   }
-  auto process_limits = process_limits_without_cgroup(options.limits, "canopy does not run commands in cgroups yet");
+  std::optional<CommandCgroup> cgroup;
+  std::string cgroup_meta = run_mode ? "off: --no-cgroup" : "off: attached (the process stays where it is)";
+  if (run_mode && options.cgroup) {
+    auto created = CommandCgroup::create(options.limits);
+    if (created) {
+      cgroup.emplace(std::move(*created));
+      cgroup_meta = cgroup->description();
+    } else {
+      cgroup_meta = "off: " + created.error().message;
+    }
+  }
+  auto process_limits = cgroup ? process_limits_with_cgroup(options.limits)
+                               : process_limits_without_cgroup(options.limits, "there is none (" + cgroup_meta + ")");
   if (!process_limits) {
     print_error(process_limits.error().message);
     return kExitRecorderFailed;
   }
+
   // 1. Block the signals we handle, before any child exists, so none is lost.
   sigset_t handled;
   sigemptyset(&handled);
@@ -433,6 +448,7 @@ int run_record(const RecordOptions& options) {
       // not kill the recorder; OutputCapture passes the EPIPE on to the command.
       ::signal(SIGPIPE, SIG_IGN);
     }
+    setup.cgroup_fd = cgroup ? cgroup->clone_fd() : -1;  // v2: born inside it
     auto forked = Launch::fork_gated(options.command, setup);
     if (!forked) {
       print_error(forked.error().message);
@@ -441,6 +457,12 @@ int run_record(const RecordOptions& options) {
     launch.emplace(std::move(*forked));
     root = launch->pid();
     // Set on the gated child, so the command and all it starts inherit them.
+    if (cgroup && cgroup->version() == 1) {
+      if (auto added = cgroup->add(root); !added) {  // before it runs: nothing escapes
+        print_error(added.error().message);
+        return kExitRecorderFailed;
+      }
+    }
     if (auto applied = apply_process_limits(root, *process_limits); !applied) {
       print_error(applied.error().message);
       return kExitRecorderFailed;  // the gated child is aborted by ~Launch
@@ -475,7 +497,7 @@ int run_record(const RecordOptions& options) {
                   capture ? &*capture : nullptr, marks ? &*marks : nullptr,
                   process_events ? &*process_events : nullptr, exit_records ? &*exit_records : nullptr};
   session_for_output = &session;
-  LimitWatch limit_watch(options.limits, *writer, sampler, session.clock.now_ms());
+  LimitWatch limit_watch(options.limits, cgroup ? &*cgroup : nullptr, *writer, sampler, session.clock.now_ms());
   if (run_mode) {
     session.limits = &limit_watch;
   }
@@ -485,6 +507,7 @@ int run_record(const RecordOptions& options) {
   }
   writer->set_meta("process_events", process_events_meta);
   writer->set_meta("exit_records", exit_records_meta);
+  writer->set_meta("cgroup", cgroup_meta);
 
   // 5. Start: open the gate, then track the root (after exec, so its first sample is
   // the command's and not our fork's). Its children are found on the first tick.
@@ -524,6 +547,9 @@ int run_record(const RecordOptions& options) {
     handle_child_exits(session);
     read_process_events(session);
     sampler.tick(session.clock.now_ms());
+  }
+  if (limit_watch.hit() == "timeout" || limit_watch.hit() == "cpu-time") {
+    handle_child_exits(session);  // the orphans a cgroup kill just ended are ours to reap
   }
 
   // 7. Close the recording: the output, markers and process events still on their

@@ -9,6 +9,9 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 
 namespace canopy::testing {
 
@@ -121,6 +124,23 @@ std::map<int64_t, int64_t> anon_peaks(const store::Reader& reader) {
   });
   EXPECT_TRUE(status) << (status ? "" : status.error().message);
   return peaks;
+}
+
+std::vector<store::EventRow> limit_events(const store::Reader& reader) {
+  auto events = reader.events_of_kind("limit");
+  EXPECT_TRUE(events) << (events ? "" : events.error().message);
+  return events ? *events : std::vector<store::EventRow>{};
+}
+
+int running_with_cmdline(const std::string& cmdline) {
+  int count = 0;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
+    std::ifstream file(entry.path() / "cmdline");
+    std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    count += text == cmdline;
+  }
+  return count;
 }
 
 int64_t epoch_ms() {

@@ -61,6 +61,13 @@ store::Reader open_recording(const std::string& path);
 // The highest anonymous resident memory each process reached, by process id.
 std::map<int64_t, int64_t> anon_peaks(const store::Reader& reader);
 
+// The events of kind "limit" (a limit that bit), in time order.
+std::vector<store::EventRow> limit_events(const store::Reader& reader);
+
+// How many processes on the machine have exactly this command line (arguments
+// NUL-terminated, as in /proc/PID/cmdline).
+int running_with_cmdline(const std::string& cmdline);
+
 // Milliseconds since the epoch, for comparing with recorded timestamps.
 int64_t epoch_ms();
 

@@ -3,7 +3,10 @@
 // them; the kernel's process events and taskstats exit records see every one.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <regex>
 
@@ -118,6 +121,33 @@ TEST(ProcessEvents, AZombieTheRecorderInheritsIsStillOneProcess) {
   ASSERT_EQ(processes->size(), 2u);
   EXPECT_EQ((*processes)[1].parent_id, (*processes)[0].id);
   EXPECT_EQ((*processes)[1].exit_code, 3);
+}
+
+TEST(ProcessEvents, AnUnprivilegedUserGetsWhatItMayAndIsToldWhatNot) {
+  // As nobody: no taskstats (CAP_NET_ADMIN) and no cgroup to write to. The process
+  // events themselves are open to any user on this kernel.
+  if (::getuid() != 0) {
+    GTEST_SKIP() << "needs root to become nobody";
+  }
+  TempDir dir;
+  std::filesystem::permissions(dir.path(), std::filesystem::perms::all);
+  std::string path = dir.file("nobody.canopy");
+  RunOptions options;
+  options.prefix = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
+  options.cwd = dir.path();
+  auto result = run({kCanopy, "record", "-o", path, "--", kWorkload, "churn", "50", "5"}, options);
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  auto reader = open_recording(path);
+  EXPECT_EQ(meta(reader, "exit_records"), "off: taskstats: not permitted (needs root or CAP_NET_ADMIN)");
+  EXPECT_EQ(meta(reader, "cgroup").rfind("off: ", 0), 0u) << meta(reader, "cgroup");
+  EXPECT_NE(meta(reader, "cgroup").find("Permission denied"), std::string::npos) << meta(reader, "cgroup");
+  EXPECT_NE(result.err.find("tree peak          not measured: no cgroup (off: "), std::string::npos) << result.err;
+  if (meta(reader, "process_events") == "netlink") {
+    EXPECT_EQ(reader.processes()->size(), 51u);
+    EXPECT_NE(result.err.find("51, every one, from the kernel's process events"), std::string::npos) << result.err;
+  } else {
+    EXPECT_NE(result.err.find("found by polling every 100 ms"), std::string::npos) << result.err;
+  }
 }
 
 }  // namespace

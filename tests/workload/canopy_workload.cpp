@@ -13,6 +13,9 @@
 //                                      MS ms and exiting with status i % 8 (a build's
 //                                      compiler calls, too brief for polling)
 //   canopy_workload linger MS N        sleep MS ms, then exit with status N
+//   canopy_workload shared N MIB MS    N forked workers that all touch one shared MIB MiB
+//                                      mapping and hold it MS ms: each one's resident
+//                                      memory counts it, the machine holds it once
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -141,6 +144,35 @@ int churn(long count, long ms) {
   return 0;
 }
 
+int shared(long workers, long mib, long ms) {
+  size_t bytes = static_cast<size_t>(mib) << 20;
+  void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (memory == MAP_FAILED) {
+    perror("mmap");
+    return 1;
+  }
+  std::memset(memory, 1, bytes);
+  std::vector<pid_t> children;
+  for (long i = 0; i < workers; ++i) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      // Reading every page maps it into this process: resident here too, but the
+      // same pages.
+      volatile unsigned char sum = 0;
+      for (size_t offset = 0; offset < bytes; offset += 4096) {
+        sum = static_cast<unsigned char>(sum + static_cast<unsigned char*>(memory)[offset]);
+      }
+      sleep_ms(ms);
+      _exit(0);
+    }
+    children.push_back(pid);
+  }
+  for (pid_t child : children) {
+    waitpid(child, nullptr, 0);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -183,12 +215,15 @@ int main(int argc, char** argv) {
   if (mode == "churn" && argc >= 4) {
     return churn(arg(2), arg(3));
   }
+  if (mode == "shared" && argc >= 5) {
+    return shared(arg(2), arg(3), arg(4));
+  }
   if (mode == "linger" && argc >= 4) {
     sleep_ms(arg(2));
     return static_cast<int>(arg(3));
   }
   std::fprintf(stderr,
                "usage: canopy_workload hold MIB MS [TAG] | tree | exit N | signal N | wait-sigint | idle N MS | "
-               "reexec MS ARGS... | churn N MS | linger MS N\n");
+               "reexec MS ARGS... | churn N MS | linger MS N | shared N MIB MS\n");
   return 2;
 }
