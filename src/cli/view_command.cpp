@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -87,18 +88,26 @@ int run_view_command(const ViewOptions& options) {
   }
 
   std::atomic<bool> stopping = false;
+  std::atomic<bool> serve_returned = false;
   std::thread waiter([&] {
     int signal = 0;
     sigwait(&stop_signals, &signal);
     stopping = true;
-    (*server)->stop();
+    // httplib ignores stop() until its accept loop runs, so a signal that comes right
+    // after the "serving" line would be lost: ask again until serve() has returned.
+    while (!serve_returned) {
+      (*server)->stop();
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
   });
   Status served = (*server)->serve();
-  if (!stopping) {
+  serve_returned = true;
+  const bool stopped_by_signal = stopping;
+  if (!stopped_by_signal) {
     pthread_kill(waiter.native_handle(), SIGTERM);  // wake the waiter
   }
   waiter.join();
-  if (!served && !stopping) {
+  if (!served && !stopped_by_signal) {
     std::fprintf(stderr, "canopy: %s\n", served.error().message.c_str());
     return 1;
   }
