@@ -54,6 +54,7 @@ TreeSampler::Tracked* TreeSampler::track(pid_t pid, std::optional<Parent> parent
     return nullptr;
   }
   Tracked p{std::move(*files)};
+  p.exact_start = from_fork_event;
   p.row.pid = pid;
   p.row.start_ticks = stat->start_ticks;
   p.row.start_ms = start_ms.value_or(host_.boot_time_ms + stat->start_ticks * 1000 / host_.clock_ticks_per_second);
@@ -259,9 +260,7 @@ void TreeSampler::tick(int64_t t_ms) {
     }
     if (!p.exited) {
       Outcome outcome = sample(p, t_ms, false);
-      // With process events, an ended process waits for its exit event (already
-      // queued: the kernel sends it before the process becomes a zombie).
-      if (outcome == Outcome::kEnded && !(options_.process_events && p.exited)) {
+      if (outcome == Outcome::kEnded && !awaits_exit_event(p)) {
         end(p, t_ms);
         it = alive_.erase(it);
         continue;
@@ -371,7 +370,17 @@ std::optional<TreeSampler::Parent> TreeSampler::tree_parent(pid_t pid) const {
 
 void TreeSampler::on_fork(pid_t pid, pid_t parent, int64_t t_ms) {
   ended_unreaped_.erase(pid);  // the PID is reused: the zombie it named is gone
-  if (pid == self_ || alive_.count(pid) || ghosts_.count(pid)) {
+  if (auto it = alive_.find(pid); it != alive_.end()) {
+    // A tick found it between its fork and this event (a PID is not reused while its
+    // process is tracked): the event's time is exact, stat's start only to the clock
+    // tick (10 ms), which would order two children of one millisecond wrongly.
+    if (!it->second.exact_start) {
+      it->second.row.start_ms = t_ms;
+      it->second.exact_start = true;
+    }
+    return;
+  }
+  if (pid == self_ || ghosts_.count(pid)) {
     return;
   }
   std::optional<Parent> from = tree_parent(parent);
@@ -379,9 +388,9 @@ void TreeSampler::on_fork(pid_t pid, pid_t parent, int64_t t_ms) {
     return;  // not a process of the tree
   }
   if (Tracked* p = track(pid, from, t_ms, /*zombie_ok=*/true, t_ms)) {
-    Outcome outcome = sample(*p, t_ms, true);
-    if (outcome == Outcome::kEnded && !p->exited) {
-      end(*p, t_ms);  // gone between the open and the sample
+    // Gone between the open and the sample, it still waits for its exit event.
+    if (sample(*p, t_ms, true) == Outcome::kEnded && !awaits_exit_event(*p)) {
+      end(*p, t_ms);
       alive_.erase(pid);
     }
     return;
@@ -471,6 +480,19 @@ void TreeSampler::on_exit(pid_t pid, int wait_status, int64_t t_ms) {
   remember_ended_unreaped(pid, t_ms);
 }
 
+bool TreeSampler::awaits_exit_event(Tracked& p) {
+  // With process events, an ended process waits for its exit event, which brings its
+  // exact end and its exit status: the kernel queues that event before the process
+  // becomes a zombie, so it is already on its way. Whether it was reaped already (its
+  // files are gone) or is still a zombie does not matter; the next tick's drain of
+  // the events ends it, and a tick that finds it still waiting knows the event was lost.
+  if (!options_.process_events) {
+    return false;
+  }
+  p.exited = true;
+  return true;
+}
+
 void TreeSampler::remember_ended_unreaped(pid_t pid, int64_t t_ms) {
   // Most are reaped by their parent and never reach us: forget the old ones.
   if (ended_unreaped_.size() >= 1024) {
@@ -513,6 +535,10 @@ std::vector<store::ProcessRow> TreeSampler::take_killed() {
 
 void TreeSampler::finish(int64_t t_ms) {
   for (auto& [pid, p] : alive_) {
+    if (p.exited && !p.files.read_stat()) {
+      end(p, t_ms);  // ended in the last round: its exit event came too late, or was lost
+      continue;
+    }
     p.row.last_seen_ms = t_ms;
     p.row.cpu_user_ns = p.cpu.user_ns;
     p.row.cpu_system_ns = p.cpu.system_ns;

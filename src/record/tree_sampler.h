@@ -89,6 +89,7 @@ class TreeSampler {
     int64_t shmem_bytes = 0;  // from the latest status read
     int64_t last_status_ms = -1;
     int64_t last_pss_ms = -1;
+    bool exact_start = false;  // from its fork event; stat's start counts clock ticks
     bool ran = false;     // since the previous tick: its children list may have changed
     bool exited = false;  // a zombie child of ours, waiting to be reaped
     // Caught in the middle of an exec, before the kernel set up its arguments: the
@@ -123,6 +124,9 @@ class TreeSampler {
   // Writes an ended row, with the kernel's exit record when there is one.
   void write_end(store::ProcessRow& row, int64_t t_ms);
   void remember_ended_unreaped(pid_t pid, int64_t t_ms);
+  // With process events, marks an ended process as waiting for its exit event (true);
+  // without them, false: the caller ends it as seen.
+  bool awaits_exit_event(Tracked& p);
 
   store::Writer& writer_;
   probe::HostInfo host_;

@@ -79,7 +79,7 @@ Result<Writer> Writer::create(const std::string& path, bool force) {
       {&writer.process_exec_, "UPDATE process SET name = ?2, exe = ?3, cmdline = ?4 WHERE id = ?1"},
       {&writer.process_end_,
        "UPDATE process SET last_seen_ms = ?2, end_ms = ?3, exit_code = ?4, exit_signal = ?5, peak_rss_bytes = ?6, "
-       "peak_rss_t_ms = ?7, hwm_bytes = ?8, cpu_user_ns = ?9, cpu_system_ns = ?10 WHERE id = ?1"},
+       "peak_rss_t_ms = ?7, hwm_bytes = ?8, cpu_user_ns = ?9, cpu_system_ns = ?10, start_ms = ?11 WHERE id = ?1"},
       {&writer.sample_, sample_insert_sql()},
       {&writer.tick_,
        "INSERT OR REPLACE INTO tick(t_ms, processes, rss_bytes, swap_bytes, pss_bytes, cpu_ns, mem_total_bytes, "
@@ -161,6 +161,7 @@ void Writer::update_process_end(const ProcessRow& row) {
   bind_optional(s, 8, row.hwm_bytes);
   bind_optional(s, 9, row.cpu_user_ns);
   bind_optional(s, 10, row.cpu_system_ns);
+  sqlite3_bind_int64(s, 11, row.start_ms);  // a fork event can make it exact after the insert
   step(s);
 }
 

@@ -39,8 +39,10 @@ TEST(ProcessEvents, EveryBriefChildWithItsExitStatus) {
   const store::ProcessRow& root = processes->front();
   EXPECT_EQ(root.exit_code, 0);
   std::vector<store::ProcessRow> children(processes->begin() + 1, processes->end());
-  std::sort(children.begin(), children.end(),
-            [](const auto& a, const auto& b) { return a.start_ms < b.start_ms; });
+  // Children forked in the same millisecond keep the order of their fork events (their
+  // ids): the workload's i-th child exits with i % 8.
+  std::stable_sort(children.begin(), children.end(),
+                   [](const auto& a, const auto& b) { return a.start_ms < b.start_ms; });
   for (size_t i = 0; i < children.size(); ++i) {
     const auto& child = children[i];
     SCOPED_TRACE("child " + std::to_string(i) + ", pid " + std::to_string(child.pid));

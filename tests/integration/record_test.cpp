@@ -239,15 +239,15 @@ TEST(Record, ExecUnderTheSameNameUpdatesTheCommandLine) {
   EXPECT_EQ(events->front().text, kWorkload + " hold 12 400");
 }
 
-// The subshell starts `sleep 2` in the background and exits at once: the sleep is
-// orphaned and reparented to canopy (the subreaper). Returns the sleep's row and its
-// parent's, if it has one.
+// At +0.3 s the subshell starts `sleep 2` in the background and exits at once: the
+// sleep is orphaned and reparented to canopy (the subreaper). Returns the sleep's row
+// and its parent's, if it has one.
 std::pair<store::ProcessRow, std::optional<store::ProcessRow>> record_an_orphan(const std::vector<std::string>& flags) {
   TempDir dir;
   std::string path = dir.file("orphan.canopy");
   std::vector<std::string> argv{kCanopy, "record", "-q", "-o", path};
   argv.insert(argv.end(), flags.begin(), flags.end());
-  argv.insert(argv.end(), {"--", "sh", "-c", "(sleep 2 &); sleep 0.5"});
+  argv.insert(argv.end(), {"--", "sh", "-c", "sleep 0.3; (sleep 2 &); sleep 0.5"});
   auto result = run(argv);
   EXPECT_EQ(result.exit_status, 0) << result.err;
   auto processes = open_recording(path).processes();
@@ -280,8 +280,10 @@ TEST(Record, AnOrphanKeepsItsRealParentWithProcessEvents) {
 }
 
 TEST(Record, PollingAdoptsOrphansOfTheTree) {
-  // No tick sees the subshell: the sleep is found among canopy's own children.
-  auto [orphan, parent] = record_an_orphan({"--no-process-events"});
+  // Ticks at +0 s and +1 s: none sees the subshell, which lives about a millisecond at
+  // +0.3 s (at the default 100 ms a tick could, now and then, and then the sleep has a
+  // parent). The sleep is found among canopy's own children.
+  auto [orphan, parent] = record_an_orphan({"--no-process-events", "-i", "1000"});
   EXPECT_TRUE(orphan.adopted);
   EXPECT_FALSE(parent);
   EXPECT_FALSE(orphan.end_ms) << "still running when the command ended";
