@@ -238,7 +238,10 @@ void TreeSampler::discover(std::vector<pid_t> parents, int64_t t_ms) {
         continue;  // already gone
       }
       Outcome outcome = sample(*p, t_ms, true);
-      if (outcome == Outcome::kEnded) {
+      // Ended between the open and the sample, it too waits for its exit event: found
+      // before the drain reached its fork event, it must still be tracked when that
+      // event comes, or the event would track the zombie again as a new process.
+      if (outcome == Outcome::kEnded && !awaits_exit_event(*p)) {
         end(*p, t_ms);
         alive_.erase(child);
       } else if (outcome == Outcome::kAlive) {
@@ -482,8 +485,8 @@ void TreeSampler::on_exit(pid_t pid, int wait_status, int64_t t_ms) {
 
 bool TreeSampler::awaits_exit_event(Tracked& p) {
   // With process events, an ended process waits for its exit event, which brings its
-  // exact end and its exit status: the kernel queues that event before the process
-  // becomes a zombie, so it is already on its way. Whether it was reaped already (its
+  // exact end and its exit status: the exiting process queues that event itself, just
+  // after it becomes a zombie, so it is on its way. Whether it was reaped already (its
   // files are gone) or is still a zombie does not matter; the next tick's drain of
   // the events ends it, and a tick that finds it still waiting knows the event was lost.
   if (!options_.process_events) {
