@@ -265,6 +265,9 @@ void TreeSampler::tick(int64_t t_ms) {
       Outcome outcome = sample(p, t_ms, false);
       if (outcome == Outcome::kEnded && !awaits_exit_event(p)) {
         end(p, t_ms);
+        if (p.exited) {
+          remember_ended_unreaped(p.row);  // a zombie whose parent may never reap it
+        }
         it = alive_.erase(it);
         continue;
       }
@@ -317,9 +320,27 @@ void TreeSampler::tick(int64_t t_ms) {
   writer_.add_tick(row);
 }
 
+store::ProcessRow* TreeSampler::inherited_zombie(pid_t pid) {
+  auto it = ended_unreaped_.find(pid);
+  if (it == ended_unreaped_.end()) {
+    return nullptr;
+  }
+  // A ghost's start is unknown (0); with process events a fork would have dropped
+  // the entry for a reused PID anyway.
+  if (it->second.start_ticks != 0) {
+    auto files = probe::ProcessFiles::open(pid);
+    auto stat = files ? files->read_stat() : std::nullopt;
+    if (!stat || stat->start_ticks != it->second.start_ticks) {
+      ended_unreaped_.erase(it);  // the PID was reused: this is another process
+      return nullptr;
+    }
+  }
+  return &it->second;
+}
+
 void TreeSampler::on_child_exiting(pid_t pid, int64_t t_ms) {
-  if (ghosts_.count(pid) || ended_unreaped_.count(pid)) {
-    return;  // known from its events; on_child_reaped adds the status
+  if (ghosts_.count(pid) || inherited_zombie(pid)) {
+    return;  // known already; on_child_reaped adds the status
   }
   auto it = alive_.find(pid);
   Tracked* p = it == alive_.end() ? track(pid, std::nullopt, t_ms, /*zombie_ok=*/true) : &it->second;
@@ -341,8 +362,15 @@ void set_exit_status(store::ProcessRow& row, int wait_status) {
 }  // namespace
 
 void TreeSampler::on_child_reaped(pid_t pid, int wait_status, int64_t t_ms) {
-  if (ended_unreaped_.erase(pid)) {
-    return;  // a zombie we inherited: its row ended with its exit event's status
+  if (auto inherited = ended_unreaped_.find(pid); inherited != ended_unreaped_.end()) {
+    // A zombie we inherited: its row has ended. Polling saw no exit status; wait's is it.
+    store::ProcessRow& row = inherited->second;
+    if (!row.exit_code && !row.exit_signal) {
+      set_exit_status(row, wait_status);
+      writer_.update_process_end(row);
+    }
+    ended_unreaped_.erase(inherited);
+    return;
   }
   if (auto ghost = ghosts_.find(pid); ghost != ghosts_.end()) {
     set_exit_status(ghost->second, wait_status);
@@ -458,8 +486,8 @@ void TreeSampler::on_exit(pid_t pid, int wait_status, int64_t t_ms) {
     set_exit_status(row, wait_status);
     if (row.ppid != self_) {  // ours: on_child_reaped writes it, with wait's status
       write_end(row, t_ms);
+      remember_ended_unreaped(row);
       ghosts_.erase(ghost);
-      remember_ended_unreaped(pid, t_ms);
     }
     return;
   }
@@ -479,8 +507,8 @@ void TreeSampler::on_exit(pid_t pid, int wait_status, int64_t t_ms) {
   set_exit_status(p.row, wait_status);
   p.row.last_seen_ms = t_ms;
   end(p, t_ms);
+  remember_ended_unreaped(p.row);
   alive_.erase(it);
-  remember_ended_unreaped(pid, t_ms);
 }
 
 bool TreeSampler::awaits_exit_event(Tracked& p) {
@@ -496,12 +524,13 @@ bool TreeSampler::awaits_exit_event(Tracked& p) {
   return true;
 }
 
-void TreeSampler::remember_ended_unreaped(pid_t pid, int64_t t_ms) {
+void TreeSampler::remember_ended_unreaped(const store::ProcessRow& row) {
   // Most are reaped by their parent and never reach us: forget the old ones.
+  const int64_t t_ms = row.end_ms.value_or(0);
   if (ended_unreaped_.size() >= 1024) {
-    std::erase_if(ended_unreaped_, [&](const auto& entry) { return t_ms - entry.second > 60'000; });
+    std::erase_if(ended_unreaped_, [&](const auto& entry) { return t_ms - entry.second.end_ms.value_or(0) > 60'000; });
   }
-  ended_unreaped_[pid] = t_ms;
+  ended_unreaped_.insert_or_assign(static_cast<pid_t>(row.pid), row);
 }
 
 void TreeSampler::end(Tracked& p, int64_t t_ms) {

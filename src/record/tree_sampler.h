@@ -123,7 +123,7 @@ class TreeSampler {
   void end(Tracked& p, int64_t t_ms);
   // Writes an ended row, with the kernel's exit record when there is one.
   void write_end(store::ProcessRow& row, int64_t t_ms);
-  void remember_ended_unreaped(pid_t pid, int64_t t_ms);
+  void remember_ended_unreaped(const store::ProcessRow& row);
   // With process events, marks an ended process as waiting for its exit event (true);
   // without them, false: the caller ends it as seen.
   bool awaits_exit_event(Tracked& p);
@@ -138,10 +138,14 @@ class TreeSampler {
   // Processes known from their fork event only: gone before their /proc files could
   // be opened. Kept until their exit event.
   std::unordered_map<pid_t, store::ProcessRow> ghosts_;
-  // Ended by their exit event while another process of the tree was their parent.
-  // If that parent dies without reaping one, the zombie passes to us, the subreaper:
-  // we reap it, but it is not a new process. Kept a minute (by end time).
-  std::unordered_map<pid_t, int64_t> ended_unreaped_;
+  // Ended (by their exit event, or seen a zombie by a tick) while another process of
+  // the tree was their parent. If that parent dies without reaping one, the zombie
+  // passes to us, the subreaper: we reap it, but it is not a new process. Its start
+  // tells it from a later process with the same PID, which polling cannot see forked.
+  // Kept a minute (by end time).
+  std::unordered_map<pid_t, store::ProcessRow> ended_unreaped_;
+  // The ended row of the zombie `pid` that passed to us, if it is one we ended.
+  store::ProcessRow* inherited_zombie(pid_t pid);
   ExitRecords exit_records_{writer_};
   std::vector<store::ProcessRow> killed_;  // ended by a signal, for take_killed
   int64_t process_count_ = 0;

@@ -125,6 +125,27 @@ TEST(ProcessEvents, AZombieTheRecorderInheritsIsStillOneProcess) {
   EXPECT_EQ((*processes)[1].exit_code, 3);
 }
 
+TEST(ProcessEvents, PollingTooKnowsTheZombieItInheritsAndGetsItsStatus) {
+  // Without events: a tick sees the child running, then a zombie its parent (now
+  // sleep) never reaps, and ends it. When sleep ends, the zombie passes to canopy,
+  // which reaps it: the same process (same start), now with wait's exit status.
+  TempDir dir;
+  std::string path = dir.file("zombie-polled.canopy");
+  auto result = run({kCanopy, "record", "-q", "--no-process-events", "-o", path, "--", "sh", "-c",
+                     kWorkload + " linger 300 3 & exec sleep 1"});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  auto processes = open_recording(path).processes();
+  ASSERT_TRUE(processes);
+  ASSERT_EQ(processes->size(), 2u);
+  const store::ProcessRow& child = (*processes)[1];
+  EXPECT_EQ(child.parent_id, (*processes)[0].id);
+  EXPECT_FALSE(child.adopted);
+  EXPECT_EQ(child.exit_code, 3);
+  ASSERT_TRUE(child.end_ms);
+  // Ended as a tick saw it, within an interval or two of its 300 ms, not at the reaping.
+  EXPECT_LT(*child.end_ms - child.start_ms, 700);
+}
+
 TEST(ProcessEvents, AnUnprivilegedUserGetsWhatItMayAndIsToldWhatNot) {
   // As nobody: no taskstats (CAP_NET_ADMIN) and no cgroup to write to. The process
   // events themselves are open to any user on this kernel.
