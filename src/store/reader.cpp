@@ -132,11 +132,11 @@ Result<std::vector<ProcessRow>> Reader::processes() const {
       [&](sqlite3_stmt* s) {
         ProcessRow row;
         row.id = sqlite3_column_int64(s, 0);
-        row.pid = static_cast<pid_t>(sqlite3_column_int64(s, 1));
+        row.pid = sqlite3_column_int64(s, 1);
         row.start_ticks = sqlite3_column_int64(s, 2);
         row.start_ms = sqlite3_column_int64(s, 3);
         row.parent_id = column_optional(s, 4);
-        row.ppid = static_cast<pid_t>(sqlite3_column_int64(s, 5));
+        row.ppid = sqlite3_column_int64(s, 5);
         row.adopted = sqlite3_column_int(s, 6) != 0;
         row.name = column_text(s, 7);
         row.exe = column_text(s, 8);

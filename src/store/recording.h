@@ -66,11 +66,13 @@ struct SampleValues {
 
 struct ProcessRow {
   int64_t id = 0;  // rowid, dense from 1 in order of discovery
-  pid_t pid = 0;
+  // int64_t, not pid_t: Linux PIDs fit in pid_t (at most 2^22), but an imported
+  // Onlooker recording carries Windows PIDs, which are DWORDs up to 2^32 - 1.
+  int64_t pid = 0;
   int64_t start_ticks = 0;  // from /proc/PID/stat: with pid, the identity
   int64_t start_ms = 0;
   std::optional<int64_t> parent_id;  // none for the root and for adopted orphans
-  pid_t ppid = 0;
+  int64_t ppid = 0;
   bool adopted = false;  // reparented to the recorder (a subreaper) before we saw it
   std::string name;
   std::string exe;
