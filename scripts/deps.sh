@@ -43,11 +43,13 @@ if [ ${#missing[@]} -ne 0 ]; then
   fi
 fi
 
-# The front end's packages, exactly as locked; again only when the lockfile changed
-# since the last install.
-stamp=web/node_modules/.canopy-installed-lock
-if ! cmp -s web/package-lock.json "$stamp" 2>/dev/null; then
-  echo "deps: npm ci in web/"
-  (cd web && npm ci --no-audit --no-fund --loglevel=error)
-  cp web/package-lock.json "$stamp"
-fi
+# The front end's packages and the export formats' test readers (tests/consumers/),
+# exactly as locked; again only when a lockfile changed since the last install.
+for dir in web tests/consumers; do
+  stamp=$dir/node_modules/.canopy-installed-lock
+  if ! cmp -s "$dir/package-lock.json" "$stamp" 2>/dev/null; then
+    echo "deps: npm ci in $dir/"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+    cp "$dir/package-lock.json" "$stamp"
+  fi
+done

@@ -2,13 +2,63 @@
 
 #include "cli/commands.h"
 #include "common/atomic_file.h"
+#include "export/chrome_trace.h"
+#include "export/csv.h"
 #include "export/cutelooker_log.h"
+#include "export/jsonl_samples.h"
+#include "export/onlooker_json.h"
 #include "store/reader.h"
 
 namespace canopy::cli {
 namespace {
 
-constexpr const char* kExportFormats = "cutelooker-log";
+constexpr const char* kExportFormats = "onlooker, csv, chrome, jsonl, cutelooker-log";
+
+using Sink = std::function<void(std::string_view)>;
+using Exporter = std::function<Status(const store::Reader&, const Sink&)>;
+
+// The exporter the options ask for, or the one line saying what is wrong with them.
+Result<Exporter> choose_exporter(const ExportOptions& options) {
+  const std::string& format = options.format;
+  if (format != "onlooker" && format != "csv" && format != "chrome" && format != "jsonl" &&
+      format != "cutelooker-log") {
+    return Error{"unknown export format '" + format + "' (known: " + kExportFormats + ")"};
+  }
+  if (!options.kinds.empty() && format != "cutelooker-log") {
+    return Error{"--kind applies to --format cutelooker-log only"};
+  }
+  if ((options.long_csv || options.metric != "rss_bytes") && format != "csv") {
+    return Error{std::string(options.long_csv ? "--long" : "--metric") + " applies to --format csv only"};
+  }
+  if (options.long_csv && options.metric != "rss_bytes") {
+    return Error{"--metric is for the wide CSV; --long writes every column"};
+  }
+  if (format == "csv" && !exporters::is_wide_csv_metric(options.metric)) {
+    return Error{"unknown --metric '" + options.metric + "' (known: " + exporters::kWideCsvMetrics + ")"};
+  }
+  if (format == "onlooker") {
+    return Exporter([](const store::Reader& r, const Sink& out) { return exporters::write_onlooker_json(r, out); });
+  }
+  if (format == "csv" && options.long_csv) {
+    return Exporter(exporters::write_csv_long);
+  }
+  if (format == "csv") {
+    std::string metric = options.metric;
+    return Exporter([metric](const store::Reader& r, const Sink& out) {
+      return exporters::write_csv_wide(r, metric, out);
+    });
+  }
+  if (format == "chrome") {
+    return Exporter(exporters::write_chrome_trace);
+  }
+  if (format == "jsonl") {
+    return Exporter(exporters::write_jsonl_samples);
+  }
+  std::set<std::string> kinds(options.kinds.begin(), options.kinds.end());
+  return Exporter([kinds](const store::Reader& r, const Sink& out) {
+    return exporters::write_cutelooker_log(r, kinds, out);
+  });
+}
 
 }  // namespace
 
@@ -17,14 +67,21 @@ CLI::App* add_export_command(CLI::App& app, ExportOptions& options) {
   cmd->add_option("recording", options.path, "The .canopy file")->required();
   cmd->add_option("--format", options.format, std::string("Output format: ") + kExportFormats)->required();
   cmd->add_option("-o,--output", options.output, "Output file, written whole or not at all (default: stdout)");
+  cmd->add_flag("--long", options.long_csv,
+                "csv: one row per process and sample with every column (default: one row per tick, one column per "
+                "process)");
+  cmd->add_option("--metric", options.metric,
+                  std::string("csv (wide): the figure in each cell: ") + exporters::kWideCsvMetrics +
+                      " (default rss_bytes)");
   cmd->add_option("--kind", options.kinds,
                   "cutelooker-log: only events of this kind (log, stdout, stderr, mark, exec, signal); repeatable");
   return cmd;
 }
 
 int run_export_command(const ExportOptions& options) {
-  if (options.format != "cutelooker-log") {
-    std::fprintf(stderr, "canopy: unknown export format '%s' (known: %s)\n", options.format.c_str(), kExportFormats);
+  auto exporter = choose_exporter(options);
+  if (!exporter) {
+    std::fprintf(stderr, "canopy: %s\n", exporter.error().message.c_str());
     return 2;
   }
   auto reader = store::Reader::open(options.path);
@@ -32,11 +89,9 @@ int run_export_command(const ExportOptions& options) {
     std::fprintf(stderr, "canopy: %s\n", reader.error().message.c_str());
     return 1;
   }
-  std::set<std::string> kinds(options.kinds.begin(), options.kinds.end());
   Status status = Ok{};
   if (options.output.empty() || options.output == "-") {
-    status = exporters::write_cutelooker_log(
-        *reader, kinds, [](std::string_view bytes) { std::fwrite(bytes.data(), 1, bytes.size(), stdout); });
+    status = (*exporter)(*reader, [](std::string_view bytes) { std::fwrite(bytes.data(), 1, bytes.size(), stdout); });
     if (status && (std::fflush(stdout) != 0 || std::ferror(stdout))) {
       status = Error{"cannot write to stdout"};
     }
@@ -45,7 +100,7 @@ int run_export_command(const ExportOptions& options) {
     if (!file) {
       status = file.error();
     } else {
-      status = exporters::write_cutelooker_log(*reader, kinds, [&](std::string_view bytes) { file->write(bytes); });
+      status = (*exporter)(*reader, [&](std::string_view bytes) { file->write(bytes); });
       if (status) {
         status = file->commit();
       }
