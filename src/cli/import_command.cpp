@@ -1,0 +1,52 @@
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "cli/progress_line.h"
+#include "common/text.h"
+#include "import/onlooker_import.h"
+
+namespace canopy::cli {
+
+CLI::App* add_import_command(CLI::App& app, ImportOptions& options) {
+  CLI::App* cmd = app.add_subcommand(
+      "import", "Turn another tool's recording (Onlooker JSON, from Windows) into a canopy recording");
+  cmd->add_option("file", options.file, "The Onlooker JSON file")->required();
+  cmd->add_option("-o,--output", options.output, "Recording file (default: FILE with its extension made .canopy)");
+  cmd->add_flag("-f,--force", options.force, "Replace an existing recording file");
+  cmd->add_option("--cpus", options.cpus,
+                  "Logical processors of the machine Onlooker ran on: its cpuUsage is a share of all of them "
+                  "(default: CPU times as for 1 CPU)")
+      ->check(CLI::Range(int64_t{1}, int64_t{65536}));
+  return cmd;
+}
+
+int run_import_command(const ImportOptions& cli) {
+  importers::OnlookerImportOptions options;
+  options.input = cli.file;
+  options.output = cli.output.empty() ? importers::default_import_output(cli.file) : cli.output;
+  options.force = cli.force;
+  if (cli.cpus > 0) {
+    options.cpu_count = cli.cpus;
+  }
+  ProgressLine progress("importing " + cli.file);
+  options.progress = [&](int64_t done, int64_t total) { progress.update(done, total); };
+
+  auto result = importers::import_onlooker(options);
+  progress.finish();
+  if (!result) {
+    std::fprintf(stderr, "canopy: %s\n", result.error().message.c_str());
+    return 1;
+  }
+  std::printf("canopy: imported %lld processes, %lld samples at %lld times over %s from %s (Onlooker JSON) to %s\n",
+              static_cast<long long>(result->processes), static_cast<long long>(result->samples),
+              static_cast<long long>(result->ticks), format_duration_ms(result->end_ms - result->start_ms).c_str(),
+              cli.file.c_str(), options.output.c_str());
+  if (result->has_cpu && !options.cpu_count) {
+    std::fprintf(stderr,
+                 "canopy: warning: CPU times are for 1 CPU: Onlooker's cpuUsage is a share of the whole machine; "
+                 "import again with --cpus N (the machine's logical processors) for the real times\n");
+  }
+  return 0;
+}
+
+}  // namespace canopy::cli

@@ -1,0 +1,211 @@
+#include "import/onlooker_file.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include "common/utf8.h"
+#include "import/json_array_elements.h"
+#include "logs/json_lines.h"
+
+namespace canopy::importers {
+namespace {
+
+constexpr int64_t kMaxBytes = std::numeric_limits<int64_t>::max();
+
+// Says which value of which process was wrong: "process [3] (pid 3912):
+// data[17].memory.workingSetSize should be ...", at the process's position.
+class ProcessChecker {
+ public:
+  ProcessChecker(const std::string& path, const ArrayElement& element) : path_(path), element_(element) {}
+
+  Error fail(const std::string& field, const std::string& reason) const {
+    std::string who = "process [" + std::to_string(element_.index) + "]";
+    if (pid_) {
+      who += " (pid " + std::to_string(*pid_) + ")";
+    }
+    return error_at(path_, element_.start, who + ": " + (field.empty() ? "" : field + " ") + reason);
+  }
+
+  // The value at `key`, or an error naming what is missing.
+  Result<simdjson::dom::element> field(simdjson::dom::object object, std::string_view key,
+                                       const std::string& where) const {
+    simdjson::dom::element value;
+    if (object[key].get(value) != simdjson::SUCCESS) {
+      return fail(where.empty() ? std::string() : where, "has no \"" + std::string(key) + "\"");
+    }
+    return value;
+  }
+
+  Result<simdjson::dom::object> object(simdjson::dom::element value, const std::string& where) const {
+    simdjson::dom::object object;
+    if (value.get(object) != simdjson::SUCCESS) {
+      return fail(where, "should be an object, found " + logs::json_type_words(value));
+    }
+    return object;
+  }
+
+  // A whole number from 0 to `max`.
+  Result<int64_t> whole(simdjson::dom::element value, const std::string& where, int64_t max) const {
+    uint64_t number = 0;
+    if (value.type() == simdjson::dom::element_type::DOUBLE || value.get(number) != simdjson::SUCCESS ||
+        number > static_cast<uint64_t>(max)) {
+      std::string found = logs::json_type_words(value);
+      if (value.is_number()) {
+        found = simdjson::to_string(value);
+      }
+      return fail(where, "should be a whole number from 0 to " + std::to_string(max) + ", found " + found);
+    }
+    return static_cast<int64_t>(number);
+  }
+
+  void set_pid(int64_t pid) { pid_ = pid; }
+
+ private:
+  const std::string& path_;
+  const ArrayElement& element_;
+  std::optional<int64_t> pid_;
+};
+
+Result<OnlookerEntry> read_entry(const ProcessChecker& check, simdjson::dom::element value, const std::string& where) {
+  auto object = check.object(value, where);
+  if (!object) {
+    return object.error();
+  }
+  OnlookerEntry entry;
+  auto time = check.field(*object, "time", where);
+  if (!time) {
+    return time.error();
+  }
+  auto t_ms = check.whole(*time, where + ".time", kMaxBytes);
+  if (!t_ms) {
+    return t_ms.error();
+  }
+  entry.t_ms = *t_ms;
+  auto cpu = check.field(*object, "cpuUsage", where);
+  if (!cpu) {
+    return cpu.error();
+  }
+  double cpu_percent = 0;
+  if (cpu->get(cpu_percent) != simdjson::SUCCESS || !(cpu_percent >= 0) || !std::isfinite(cpu_percent)) {
+    return check.fail(where + ".cpuUsage",
+                      "should be a percentage of at least 0, found " +
+                          (cpu->is_number() ? simdjson::to_string(*cpu) : logs::json_type_words(*cpu)));
+  }
+  entry.cpu_percent = cpu_percent;
+  auto memory_value = check.field(*object, "memory", where);
+  if (!memory_value) {
+    return memory_value.error();
+  }
+  auto memory = check.object(*memory_value, where + ".memory");
+  if (!memory) {
+    return memory.error();
+  }
+  struct Counter {
+    const char* key;
+    int64_t* target;
+    bool required;
+  } counters[] = {
+      {"workingSetSize", &entry.working_set_bytes, true},
+      {"pagefileUsage", &entry.pagefile_bytes, true},
+      {"peakWorkingSetSize", &entry.peak_working_set_bytes, false},
+      {"pageFaultCount", &entry.page_faults, false},
+  };
+  for (const Counter& counter : counters) {
+    simdjson::dom::element number;
+    if ((*memory)[counter.key].get(number) != simdjson::SUCCESS) {
+      if (counter.required) {
+        return check.fail(where + ".memory", "has no \"" + std::string(counter.key) + "\"");
+      }
+      continue;
+    }
+    auto bytes = check.whole(number, where + ".memory." + counter.key, kMaxBytes);
+    if (!bytes) {
+      return bytes.error();
+    }
+    *counter.target = *bytes;
+  }
+  return entry;
+}
+
+Result<OnlookerProcess> read_process(const std::string& path, const ArrayElement& element) {
+  ProcessChecker check(path, element);
+  auto object = check.object(element.value, "");
+  if (!object) {
+    return object.error();
+  }
+  OnlookerProcess process;
+  for (auto [key, target] : {std::pair{"pid", &process.pid}, std::pair{"ppid", &process.ppid}}) {
+    auto value = check.field(*object, key, "");
+    if (!value) {
+      return value.error();
+    }
+    auto number = check.whole(*value, key, kMaxWindowsPid);
+    if (!number) {
+      return number.error();
+    }
+    *target = *number;
+    if (target == &process.pid) {
+      check.set_pid(*number);
+    }
+  }
+  auto name = check.field(*object, "name", "");
+  if (!name) {
+    return name.error();
+  }
+  std::string_view name_text;
+  if (name->get(name_text) != simdjson::SUCCESS) {
+    return check.fail("name", "should be a string, found " + logs::json_type_words(*name));
+  }
+  append_sanitized_utf8(process.name, name_text);  // "\u0000" would end a C string
+  auto data = check.field(*object, "data", "");
+  if (!data) {
+    return data.error();
+  }
+  simdjson::dom::array entries;
+  if (data->get(entries) != simdjson::SUCCESS) {
+    return check.fail("data", "should be an array of samples, found " + logs::json_type_words(*data));
+  }
+  process.entries.reserve(entries.size());
+  size_t k = 0;
+  for (simdjson::dom::element value : entries) {
+    auto entry = read_entry(check, value, "data[" + std::to_string(k++) + "]");
+    if (!entry) {
+      return entry.error();
+    }
+    process.entries.push_back(*entry);
+  }
+  std::stable_sort(process.entries.begin(), process.entries.end(),
+                   [](const OnlookerEntry& a, const OnlookerEntry& b) { return a.t_ms < b.t_ms; });
+  auto twice = std::adjacent_find(process.entries.begin(), process.entries.end(),
+                                  [](const OnlookerEntry& a, const OnlookerEntry& b) { return a.t_ms == b.t_ms; });
+  if (twice != process.entries.end()) {
+    return check.fail("data", "has two samples at time " + std::to_string(twice->t_ms));
+  }
+  return process;
+}
+
+}  // namespace
+
+Result<std::vector<OnlookerProcess>> read_onlooker_file(
+    const std::string& path, const std::function<void(int64_t bytes_done, int64_t bytes_total)>& progress) {
+  std::vector<OnlookerProcess> processes;
+  ArrayFile file{path, "an Onlooker array of processes [{\"pid\": ..., \"data\": [...]}, ...]", progress};
+  auto status = for_each_array_element(file, [&](const ArrayElement& element) -> Status {
+    auto process = read_process(path, element);
+    if (!process) {
+      return process.error();
+    }
+    if (!process->entries.empty()) {
+      processes.push_back(std::move(*process));
+    }
+    return Ok{};
+  });
+  if (!status) {
+    return status.error();
+  }
+  return processes;
+}
+
+}  // namespace canopy::importers

@@ -1,0 +1,236 @@
+#include "import/onlooker_import.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "import/onlooker_file.h"
+#include "import/staged_recording.h"
+#include "store/reader.h"
+
+namespace canopy::importers {
+namespace {
+
+int64_t now_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+// The typical gap between two sampling rounds: Onlooker's poll interval (100 ms
+// unless ONLOOKER_POLL_INTERVAL said otherwise), as it came out.
+int64_t median_gap_ms(const std::vector<int64_t>& times) {
+  std::vector<int64_t> gaps;
+  for (size_t i = 1; i < times.size(); ++i) {
+    gaps.push_back(times[i] - times[i - 1]);
+  }
+  if (gaps.empty()) {
+    return 0;
+  }
+  std::nth_element(gaps.begin(), gaps.begin() + static_cast<ptrdiff_t>(gaps.size() / 2), gaps.end());
+  return gaps[gaps.size() / 2];
+}
+
+// Windows does not reparent orphans, so a PPID may name a process long gone, or a
+// later one that reused the PID. As Onlooker itself decides: the parent is the
+// latest process with that PID that started no later than the child.
+std::vector<std::optional<size_t>> find_parents(const std::vector<OnlookerProcess>& processes) {
+  std::map<int64_t, std::vector<size_t>> by_pid;  // in order of start
+  for (size_t i = 0; i < processes.size(); ++i) {
+    by_pid[processes[i].pid].push_back(i);
+  }
+  std::vector<std::optional<size_t>> parents(processes.size());
+  for (size_t i = 0; i < processes.size(); ++i) {
+    auto it = by_pid.find(processes[i].ppid);
+    if (it == by_pid.end()) {
+      continue;
+    }
+    for (size_t candidate : it->second) {
+      if (candidate != i && processes[candidate].entries.front().t_ms <= processes[i].entries.front().t_ms) {
+        parents[i] = candidate;
+      }
+    }
+  }
+  return parents;
+}
+
+// Onlooker's two memory figures as canopy's columns, chosen so that canopy's export
+// gives them back exactly: resident = anon + file, private = anon + swap.
+store::SampleValues sample_values(const OnlookerEntry& e, int64_t cpu_ns) {
+  store::SampleValues v;
+  int64_t anon = std::min(e.pagefile_bytes, e.working_set_bytes);
+  v[store::kRssAnonBytes] = anon;
+  v[store::kRssFileBytes] = e.working_set_bytes - anon;  // shared and image pages
+  v[store::kRssShmemBytes] = 0;
+  // What Cutelooker shows as paged out: committed beyond the working set.
+  v[store::kSwapBytes] = e.pagefile_bytes - anon;
+  v[store::kCpuUserNs] = cpu_ns;  // Onlooker gives user and kernel time together
+  v[store::kCpuSystemNs] = 0;
+  if (e.page_faults != kAbsent) {
+    v[store::kMinorFaults] = e.page_faults;  // Windows counts soft and hard faults together
+  }
+  return v;
+}
+
+struct Followed {
+  int64_t id = 0;
+  double cpu_ns = 0;
+  std::optional<int64_t> previous_ms;
+};
+
+}  // namespace
+
+std::string default_import_output(const std::string& input) {
+  std::filesystem::path path(input);
+  return path.replace_extension(".canopy").string();
+}
+
+Result<ImportSummary> import_onlooker(const OnlookerImportOptions& options) {
+  auto read = read_onlooker_file(options.input, options.progress);
+  if (!read) {
+    return read.error();
+  }
+  std::vector<OnlookerProcess>& processes = *read;
+  if (processes.empty()) {
+    return Error{options.input + ": no process with samples: nothing to import"};
+  }
+  // Processes in order of their first sample (file order among equals), as canopy
+  // numbers them in order of discovery.
+  std::stable_sort(processes.begin(), processes.end(), [](const OnlookerProcess& a, const OnlookerProcess& b) {
+    return a.entries.front().t_ms < b.entries.front().t_ms;
+  });
+  std::vector<int64_t> times;
+  std::vector<std::pair<int64_t, size_t>> order;  // (time, process): the samples in time order
+  for (size_t i = 0; i < processes.size(); ++i) {
+    for (const OnlookerEntry& e : processes[i].entries) {
+      times.push_back(e.t_ms);
+      order.emplace_back(e.t_ms, i);
+    }
+  }
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  std::sort(order.begin(), order.end());
+  int64_t interval_ms = median_gap_ms(times);
+  int64_t cpu_count = options.cpu_count.value_or(1);
+  auto parents = find_parents(processes);
+
+  auto staged = StagedRecording::create(options.output, options.force);
+  if (!staged) {
+    return staged.error();
+  }
+  store::Writer& writer = staged->writer();
+  auto set_int = [&](const char* key, int64_t value) { writer.set_meta(key, std::to_string(value)); };
+  writer.set_meta("canopy_version", CANOPY_VERSION);
+  writer.set_meta("mode", "import");
+  writer.set_meta("source", "onlooker");
+  writer.set_meta("source_file", options.input);
+  set_int("imported_ms", now_ms());
+  writer.set_meta("command", "[]");  // Onlooker's JSON does not say what ran
+  set_int("start_ms", times.front());
+  set_int("end_ms", times.back());
+  if (interval_ms > 0) {
+    set_int("interval_ms", interval_ms);
+  }
+  if (options.cpu_count) {
+    set_int("cpu_count", *options.cpu_count);
+  }
+  set_int("processes", static_cast<int64_t>(processes.size()));
+  for (size_t i = 0; i < processes.size(); ++i) {
+    if (!parents[i]) {
+      set_int("root_pid", processes[i].pid);  // the earliest without a parent: the command
+      break;
+    }
+  }
+
+  std::vector<store::ProcessRow> rows(processes.size());
+  std::vector<Followed> followed(processes.size());
+  for (size_t i = 0; i < processes.size(); ++i) {
+    const OnlookerProcess& p = processes[i];
+    store::ProcessRow& row = rows[i];
+    row.pid = p.pid;
+    row.ppid = p.ppid;
+    row.name = p.name;
+    row.start_ms = row.first_seen_ms = p.entries.front().t_ms;
+    // The only start Onlooker gives: with the PID, it tells instances apart as
+    // /proc's start time does for recorded processes.
+    row.start_ticks = row.start_ms;
+    if (parents[i]) {
+      row.parent_id = followed[*parents[i]].id;  // parents start earlier: already numbered
+    }
+    followed[i].id = row.id = writer.add_process(row);
+  }
+
+  ImportSummary summary;
+  summary.processes = static_cast<int64_t>(processes.size());
+  summary.ticks = static_cast<int64_t>(times.size());
+  summary.start_ms = times.front();
+  summary.end_ms = times.back();
+  std::vector<size_t> next_entry(processes.size(), 0);
+  size_t tick = 0;
+  store::TickRow tick_row;
+  double tree_cpu_ns = 0;
+  auto flush_tick = [&] {
+    tick_row.cpu_ns = std::llround(tree_cpu_ns);
+    writer.add_tick(tick_row);
+  };
+  for (size_t k = 0; k < order.size(); ++k) {
+    auto [t_ms, i] = order[k];
+    while (times[tick] < t_ms) {
+      ++tick;
+    }
+    if (tick_row.t_ms != t_ms) {
+      tick_row = {};
+      tick_row.t_ms = t_ms;
+    }
+    const OnlookerEntry& e = processes[i].entries[next_entry[i]++];
+    Followed& f = followed[i];
+    // cpuUsage is the share of the machine since this process's previous sample (its
+    // first: since the previous round, as Onlooker measured it).
+    int64_t from_ms = f.previous_ms.value_or(tick > 0 ? times[tick - 1] : t_ms - interval_ms);
+    double used_ns = e.cpu_percent / 100.0 * static_cast<double>(cpu_count) * static_cast<double>(t_ms - from_ms) * 1e6;
+    f.cpu_ns += used_ns;
+    tree_cpu_ns += used_ns;
+    f.previous_ms = t_ms;
+    summary.has_cpu = summary.has_cpu || e.cpu_percent > 0;
+
+    store::SampleValues values = sample_values(e, std::llround(f.cpu_ns));
+    writer.add_sample(t_ms, f.id, values);
+    ++summary.samples;
+    store::ProcessRow& row = rows[i];
+    if (!row.peak_rss_bytes || e.working_set_bytes > *row.peak_rss_bytes) {
+      row.peak_rss_bytes = e.working_set_bytes;
+      row.peak_rss_t_ms = t_ms;
+    }
+    if (e.peak_working_set_bytes != kAbsent) {
+      row.hwm_bytes = std::max(row.hwm_bytes.value_or(0), e.peak_working_set_bytes);
+    }
+    ++tick_row.processes;
+    tick_row.rss_bytes += e.working_set_bytes;
+    tick_row.swap_bytes += values[store::kSwapBytes];
+    if (k + 1 == order.size() || order[k + 1].first != t_ms) {
+      flush_tick();
+    }
+  }
+  for (size_t i = 0; i < processes.size(); ++i) {
+    store::ProcessRow& row = rows[i];
+    // Onlooker does not see processes end: the last sample is the end we know.
+    row.last_seen_ms = row.end_ms = processes[i].entries.back().t_ms;
+    row.cpu_user_ns = std::llround(followed[i].cpu_ns);
+    row.cpu_system_ns = 0;
+    writer.update_process_end(row);
+  }
+  if (writer.failure()) {
+    return *writer.failure();
+  }
+  if (auto status = staged->commit(); !status) {
+    return status.error();
+  }
+  return summary;
+}
+
+}  // namespace canopy::importers

@@ -1,0 +1,37 @@
+// A recording written under a temporary name beside its destination and renamed into
+// place only when complete: an import that fails half-way (a malformed file found late,
+// a full disk) leaves no recording behind, and an existing one it was to replace
+// (--force) stays as it was.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "common/result.h"
+#include "store/writer.h"
+
+namespace canopy::importers {
+
+class StagedRecording {
+ public:
+  // Refuses an existing `path` unless `force`, before anything is written.
+  static Result<StagedRecording> create(const std::string& path, bool force);
+  StagedRecording(StagedRecording&& other) noexcept;
+  StagedRecording& operator=(StagedRecording&&) = delete;
+  ~StagedRecording();  // without commit(): removes the temporary file
+
+  store::Writer& writer() { return *writer_; }
+  // Finishes the recording and renames it into place.
+  Status commit();
+
+ private:
+  StagedRecording() = default;
+  void discard();
+
+  std::string path_;
+  bool force_ = false;
+  std::string temporary_;
+  std::optional<store::Writer> writer_;
+};
+
+}  // namespace canopy::importers
