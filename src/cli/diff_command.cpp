@@ -1,0 +1,45 @@
+#include <cstdio>
+#include <limits>
+
+#include "analyze/diff.h"
+#include "cli/commands.h"
+#include "report/diff_format.h"
+#include "store/reader.h"
+
+namespace canopy::cli {
+
+CLI::App* add_diff_command(CLI::App& app, DiffOptions& options) {
+  CLI::App* cmd = app.add_subcommand("diff", "Compare two recordings process by process: what grew, what is new");
+  cmd->add_option("A", options.path_a, "The earlier recording")->required();
+  cmd->add_option("B", options.path_b, "The later recording")->required();
+  cmd->add_flag("--json", options.json, "Print every pair and figure as JSON, in raw units");
+  // A plain range: CLI11's PositiveNumber names the largest double in its message.
+  auto* top = cmd->add_option("--top", options.top, "Rows per list (default 10)")->check(CLI::Range(1, 1'000'000));
+  cmd->add_flag("--all", options.all, "Every row of every list")->excludes(top);
+  return cmd;
+}
+
+int run_diff_command(const DiffOptions& options) {
+  auto a = store::Reader::open(options.path_a);
+  if (!a) {
+    std::fprintf(stderr, "canopy: recording A: %s\n", a.error().message.c_str());
+    return 1;
+  }
+  auto b = store::Reader::open(options.path_b);
+  if (!b) {
+    std::fprintf(stderr, "canopy: recording B: %s\n", b.error().message.c_str());
+    return 1;
+  }
+  auto diff = analyze::diff(*a, *b);
+  if (!diff) {
+    std::fprintf(stderr, "canopy: %s\n", diff.error().message.c_str());
+    return 1;
+  }
+  size_t rows = options.all ? std::numeric_limits<size_t>::max() : options.top;
+  std::string text = options.json ? report::diff_json(*diff, options.path_a, options.path_b)
+                                  : report::diff_text(*diff, options.path_a, options.path_b, rows);
+  std::fputs(text.c_str(), stdout);
+  return 0;
+}
+
+}  // namespace canopy::cli
