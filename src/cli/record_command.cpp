@@ -1,15 +1,11 @@
 #include <cstdio>
-#include <map>
 
+#include "cli/budget_options.h"
 #include "cli/commands.h"
+#include "cli/units.h"
 
 namespace canopy::cli {
 namespace {
-
-// "64M", "1.5G" (K, M, G... are powers of 1024); "90s", "500ms", "2m", "1h".
-const CLI::AsSizeValue kSize(false);
-const CLI::AsNumberWithUnit kDuration(std::map<std::string, int64_t>{{"ms", 1}, {"s", 1000}, {"m", 60'000}, {"h", 3'600'000}},
-                                      CLI::AsNumberWithUnit::UNIT_REQUIRED, "DURATION");
 
 void add_limit_options(CLI::App& cmd, record::ResourceLimits& limits) {
   const char* group = "Resource limits (a cgroup where canopy can create one; see README)";
@@ -34,7 +30,7 @@ void add_limit_options(CLI::App& cmd, record::ResourceLimits& limits) {
 
 }  // namespace
 
-CLI::App* add_record_command(CLI::App& app, record::RecordOptions& options) {
+CLI::App* add_record_command(CLI::App& app, record::RecordOptions& options, BudgetFlags& budgets) {
   CLI::App* cmd = app.add_subcommand(
       "record", "Run a command (canopy record -- CMD ARGS) or attach to one (--pid PID) and record its whole tree");
   cmd->add_option("--pid", options.attach_pid, "Attach to a running process and its descendants")
@@ -55,6 +51,7 @@ CLI::App* add_record_command(CLI::App& app, record::RecordOptions& options) {
   cmd->add_flag("!--no-cgroup", options.cgroup,
                 "Do not run the command in a cgroup of its own (no exact tree figures; limits per process)");
   add_limit_options(*cmd, options.limits);
+  add_budget_options(*cmd, budgets);
   cmd->add_option("command", options.command, "The command to run and its arguments");
   // Everything from the command's name on belongs to the command, options included,
   // as with `time`: `canopy record make -j8` works without `--`.
@@ -62,7 +59,7 @@ CLI::App* add_record_command(CLI::App& app, record::RecordOptions& options) {
   return cmd;
 }
 
-int run_record_command(record::RecordOptions& options) {
+int run_record_command(record::RecordOptions& options, const BudgetFlags& budget_flags) {
   if (options.attach_pid && !options.command.empty()) {
     std::fprintf(stderr, "canopy: record takes either --pid PID or a command, not both\n");
     return record::kExitRecorderFailed;
@@ -75,7 +72,24 @@ int run_record_command(record::RecordOptions& options) {
     std::fprintf(stderr, "canopy: --capture-output needs a command to run: a process we attach to already has its output\n");
     return record::kExitRecorderFailed;
   }
-  return record::run_record(options);
+  auto budgets = parse_budgets(budget_flags);
+  if (!budgets) {
+    std::fprintf(stderr, "canopy: %s\n", budgets.error().message.c_str());
+    return record::kExitRecorderFailed;
+  }
+  std::string recording;
+  int status = record::run_record(options, budgets->empty() ? nullptr : &recording);
+  if (budgets->empty() || recording.empty()) {
+    return status;
+  }
+  // Judged on the finished recording, as `canopy report --max-peak` would judge it.
+  auto verdicts = check_and_print_budgets(recording, *budgets);
+  if (!verdicts) {
+    std::fprintf(stderr, "canopy: %s\n", verdicts.error().message.c_str());
+    return status == 0 ? record::kExitRecorderFailed : status;
+  }
+  // The command's own failure (or a limit's, or a timeout) says more than a budget.
+  return status == 0 && any_over(*verdicts) ? record::kExitOverBudget : status;
 }
 
 }  // namespace canopy::cli

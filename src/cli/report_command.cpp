@@ -3,6 +3,7 @@
 #include "analyze/summary.h"
 #include "cli/commands.h"
 #include "common/text.h"
+#include "report/budget_format.h"
 #include "report/summary_format.h"
 #include "store/reader.h"
 #include "web/html_report.h"
@@ -34,24 +35,42 @@ CLI::App* add_report_command(CLI::App& app, ReportOptions& options) {
   cmd->add_flag("--json", options.json, "Print the summary as JSON");
   cmd->add_option("--html", options.html,
                   "Also write the viewer's page with the recording embedded, one file that opens offline");
+  add_budget_options(*cmd, options.budgets);
   return cmd;
 }
 
 int run_report_command(const ReportOptions& options) {
+  auto budgets = parse_budgets(options.budgets);
+  if (!budgets) {
+    std::fprintf(stderr, "canopy: %s\n", budgets.error().message.c_str());
+    return 2;
+  }
   auto reader = store::Reader::open(options.path);
   if (!reader) {
     std::fprintf(stderr, "canopy: %s\n", reader.error().message.c_str());
     return 1;
   }
-  auto summary = analyze::summarize(*reader);
+  auto summary = analyze::summarize(*reader, 5, /*with_growth=*/true);
   if (!summary) {
     std::fprintf(stderr, "canopy: %s\n", summary.error().message.c_str());
     return 1;
   }
-  std::string text = options.json ? report::summary_json(*summary, options.path)
-                                  : report::summary_text(*summary, options.path);
-  std::fputs(text.c_str(), stdout);
-  return options.html.empty() ? 0 : write_html_report(*reader, options);
+  auto verdicts = check_and_print_budgets(*reader, *summary, *budgets);
+  if (!verdicts) {
+    std::fprintf(stderr, "canopy: %s\n", verdicts.error().message.c_str());
+    return 1;
+  }
+  if (options.json) {
+    nlohmann::json json = report::summary_json_object(*summary, options.path);
+    if (!budgets->empty()) {
+      json["budgets"] = report::budgets_json(*verdicts);
+    }
+    std::fputs((json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n").c_str(), stdout);
+  } else {
+    std::fputs(report::summary_text(*summary, options.path).c_str(), stdout);
+  }
+  int status = options.html.empty() ? 0 : write_html_report(*reader, options);
+  return status == 0 && any_over(*verdicts) ? record::kExitOverBudget : status;
 }
 
 }  // namespace canopy::cli

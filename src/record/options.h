@@ -19,6 +19,9 @@ inline constexpr int kExitTimedOut = 124;
 // The command failed after a limit of its tree was hit (an OOM kill under
 // --memory-limit, --cpu-time used up, a fork refused by --max-processes).
 inline constexpr int kExitLimitHit = 122;
+// The command succeeded, but its tree went over a budget (--max-peak, --max-cpu); also
+// `canopy report`'s status for a recording over the budgets it is given.
+inline constexpr int kExitOverBudget = 123;
 
 // Scarce resources to run the command under. The tree-wide ones use a cgroup where
 // canopy can create one; per process rlimits stand in where not (see README).
@@ -61,7 +64,8 @@ struct IntervalDefault {
 };
 IntervalDefault interval_from_environment();
 
-// Records as asked and returns the exit status for `canopy record`.
-int run_record(const RecordOptions& options);
+// Records as asked and returns the exit status for `canopy record`. When the recording
+// was written in full, its absolute path goes to `complete_recording`.
+int run_record(const RecordOptions& options, std::string* complete_recording = nullptr);
 
 }  // namespace canopy::record

@@ -318,7 +318,7 @@ void print_summary(const std::string& path) {
     print_error(reader.error().message);
     return;
   }
-  auto summary = analyze::summarize(*reader);
+  auto summary = analyze::summarize(*reader, 5, /*with_growth=*/true);
   if (!summary) {
     print_error(summary.error().message);
     return;
@@ -343,7 +343,7 @@ IntervalDefault interval_from_environment() {
   return {kDefaultIntervalMs, ""};
 }
 
-int run_record(const RecordOptions& options) {
+int run_record(const RecordOptions& options, std::string* complete_recording) {
   const bool run_mode = options.attach_pid == 0;
   // 0. The command's cgroup, when canopy can make one, and the limits: checked before
   // anything starts. Without a cgroup, the tree-wide limits fall back to per-process
@@ -586,8 +586,13 @@ int run_record(const RecordOptions& options) {
   if (session.root_wait_status && !options.quiet) {
     report_command_status(*session.root_wait_status);
   }
-  if (finished && session.recording && !options.quiet) {
-    print_summary(absolute_path(path));
+  if (finished && session.recording) {
+    if (!options.quiet) {
+      print_summary(absolute_path(path));
+    }
+    if (complete_recording) {
+      *complete_recording = absolute_path(path);
+    }
   }
   if (!loop_ok || (!run_mode && !finished)) {
     return kExitRecorderFailed;

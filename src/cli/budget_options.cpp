@@ -1,0 +1,112 @@
+#include "cli/budget_options.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "analyze/summary.h"
+#include "cli/units.h"
+#include "common/text.h"
+#include "report/budget_format.h"
+#include "store/reader.h"
+
+namespace canopy::cli {
+namespace {
+
+// "2G" or "cc1plus=1G": the value goes through the same unit parsing as the limits.
+Result<analyze::Budget> parse_budget(const char* flag, analyze::Budget::Kind kind, const std::string& text) {
+  analyze::Budget budget;
+  budget.kind = kind;
+  budget.flag = std::string(flag) + " " + text;
+  std::string value = text;
+  if (auto eq = text.rfind('='); eq != std::string::npos) {
+    budget.command = text.substr(0, eq);
+    value = text.substr(eq + 1);
+    if (budget.command.empty()) {
+      return Error{std::string(flag) + " '" + text + "': no command name before '='"};
+    }
+  }
+  bool memory = kind == analyze::Budget::Kind::kPeakMemory;
+  std::string converted = value;
+  std::string problem;
+  try {
+    problem = memory ? kSize(converted) : kDuration(converted);
+  } catch (const CLI::Error& e) {  // the unit transforms throw on a unit they do not know
+    problem = e.what();
+  }
+  auto number = problem.empty() ? parse_int<int64_t>(converted) : std::nullopt;
+  if (!number || *number <= 0) {
+    const char* expected = memory ? "a size such as 2G or 512M" : "a duration such as 10m, 90s or 500ms";
+    return Error{std::string(flag) + " '" + text + "': '" + value + "' is not " + expected};
+  }
+  budget.limit = memory ? *number : *number * 1'000'000;  // durations parse to ms
+  return budget;
+}
+
+}  // namespace
+
+void add_budget_options(CLI::App& cmd, BudgetFlags& flags) {
+  const char* group = "Budgets (for CI: exit 123 when over, the command's own failure first)";
+  // One value per flag, the flag repeated for more: `--max-peak 2G make -j8` must
+  // leave `make` to the command.
+  cmd.add_option("--max-peak", flags.max_peak,
+                 "Peak memory of the whole tree (2G), or of each process of a command (cc1plus=1G); repeatable")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->group(group);
+  cmd.add_option("--max-cpu", flags.max_cpu,
+                 "CPU time of the whole tree (10m), or of each process of a command (cc1plus=30s); repeatable")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->group(group);
+}
+
+Result<std::vector<analyze::Budget>> parse_budgets(const BudgetFlags& flags) {
+  std::vector<analyze::Budget> budgets;
+  for (const auto& text : flags.max_peak) {
+    auto budget = parse_budget("--max-peak", analyze::Budget::Kind::kPeakMemory, text);
+    if (!budget) {
+      return budget.error();
+    }
+    budgets.push_back(*budget);
+  }
+  for (const auto& text : flags.max_cpu) {
+    auto budget = parse_budget("--max-cpu", analyze::Budget::Kind::kCpuTime, text);
+    if (!budget) {
+      return budget.error();
+    }
+    budgets.push_back(*budget);
+  }
+  return budgets;
+}
+
+Result<std::vector<analyze::BudgetVerdict>> check_and_print_budgets(const store::Reader& reader,
+                                                                    const analyze::Summary& summary,
+                                                                    const std::vector<analyze::Budget>& budgets) {
+  auto verdicts = analyze::check_budgets(reader, summary, budgets);
+  if (!verdicts) {
+    return verdicts.error();
+  }
+  for (const auto& verdict : *verdicts) {
+    std::fprintf(stderr, "canopy: %s\n", report::budget_line(verdict).c_str());
+  }
+  return verdicts;
+}
+
+Result<std::vector<analyze::BudgetVerdict>> check_and_print_budgets(const std::string& path,
+                                                                    const std::vector<analyze::Budget>& budgets) {
+  auto reader = store::Reader::open(path);
+  if (!reader) {
+    return reader.error();
+  }
+  auto summary = analyze::summarize(*reader);
+  if (!summary) {
+    return summary.error();
+  }
+  return check_and_print_budgets(*reader, *summary, budgets);
+}
+
+bool any_over(const std::vector<analyze::BudgetVerdict>& verdicts) {
+  return std::any_of(verdicts.begin(), verdicts.end(), [](const auto& v) { return v.over; });
+}
+
+}  // namespace canopy::cli
