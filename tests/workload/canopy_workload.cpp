@@ -16,6 +16,13 @@
 //   canopy_workload shared N MIB MS    N forked workers that all touch one shared MIB MiB
 //                                      mapping and hold it MS ms: each one's resident
 //                                      memory counts it, the machine holds it once
+//   canopy_workload leak MIB STEP_MS STEPS IDLE_MS
+//                                      MIB MiB more every STEP_MS ms, STEPS times, kept;
+//                                      then IDLE_MS ms asleep
+//   canopy_workload spin MS            busy for MS ms
+//   canopy_workload wave MIB UP_MS IDLE_MS
+//                                      MIB MiB touched over UP_MS ms of busy CPU, given
+//                                      back, then IDLE_MS ms asleep
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -173,6 +180,49 @@ int shared(long workers, long mib, long ms) {
   return 0;
 }
 
+// Anonymous memory touched and kept: MIB MiB more every STEP_MS ms, STEPS times, then
+// IDLE_MS ms asleep holding all of it (a leak, as the growth analysis should see it).
+int leak(long mib, long step_ms, long steps, long idle_ms) {
+  size_t step_bytes = static_cast<size_t>(mib) << 20;
+  for (long i = 0; i < steps; ++i) {
+    void* memory = mmap(nullptr, step_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED) {
+      perror("mmap");
+      return 1;
+    }
+    std::memset(memory, 1, step_bytes);  // never unmapped
+    sleep_ms(step_ms);
+  }
+  sleep_ms(idle_ms);
+  return 0;
+}
+
+// Busy for MS ms of wall time: about MS ms of CPU.
+void spin_ms(long ms) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
+// A working set under load that is given back: MIB MiB touched in ten steps over
+// UP_MS ms while the CPU is busy, then unmapped, then IDLE_MS ms asleep.
+int wave(long mib, long up_ms, long idle_ms) {
+  size_t bytes = static_cast<size_t>(mib) << 20;
+  auto* memory =
+      static_cast<char*>(mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  if (memory == MAP_FAILED) {
+    perror("mmap");
+    return 1;
+  }
+  for (size_t step = 0; step < 10; ++step) {
+    std::memset(memory + step * bytes / 10, 1, bytes / 10);
+    spin_ms(up_ms / 10);
+  }
+  munmap(memory, bytes);
+  sleep_ms(idle_ms);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -222,8 +272,19 @@ int main(int argc, char** argv) {
     sleep_ms(arg(2));
     return static_cast<int>(arg(3));
   }
+  if (mode == "leak" && argc >= 6) {
+    return leak(arg(2), arg(3), arg(4), arg(5));
+  }
+  if (mode == "spin" && argc >= 3) {
+    spin_ms(arg(2));
+    return 0;
+  }
+  if (mode == "wave" && argc >= 5) {
+    return wave(arg(2), arg(3), arg(4));
+  }
   std::fprintf(stderr,
                "usage: canopy_workload hold MIB MS [TAG] | tree | exit N | signal N | wait-sigint | idle N MS | "
-               "reexec MS ARGS... | churn N MS | linger MS N | shared N MIB MS\n");
+               "reexec MS ARGS... | churn N MS | linger MS N | shared N MIB MS | leak MIB STEP_MS STEPS IDLE_MS | "
+               "spin MS | wave MIB UP_MS IDLE_MS\n");
   return 2;
 }

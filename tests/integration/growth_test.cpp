@@ -1,0 +1,85 @@
+// The growth section of `canopy report`: a process that leaks steadily is flagged, with
+// the rate the workload leaks at; one whose memory rises under load and falls back is
+// not; and nothing is claimed of a process too short-lived to judge.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "integration/harness.h"
+
+namespace canopy::testing {
+namespace {
+
+nlohmann::json growth_of(const std::string& path) {
+  auto report = run({kCanopy, "report", "--json", path});
+  EXPECT_EQ(report.exit_status, 0) << report.err;
+  return nlohmann::json::parse(report.out)["growth"];
+}
+
+TEST(Growth, ASteadyLeakIsFlaggedWithItsRate) {
+  // 8 MiB more every 200 ms for 4 s (2,400 MiB/min, 160 MiB), kept while idle 1.5 s.
+  TempDir dir;
+  std::string path = dir.file("leak.canopy");
+  auto result = run({kCanopy, "record", "-o", path, "--", kWorkload, "leak", "8", "200", "20", "1500"});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  auto growth = growth_of(path);
+  ASSERT_EQ(growth["judged"].get<int64_t>(), 1);
+  ASSERT_EQ(growth["findings"].size(), 1u);
+  const auto& leak = growth["findings"][0];
+  EXPECT_EQ(leak["verdict"], "steady");
+  EXPECT_TRUE(leak["monotonic"].get<bool>());
+  EXPECT_GE(leak["r_squared"].get<double>(), 0.9);
+  // The rate, from the growing part alone (a sleep per step lasts a little longer than
+  // asked, and more so on a loaded machine: the rate can only come out lower).
+  EXPECT_LE(leak["slope_bytes_per_min"].get<double>(), 2400.0 * 1.10 * mib(1));
+  EXPECT_GE(leak["slope_bytes_per_min"].get<double>(), 2400.0 * 0.70 * mib(1));
+  EXPECT_GE(leak["max_bytes"].get<int64_t>() - leak["start_bytes"].get<int64_t>(), mib(120));
+  // Asleep for the last 1.5 s, holding it all. (Its very end is not idle: unmapping
+  // 160 MiB at exit takes CPU.)
+  EXPECT_GE(leak["idle_after_max_ms"].get<int64_t>(), 1000);
+
+  auto text = run({kCanopy, "report", path}).out;
+  EXPECT_NE(text.find("  memory growth:\n    canopy_workload  pid "), std::string::npos) << text;
+  EXPECT_NE(text.find("and never came back down, not even while idle for 1."), std::string::npos) << text;
+  EXPECT_NE(text.find(": a leak?\n"), std::string::npos) << text;
+  // The summary at the end of the recording says it too.
+  EXPECT_NE(result.err.find(": a leak?\n"), std::string::npos) << result.err;
+}
+
+TEST(Growth, AWorkingSetThatIsGivenBackIsNotALeak) {
+  // 120 MiB touched over 1.5 s of busy CPU, given back, then 2.5 s asleep.
+  TempDir dir;
+  std::string path = dir.file("wave.canopy");
+  auto result = run({kCanopy, "record", "-o", path, "--", kWorkload, "wave", "120", "1500", "2500"});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  auto growth = growth_of(path);
+  ASSERT_EQ(growth["judged"].get<int64_t>(), 1);
+  ASSERT_EQ(growth["findings"].size(), 1u);
+  const auto& wave = growth["findings"][0];
+  EXPECT_EQ(wave["verdict"], "returned");
+  // Judged from the end of its first tenth (start-up), when some of it was touched.
+  EXPECT_GE(wave["max_bytes"].get<int64_t>() - wave["start_bytes"].get<int64_t>(), mib(60));
+  EXPECT_LT(wave["end_bytes"].get<int64_t>(), wave["start_bytes"].get<int64_t>() + mib(10));
+  EXPECT_TRUE(wave["idle_at_end"].get<bool>());
+  auto text = run({kCanopy, "report", path}).out;
+  EXPECT_NE(text.find("under load and came back down to "), std::string::npos) << text;
+  EXPECT_NE(text.find(" once idle\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("a leak?"), std::string::npos) << text;
+}
+
+TEST(Growth, NoClaimWithoutEnoughSamples) {
+  // The same leak for 1 s: too short to judge at 100 ms.
+  TempDir dir;
+  std::string path = dir.file("brief.canopy");
+  auto result = run({kCanopy, "record", "-o", path, "--", kWorkload, "leak", "8", "100", "10", "0"});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  auto growth = growth_of(path);
+  EXPECT_EQ(growth["judged"].get<int64_t>(), 0);
+  EXPECT_TRUE(growth["findings"].empty());
+  auto text = run({kCanopy, "report", path}).out;
+  EXPECT_NE(text.find("  memory growth      not judged: no process lived 3.000 s and 30 ticks\n"), std::string::npos)
+      << text;
+}
+
+}  // namespace
+}  // namespace canopy::testing
