@@ -38,17 +38,36 @@ Status fill_from_samples(const store::Reader& reader, std::vector<store::Process
 
 }  // namespace
 
-Result<Summary> summarize(const store::Reader& reader, size_t top_count) {
+Result<std::vector<store::ProcessRow>> processes_with_figures(const store::Reader& reader) {
   auto processes = reader.processes();
+  if (!processes) {
+    return processes.error();
+  }
+  if (auto filled = fill_from_samples(reader, *processes); !filled) {
+    return filled.error();
+  }
+  return processes;
+}
+
+ProcessPeak process_peak(const store::ProcessRow& p, int64_t start_ms) {
+  ProcessPeak peak{p.id, p.pid, p.name, p.peak_rss_bytes.value_or(0), p.peak_rss_t_ms.value_or(start_ms) - start_ms,
+                   p.cpu_user_ns.value_or(0) + p.cpu_system_ns.value_or(0)};
+  if (p.hwm_bytes && p.end_ms && *p.hwm_bytes > peak.peak_rss_bytes) {
+    peak.peak_rss_bytes = *p.hwm_bytes;
+    peak.peak_t_ms = *p.end_ms - start_ms;
+    peak.peak_from_exit_record = true;
+  }
+  return peak;
+}
+
+Result<Summary> summarize(const store::Reader& reader, size_t top_count, bool with_growth) {
+  auto processes = processes_with_figures(reader);
   if (!processes) {
     return processes.error();
   }
   auto ticks = reader.ticks();
   if (!ticks) {
     return ticks.error();
-  }
-  if (auto filled = fill_from_samples(reader, *processes); !filled) {
-    return filled.error();
   }
 
   Summary s;
@@ -59,7 +78,10 @@ Result<Summary> summarize(const store::Reader& reader, size_t top_count) {
   if (auto it = meta.find("mode"); it != meta.end()) {
     s.mode = it->second;
   }
-  s.root_pid = static_cast<pid_t>(reader.meta_int("root_pid").value_or(0));
+  if (auto it = meta.find("source_file"); it != meta.end() && s.mode == "import") {
+    s.imported_from = it->second;
+  }
+  s.root_pid = reader.meta_int("root_pid").value_or(0);
   s.start_ms = reader.meta_int("start_ms").value_or(ticks->empty() ? 0 : ticks->front().t_ms);
   s.interval_ms = reader.meta_int("interval_ms").value_or(0);
   auto end_ms = reader.meta_int("end_ms");
@@ -92,15 +114,7 @@ Result<Summary> summarize(const store::Reader& reader, size_t top_count) {
     if (!p.end_ms) {
       ++s.still_running;
     }
-    ProcessPeak peak{p.id, p.pid, p.name, p.peak_rss_bytes.value_or(0),
-                     p.peak_rss_t_ms.value_or(s.start_ms) - s.start_ms,
-                     p.cpu_user_ns.value_or(0) + p.cpu_system_ns.value_or(0)};
-    if (p.hwm_bytes && p.end_ms && *p.hwm_bytes > peak.peak_rss_bytes) {
-      peak.peak_rss_bytes = *p.hwm_bytes;
-      peak.peak_t_ms = *p.end_ms - s.start_ms;
-      peak.peak_from_exit_record = true;
-    }
-    peaks.push_back(std::move(peak));
+    peaks.push_back(process_peak(p, s.start_ms));
   }
   s.processes = static_cast<int64_t>(processes->size());
   if (auto it = meta.find("cgroup"); it != meta.end()) {
@@ -143,6 +157,14 @@ Result<Summary> summarize(const store::Reader& reader, size_t top_count) {
   }
   for (const auto& event : *limit_events) {
     s.limit_events.push_back("+" + format_duration_ms(event.t_ms - s.start_ms) + " " + event.text);
+  }
+
+  if (with_growth) {
+    auto growth = analyze_growth(reader, *processes, s.interval_ms, last_ms);
+    if (!growth) {
+      return growth.error();
+    }
+    s.growth = std::move(*growth);
   }
 
   auto recorder_user = reader.meta_int("recorder_cpu_user_ns");

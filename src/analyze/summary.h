@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "analyze/growth.h"
 #include "common/result.h"
 #include "store/reader.h"
 
@@ -17,7 +18,7 @@ namespace canopy::analyze {
 
 struct ProcessPeak {
   int64_t process_id = 0;
-  pid_t pid = 0;
+  int64_t pid = 0;  // as store::ProcessRow: imported Windows PIDs exceed pid_t
   std::string name;
   int64_t peak_rss_bytes = 0;
   int64_t peak_t_ms = 0;  // since the recording's start
@@ -30,8 +31,9 @@ struct ProcessPeak {
 
 struct Summary {
   std::vector<std::string> command;
-  std::string mode;  // "run" or "attach"
-  pid_t root_pid = 0;
+  std::string mode;  // "run", "attach" or "import"
+  std::string imported_from;  // mode "import": the file it came from
+  int64_t root_pid = 0;
   int64_t start_ms = 0;  // epoch
   int64_t wall_ms = 0;
   // False when the recorder was killed: the recording ends at its last commit.
@@ -67,8 +69,18 @@ struct Summary {
   std::vector<std::string> limit_events;
   std::vector<ProcessPeak> top;  // highest peaks first
   std::optional<int64_t> recorder_cpu_ns;
+  // Memory trends of the processes that lived long enough, when asked for (it reads
+  // every sample of those processes).
+  std::optional<GrowthReport> growth;
 };
 
-Result<Summary> summarize(const store::Reader& reader, size_t top_count = 5);
+Result<Summary> summarize(const store::Reader& reader, size_t top_count = 5, bool with_growth = false);
+
+// The recording's processes, with peaks and CPU derived from their samples where the
+// recorder could not write them (it was killed before they ended).
+Result<std::vector<store::ProcessRow>> processes_with_figures(const store::Reader& reader);
+
+// A process's peak: its highest sample, or its exit record's when that is higher.
+ProcessPeak process_peak(const store::ProcessRow& p, int64_t start_ms);
 
 }  // namespace canopy::analyze

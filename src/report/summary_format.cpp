@@ -6,18 +6,24 @@
 #include <nlohmann/json.hpp>
 
 #include "common/text.h"
+#include "report/growth_format.h"
 
 namespace canopy::report {
-namespace {
 
 std::string shell_join(const std::vector<std::string>& args) {
   std::string text;
   for (const auto& arg : args) {
     bool plain = !arg.empty() && arg.find_first_of(" \t\n'\"\\$`*?;&|<>()") == std::string::npos;
-    text += (text.empty() ? "" : " ") + (plain ? arg : "'" + arg + "'");
+    std::string quoted = "'";
+    for (char c : arg) {
+      quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);  // ' ends the quote: '\''
+    }
+    text += (text.empty() ? "" : " ") + (plain ? arg : quoted + "'");
   }
   return text;
 }
+
+namespace {
 
 std::string seconds(int64_t ns) {
   char buf[32];
@@ -77,6 +83,28 @@ std::optional<std::string> possibly_missed_line(const analyze::Summary& s) {
          s.process_events + ")";
 }
 
+// Only what the samples support: a process is judged after kGrowthMinSpanMs and
+// kGrowthMinTicks, and listed only when its memory rose significantly.
+void add_growth_lines(const analyze::GrowthReport& growth, std::string& out) {
+  char line[640];
+  if (growth.findings.empty()) {
+    std::snprintf(line, sizeof line, "  %-18s %s\n", "memory growth",
+                  growth.judged == 0
+                      ? ("not judged: no process lived " + format_duration_ms(analyze::kGrowthMinSpanMs) + " and " +
+                         std::to_string(analyze::kGrowthMinTicks) + " ticks").c_str()
+                      : ("none: " + std::to_string(growth.judged) + " process" + (growth.judged == 1 ? "" : "es") +
+                         " lived long enough to judge, and none rose significantly").c_str());
+    out += line;
+    return;
+  }
+  out += "  memory growth:\n";
+  for (const auto& f : growth.findings) {
+    std::snprintf(line, sizeof line, "    %-16s pid %-8lld %s\n", f.name.c_str(), static_cast<long long>(f.pid),
+                  growth_text(f).c_str());
+    out += line;
+  }
+}
+
 }  // namespace
 
 std::string summary_text(const analyze::Summary& s, const std::string& path) {
@@ -87,7 +115,7 @@ std::string summary_text(const analyze::Summary& s, const std::string& path) {
     out += line;
   };
   out += "canopy: " + (s.mode == "attach" ? "attached to PID " + std::to_string(s.root_pid) + " " : "") +
-         shell_join(s.command) + "\n";
+         (s.mode == "import" ? "imported from " + s.imported_from : shell_join(s.command)) + "\n";
   if (s.exit_signal) {
     add("exit", "killed by signal " + std::to_string(*s.exit_signal));
   } else if (s.exit_code) {
@@ -115,10 +143,14 @@ std::string summary_text(const analyze::Summary& s, const std::string& path) {
     out += "  highest peaks:\n";
     for (const auto& p : s.top) {
       // An exit record's peak has no time of its own, only the end it came before.
-      std::snprintf(line, sizeof line, "    %10s  %-16s pid %-8d %s %s\n", format_bytes(p.peak_rss_bytes).c_str(),
-                    p.name.c_str(), p.pid, p.peak_from_exit_record ? "by" : "at", offset(p.peak_t_ms).c_str());
+      std::snprintf(line, sizeof line, "    %10s  %-16s pid %-8lld %s %s\n", format_bytes(p.peak_rss_bytes).c_str(),
+                    p.name.c_str(), static_cast<long long>(p.pid), p.peak_from_exit_record ? "by" : "at",
+                    offset(p.peak_t_ms).c_str());
       out += line;
     }
+  }
+  if (s.growth) {
+    add_growth_lines(*s.growth, out);
   }
   add("recording", path);
   add("open it with", "canopy report " + shell_join({path}));
@@ -126,6 +158,10 @@ std::string summary_text(const analyze::Summary& s, const std::string& path) {
 }
 
 std::string summary_json(const analyze::Summary& s, const std::string& path) {
+  return summary_json_object(s, path).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+nlohmann::json summary_json_object(const analyze::Summary& s, const std::string& path) {
   nlohmann::json top = nlohmann::json::array();
   for (const auto& p : s.top) {
     top.push_back({{"pid", p.pid},
@@ -165,7 +201,10 @@ std::string summary_json(const analyze::Summary& s, const std::string& path) {
       {"top", top},
       {"recorder_cpu_ns", s.recorder_cpu_ns ? nlohmann::json(*s.recorder_cpu_ns) : nlohmann::json()},
   };
-  return json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  if (s.growth) {
+    json["growth"] = growth_json(*s.growth);
+  }
+  return json;
 }
 
 }  // namespace canopy::report

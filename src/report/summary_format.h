@@ -1,16 +1,23 @@
 // report/: the summary of a recording for people (terminal text) and scripts (JSON).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "analyze/summary.h"
 
 namespace canopy::report {
+
+// A command line as a shell would take it back: arguments with spaces or shell
+// characters in single quotes.
+std::string shell_join(const std::vector<std::string>& args);
 
 // The block `canopy record` prints at the end and `canopy report` prints on demand.
 std::string summary_text(const analyze::Summary& summary, const std::string& path);
 
 // The same facts as one JSON object, for `canopy report --json`.
 std::string summary_json(const analyze::Summary& summary, const std::string& path);
+nlohmann::json summary_json_object(const analyze::Summary& summary, const std::string& path);
 
 }  // namespace canopy::report
