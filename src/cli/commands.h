@@ -5,17 +5,19 @@
 #include <string>
 #include <vector>
 
+#include "cli/budget_options.h"
 #include "record/options.h"
 
 namespace canopy::cli {
 
-CLI::App* add_record_command(CLI::App& app, record::RecordOptions& options);
-int run_record_command(record::RecordOptions& options);
+CLI::App* add_record_command(CLI::App& app, record::RecordOptions& options, BudgetFlags& budgets);
+int run_record_command(record::RecordOptions& options, const BudgetFlags& budgets);
 
 struct ReportOptions {
   std::string path;
   bool json = false;
   std::string html;  // write the self-contained HTML report here
+  BudgetFlags budgets;
 };
 CLI::App* add_report_command(CLI::App& app, ReportOptions& options);
 int run_report_command(const ReportOptions& options);
@@ -46,14 +48,35 @@ struct ExportOptions {
   std::string format;
   std::string output;
   std::vector<std::string> kinds;
+  bool long_csv = false;              // csv: one row per process and sample
+  std::string metric = "rss_bytes";  // csv (wide): the figure in each cell
 };
 CLI::App* add_export_command(CLI::App& app, ExportOptions& options);
 int run_export_command(const ExportOptions& options);
+
+struct ImportOptions {
+  std::string file;
+  std::string output;
+  bool force = false;
+  int64_t cpus = 0;  // 0: not given
+};
+CLI::App* add_import_command(CLI::App& app, ImportOptions& options);
+int run_import_command(const ImportOptions& options);
 
 struct MarkOptions {
   std::vector<std::string> words;
 };
 CLI::App* add_mark_command(CLI::App& app, MarkOptions& options);
 int run_mark_command(const MarkOptions& options);
+
+struct DiffOptions {
+  std::string path_a;
+  std::string path_b;
+  bool json = false;
+  size_t top = 10;  // rows per list
+  bool all = false;
+};
+CLI::App* add_diff_command(CLI::App& app, DiffOptions& options);
+int run_diff_command(const DiffOptions& options);
 
 }  // namespace canopy::cli

@@ -28,7 +28,8 @@ int main(int argc, char** argv) {
   canopy::record::RecordOptions record;
   auto interval = canopy::record::interval_from_environment();
   record.interval_ms = interval.interval_ms;
-  CLI::App* record_cmd = canopy::cli::add_record_command(app, record);
+  canopy::cli::BudgetFlags record_budgets;
+  CLI::App* record_cmd = canopy::cli::add_record_command(app, record, record_budgets);
 
   canopy::cli::ReportOptions report;
   CLI::App* report_cmd = canopy::cli::add_report_command(app, report);
@@ -45,6 +46,12 @@ int main(int argc, char** argv) {
   canopy::cli::ExportOptions export_options;
   CLI::App* export_cmd = canopy::cli::add_export_command(app, export_options);
 
+  canopy::cli::ImportOptions import_options;
+  CLI::App* import_cmd = canopy::cli::add_import_command(app, import_options);
+
+  canopy::cli::DiffOptions diff;
+  CLI::App* diff_cmd = canopy::cli::add_diff_command(app, diff);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -55,7 +62,7 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     const CLI::App* failed = nullptr;
-    for (const CLI::App* cmd : {record_cmd, report_cmd, view_cmd, mark_cmd, export_cmd, log_add_cmd->get_parent(), log_add_cmd}) {
+    for (const CLI::App* cmd : {record_cmd, report_cmd, view_cmd, mark_cmd, export_cmd, import_cmd, diff_cmd, log_add_cmd->get_parent(), log_add_cmd}) {
       if (cmd->parsed()) {
         failed = cmd;  // the innermost parsed one, as the list goes outward in
       }
@@ -68,7 +75,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "canopy: %s\n", interval.error.c_str());
       return canopy::record::kExitRecorderFailed;
     }
-    return canopy::cli::run_record_command(record);
+    return canopy::cli::run_record_command(record, record_budgets);
   }
   if (view_cmd->parsed()) {
     return canopy::cli::run_view_command(view);
@@ -81,6 +88,12 @@ int main(int argc, char** argv) {
   }
   if (export_cmd->parsed()) {
     return canopy::cli::run_export_command(export_options);
+  }
+  if (import_cmd->parsed()) {
+    return canopy::cli::run_import_command(import_options);
+  }
+  if (diff_cmd->parsed()) {
+    return canopy::cli::run_diff_command(diff);
   }
   return canopy::cli::run_report_command(report);
 }
