@@ -4,7 +4,7 @@ BUILD ?= build
 BUILD_ASAN ?= build-asan
 JOBS ?= $(shell nproc)
 
-.PHONY: deps build test test-asan demo bench bench-viewer bench-logs clean
+.PHONY: deps build test test-asan demo bench bench-viewer bench-logs bench-export clean
 
 deps:
 	@scripts/deps.sh
@@ -30,6 +30,7 @@ bench: build
 	@bench/run.sh $(BUILD)
 	@bench/viewer.sh $(BUILD)
 	@bench/log_import.sh $(BUILD)
+	@bench/export.sh $(BUILD)
 
 # The viewer alone: load and query times on large recordings, in the server and in Chromium.
 bench-viewer: build
@@ -40,6 +41,11 @@ bench-viewer: build
 bench-logs: build
 	@cmake --build $(BUILD) -j $(JOBS) --target canopy_bench
 	@bench/log_import.sh $(BUILD)
+
+# canopy export per format and canopy import, on a large synthetic recording.
+bench-export: build
+	@cmake --build $(BUILD) -j $(JOBS) --target canopy_bench
+	@bench/export.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) build-demo
