@@ -51,11 +51,13 @@ void add_budget_options(CLI::App& cmd, BudgetFlags& flags) {
   cmd.add_option("--max-peak", flags.max_peak,
                  "Peak memory of the whole tree (2G), or of each process of a command (cc1plus=1G); repeatable")
       ->expected(1)
+      ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->group(group);
   cmd.add_option("--max-cpu", flags.max_cpu,
                  "CPU time of the whole tree (10m), or of each process of a command (cc1plus=30s); repeatable")
       ->expected(1)
+      ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->group(group);
 }

@@ -126,6 +126,17 @@ TEST(Budget, CpuTimeOfTheTreeAndPerCommand) {
   EXPECT_LE(verdict["used"].get<int64_t>(), 1'100'000'000);
 }
 
+TEST(Budget, TheCommandStillStartsAtItsNameAfterBudgetFlags) {
+  // One value per flag: `--max-peak 2G sh -c ...` leaves `sh` and what follows to the
+  // command, as `canopy record make -j8` does without budgets.
+  TempDir dir;
+  std::string path = dir.file("no-dashes.canopy");
+  auto result = run({kCanopy, "record", "-q", "-o", path, "--max-peak", "2G", "--max-cpu", "sh=1m", "sh", "-c", "exit 0"});
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+  auto command = open_recording(path).meta().at("command");
+  EXPECT_EQ(command, R"(["sh","-c","exit 0"])");
+}
+
 TEST(Budget, BadBudgetsGetOneLineAndRunNothing) {
   TempDir dir;
   std::string path = dir.file("never.canopy");
