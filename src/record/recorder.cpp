@@ -119,8 +119,10 @@ void read_process_events(Session& s) {
   }
   // Exit records first: the kernel sends each before its process's exit event.
   if (s.exit_records) {
-    int64_t now = s.clock.now_ms();
-    s.exit_records->drain([&](const probe::TaskExit& e) { s.sampler.on_task_exit(e, now); });
+    // Each record's own arrival time: a drain during a burst of brief processes can
+    // outlast some of them, and a record stamped before its process's fork would be
+    // taken for an earlier process's with the same PID (ExitRecords::on_end).
+    s.exit_records->drain([&](const probe::TaskExit& e) { s.sampler.on_task_exit(e, s.clock.now_ms()); });
   }
   if (!s.process_events) {
     return;
