@@ -468,9 +468,14 @@ void TreeSampler::on_exec(pid_t pid, int64_t t_ms) {
     return;
   }
   // An exec that happened before we first read the process (the root's own, say)
-  // shows no new image: nothing to note.
+  // shows no new image: nothing to note. But without address space randomisation (a
+  // sanitizer's re-exec, setarch -R) a program exec'ing itself gets the very same
+  // image, so the command line has the last word.
   if (stat->name == p.row.name && stat->start_code == p.start_code && stat->start_stack == p.start_stack) {
-    return;
+    auto cmdline = p.files.read_cmdline();
+    if (cmdline.empty() || cmdline == p.row.cmdline) {
+      return;
+    }
   }
   // At its exact time: the next tick sees the same image and notes nothing more.
   note_exec(p, stat->name, t_ms);

@@ -239,6 +239,27 @@ TEST(Record, ExecUnderTheSameNameUpdatesTheCommandLine) {
   EXPECT_EQ(events->front().text, kWorkload + " hold 12 400");
 }
 
+TEST(Record, WithoutAddressRandomisationAnExecOfTheSameProgramIsStillSeen) {
+  // setarch -R (as a sanitizer's re-exec does) gives a program that forks and execs
+  // itself the very same image: only the command line tells the exec happened.
+  TempDir dir;
+  std::string path = dir.file("no-aslr.canopy");
+  auto result = run({kCanopy, "record", "-q", "-o", path, "--", "sh", "-c",
+                     "exec setarch \"$(uname -m)\" -R " + kWorkload + " tree"});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  auto processes = open_recording(path).processes();
+  ASSERT_TRUE(processes);
+  for (const char* mib : {"50", "100", "150"}) {
+    EXPECT_TRUE(find_by_args(*processes, {"hold", mib, "1000", "child"})) << mib << " MiB child";
+  }
+  EXPECT_TRUE(find_by_args(*processes, {"hold", "20", "1200", "daemon"}));
+  int trees = 0;
+  for (const auto& p : *processes) {
+    trees += p.cmdline.size() == 2 && p.cmdline[1] == "tree" ? 1 : 0;
+  }
+  EXPECT_EQ(trees, 1) << "a child kept its parent's command line";
+}
+
 // At +0.3 s the subshell starts `sleep 2` in the background and exits at once: the
 // sleep is orphaned and reparented to canopy (the subreaper). Returns the sleep's row
 // and its parent's, if it has one.
