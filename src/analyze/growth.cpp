@@ -163,7 +163,7 @@ Result<GrowthReport> analyze_growth(const store::Reader& reader, const std::vect
     return report;
   }
   static constexpr std::array kColumns{store::kRssAnonBytes, store::kRssFileBytes, store::kRssShmemBytes,
-                                       store::kCpuUserNs, store::kCpuSystemNs};
+                                       store::kVmSizeBytes,  store::kCpuUserNs,    store::kCpuSystemNs};
   auto visited = reader.for_each_sample(
       [&](int64_t t_ms, int64_t process_id, const store::SampleValues& v) {
         auto it = series.find(process_id);
@@ -171,6 +171,11 @@ Result<GrowthReport> analyze_growth(const store::Reader& reader, const std::vect
           return;
         }
         Series& s = it->second;
+        // No address space: the process is exiting (its memory is being torn down),
+        // which is not memory coming back down while it lived.
+        if (v[store::kVmSizeBytes] == 0) {
+          return;
+        }
         const auto points = static_cast<int64_t>(s.rss_bytes.size());
         int64_t bucket = std::clamp<int64_t>((t_ms - s.begin_ms) * points / s.span_ms, 0, points - 1);
         s.rss_bytes[static_cast<size_t>(bucket)] = v.rss_bytes();  // rows come in time order: the last wins

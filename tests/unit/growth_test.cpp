@@ -26,6 +26,8 @@ struct Shape {
   int64_t life_ms;
   std::function<int64_t(int64_t)> rss_at;
   std::function<int64_t(int64_t)> cpu_at;
+  // A last sample caught while the kernel tears the process down: no address space.
+  bool torn_down_at_exit = false;
 };
 
 Result<GrowthReport> growth_of(const TempDir& dir, const Shape& shape) {
@@ -49,6 +51,16 @@ Result<GrowthReport> growth_of(const TempDir& dir, const Shape& shape) {
       v[store::kCpuUserNs] = shape.cpu_at(t);
       v[store::kCpuSystemNs] = 0;
       writer->add_sample(kStartMs + t, row.id, v);
+    }
+    if (shape.torn_down_at_exit) {
+      store::SampleValues gone;
+      gone[store::kRssAnonBytes] = 0;
+      gone[store::kRssFileBytes] = 0;
+      gone[store::kRssShmemBytes] = 0;
+      gone[store::kVmSizeBytes] = 0;
+      gone[store::kCpuUserNs] = shape.cpu_at(shape.life_ms);
+      gone[store::kCpuSystemNs] = 0;
+      writer->add_sample(kStartMs + shape.life_ms, row.id, gone);
     }
     row.end_ms = kStartMs + shape.life_ms;
     row.last_seen_ms = row.end_ms;
@@ -92,6 +104,16 @@ TEST(Growth, ALineIsSteadyWithItsSlope) {
   EXPECT_EQ(f.end_bytes, 70 * kMiB);
   EXPECT_EQ(f.idle_after_max_ms, 0);
   EXPECT_FALSE(f.idle_at_end);
+}
+
+TEST(Growth, MemoryTornDownAtExitIsNotAReturn) {
+  // The same line, its last sample taken as the process exits (statm all zeros).
+  TempDir dir;
+  auto report = growth_of(dir, {60'000, [](int64_t t) { return 10 * kMiB + t * kMiB / 1000; }, half_core, true});
+  ASSERT_TRUE(report) << report.error().message;
+  ASSERT_EQ(report->findings.size(), 1u);
+  EXPECT_EQ(report->findings[0].verdict, GrowthFinding::Verdict::kSteady);
+  EXPECT_GE(report->findings[0].end_bytes, 69 * kMiB);
 }
 
 TEST(Growth, ARiseThatFallsBackWhenIdleReturned) {
