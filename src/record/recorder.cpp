@@ -213,8 +213,7 @@ void tick(Session& s) {
   }
   read_marks(s);  // also without inotify, whose watches can run out
   read_process_events(s);
-  int64_t t = s.clock.now_ms();
-  s.sampler.tick(t);
+  int64_t t = s.sampler.tick(s.clock.now_ms());
   if (s.limits) {
     s.limits->tick(t);
   }
@@ -563,7 +562,7 @@ int run_record(const RecordOptions& options, std::string* complete_recording) {
   read_process_events(session);
   int64_t end_ms = session.clock.now_ms();
   if (session.recording) {
-    sampler.tick(end_ms);
+    end_ms = sampler.tick(end_ms);
     if (session.limits) {
       session.limits->tick(end_ms);  // the limits that ended the root itself
     }

@@ -55,6 +55,7 @@ TreeSampler::Tracked* TreeSampler::track(pid_t pid, std::optional<Parent> parent
   }
   Tracked p{std::move(*files)};
   p.exact_start = from_fork_event;
+  const int64_t seen_ms = seen_at(t_ms);
   p.row.pid = pid;
   p.row.start_ticks = stat->start_ticks;
   p.row.start_ms = start_ms.value_or(host_.boot_time_ms + stat->start_ticks * 1000 / host_.clock_ticks_per_second);
@@ -65,8 +66,8 @@ TreeSampler::Tracked* TreeSampler::track(pid_t pid, std::optional<Parent> parent
   p.row.exe = p.files.read_exe();
   p.row.cmdline = p.files.read_cmdline();
   p.identity_pending = p.row.cmdline.empty();
-  p.row.first_seen_ms = t_ms;
-  p.row.last_seen_ms = t_ms;
+  p.row.first_seen_ms = seen_ms;
+  p.row.last_seen_ms = seen_ms;
   p.row.id = writer_.add_process(p.row);
   ++process_count_;
   return &alive_.insert_or_assign(pid, std::move(p)).first->second;
@@ -139,6 +140,7 @@ void TreeSampler::read_memory(Tracked& p, const probe::StatmFields& statm, bool 
 }
 
 TreeSampler::Outcome TreeSampler::sample(Tracked& p, int64_t t_ms, bool first) {
+  t_ms = seen_at(t_ms);
   std::optional<int64_t> run_ns;
   if (p.files.has_schedstat()) {
     run_ns = p.files.read_run_ns();
@@ -251,7 +253,9 @@ void TreeSampler::discover(std::vector<pid_t> parents, int64_t t_ms) {
   }
 }
 
-void TreeSampler::tick(int64_t t_ms) {
+int64_t TreeSampler::tick(int64_t t_ms) {
+  // After every sighting so far, even one of this very millisecond (see seen_at).
+  t_ms = std::max(t_ms, latest_seen_ms_ + 1);
   exit_records_.expire(t_ms);
   std::vector<pid_t> ran;
   for (auto it = alive_.begin(); it != alive_.end();) {
@@ -318,6 +322,8 @@ void TreeSampler::tick(int64_t t_ms) {
     row.swap_free_bytes = meminfo->swap_free_bytes;
   }
   writer_.add_tick(row);
+  last_tick_ms_ = t_ms;
+  return t_ms;
 }
 
 store::ProcessRow* TreeSampler::inherited_zombie(pid_t pid) {
@@ -438,8 +444,8 @@ void TreeSampler::on_fork(pid_t pid, pid_t parent, int64_t t_ms) {
     row.name = ghosts_.at(parent).name;
   }
   row.start_ms = t_ms;
-  row.first_seen_ms = t_ms;
-  row.last_seen_ms = t_ms;
+  row.first_seen_ms = seen_at(t_ms);
+  row.last_seen_ms = row.first_seen_ms;
   row.id = writer_.add_process(row);
   ++process_count_;
   ghosts_.emplace(pid, std::move(row));
@@ -501,6 +507,9 @@ void TreeSampler::on_exit(pid_t pid, int wait_status, int64_t t_ms) {
     return;
   }
   Tracked& p = it->second;
+  // A tick that found it ended already left it out of its total: it was last seen
+  // alive before that tick, even when the exit's exact time is that tick's millisecond.
+  const bool seen_ended = p.exited;
   if (!p.exited) {
     sample(p, t_ms, false);  // the final CPU figures
   }
@@ -510,7 +519,9 @@ void TreeSampler::on_exit(pid_t pid, int wait_status, int64_t t_ms) {
     return;
   }
   set_exit_status(p.row, wait_status);
-  p.row.last_seen_ms = t_ms;
+  if (!seen_ended) {
+    p.row.last_seen_ms = seen_at(t_ms);
+  }
   end(p, t_ms);
   remember_ended_unreaped(p.row);
   alive_.erase(it);
@@ -576,7 +587,7 @@ void TreeSampler::finish(int64_t t_ms) {
       end(p, t_ms);  // ended in the last round: its exit event came too late, or was lost
       continue;
     }
-    p.row.last_seen_ms = t_ms;
+    p.row.last_seen_ms = std::max(t_ms, last_tick_ms_);  // counted in the last tick
     p.row.cpu_user_ns = p.cpu.user_ns;
     p.row.cpu_system_ns = p.cpu.system_ns;
     writer_.update_process_end(p.row);  // end_ms stays NULL: still running

@@ -10,6 +10,8 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include <algorithm>
+#include <limits>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -42,7 +44,8 @@ class TreeSampler {
   bool add_root(pid_t pid, int64_t t_ms);
 
   // One sampling round: sample every live process, discover new ones, write the tick.
-  void tick(int64_t t_ms);
+  // Returns the tick's time: `t_ms`, or a millisecond later (see seen_at).
+  int64_t tick(int64_t t_ms);
 
   // A child of the recorder has exited and is still a zombie (waitid WNOWAIT): take its
   // final CPU figures (adopting it if it was never seen) before the caller reaps it.
@@ -127,6 +130,17 @@ class TreeSampler {
   // With process events, marks an ended process as waiting for its exit event (true);
   // without them, false: the caller ends it as seen.
   bool awaits_exit_event(Tracked& p);
+  // The time to stamp a sample row or a sighting (first or last seen) with. A reader
+  // counts a process at the ticks between its first and last sighting, with the rows
+  // up to each tick, so these times must fall on the side of each tick that the
+  // tick's own total saw. Within a millisecond the order is the order of handling:
+  // what is handled after a tick is stamped after it, and tick() moves a tick after
+  // what was handled before it. Both shift by a millisecond at most.
+  int64_t seen_at(int64_t t_ms) {
+    t_ms = std::max(t_ms, last_tick_ms_ + 1);
+    latest_seen_ms_ = std::max(latest_seen_ms_, t_ms);
+    return t_ms;
+  }
 
   store::Writer& writer_;
   probe::HostInfo host_;
@@ -150,6 +164,8 @@ class TreeSampler {
   std::vector<store::ProcessRow> killed_;  // ended by a signal, for take_killed
   int64_t process_count_ = 0;
   int64_t ended_cpu_ns_ = 0;  // CPU of processes that have left the tree
+  int64_t last_tick_ms_ = std::numeric_limits<int64_t>::min() / 2;  // none yet
+  int64_t latest_seen_ms_ = std::numeric_limits<int64_t>::min() / 2;
 };
 
 }  // namespace canopy::record
