@@ -19,6 +19,12 @@
 //   canopy_workload leak MIB STEP_MS STEPS IDLE_MS
 //                                      MIB MiB more every STEP_MS ms, STEPS times, kept;
 //                                      then IDLE_MS ms asleep
+//   canopy_workload ramp MIB STEP_MS STEPS SPIKE_MIB SPIKE_MS
+//                                      MIB MiB more every STEP_MS ms, STEPS times, kept;
+//                                      then a child touches SPIKE_MIB MiB and holds it
+//                                      SPIKE_MS ms: the tree's peak is STEPS * MIB +
+//                                      SPIKE_MIB MiB (plus the programs themselves), for
+//                                      about SPIKE_MS ms; then STEP_MS ms more, and exit
 //   canopy_workload spin MS            busy for MS ms
 //   canopy_workload wave MIB UP_MS IDLE_MS
 //                                      MIB MiB touched over UP_MS ms of busy CPU, given
@@ -197,6 +203,17 @@ int leak(long mib, long step_ms, long steps, long idle_ms) {
   return 0;
 }
 
+int ramp(long mib, long step_ms, long steps, long spike_mib, long spike_ms) {
+  if (int status = leak(mib, step_ms, steps, 0); status != 0) {
+    return status;
+  }
+  pid_t spike = spawn_self({"hold", std::to_string(spike_mib), std::to_string(spike_ms), "spike"});
+  int status = 0;
+  waitpid(spike, &status, 0);
+  sleep_ms(step_ms);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
 // Busy for MS ms of wall time: about MS ms of CPU.
 void spin_ms(long ms) {
   auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
@@ -275,6 +292,9 @@ int main(int argc, char** argv) {
   if (mode == "leak" && argc >= 6) {
     return leak(arg(2), arg(3), arg(4), arg(5));
   }
+  if (mode == "ramp" && argc >= 7) {
+    return ramp(arg(2), arg(3), arg(4), arg(5), arg(6));
+  }
   if (mode == "spin" && argc >= 3) {
     spin_ms(arg(2));
     return 0;
@@ -285,6 +305,6 @@ int main(int argc, char** argv) {
   std::fprintf(stderr,
                "usage: canopy_workload hold MIB MS [TAG] | tree | exit N | signal N | wait-sigint | idle N MS | "
                "reexec MS ARGS... | churn N MS | linger MS N | shared N MIB MS | leak MIB STEP_MS STEPS IDLE_MS | "
-               "spin MS | wave MIB UP_MS IDLE_MS\n");
+               "ramp MIB STEP_MS STEPS SPIKE_MIB SPIKE_MS | spin MS | wave MIB UP_MS IDLE_MS\n");
   return 2;
 }
