@@ -4,7 +4,7 @@ BUILD ?= build
 BUILD_ASAN ?= build-asan
 JOBS ?= $(shell nproc)
 
-.PHONY: deps build test test-asan demo bench bench-viewer bench-logs bench-export clean
+.PHONY: deps build test test-asan demo bench bench-compare bench-idle bench-viewer bench-logs bench-export clean
 
 deps:
 	@scripts/deps.sh
@@ -27,8 +27,19 @@ demo: build
 
 bench: build
 	@cmake --build $(BUILD) -j $(JOBS) --target canopy_bench
+	@python3 bench/compare.py $(BUILD)
 	@bench/run.sh $(BUILD)
 	@bench/viewer.sh $(BUILD)
+	@bench/log_import.sh $(BUILD)
+	@bench/export.sh $(BUILD)
+
+bench-compare: build
+	@cmake --build $(BUILD) -j $(JOBS) --target canopy_bench
+	@python3 bench/compare.py $(BUILD)
+
+bench-idle: build
+	@cmake --build $(BUILD) -j $(JOBS) --target canopy_bench
+	@bench/run.sh $(BUILD)
 	@bench/log_import.sh $(BUILD)
 	@bench/export.sh $(BUILD)
 

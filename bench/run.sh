@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# make bench: what canopy costs while it records an idle tree, next to what the kernel
-# makes any /proc reader pay for the same tree. Prints the machine and one markdown
-# table, and writes the same text to bench/results.md. See bench/README.md.
+# make bench-idle (also run by make bench): what canopy costs while it records an idle
+# tree, next to what the kernel makes any /proc reader pay for the same tree. Prints the
+# machine and one markdown table, and writes the same text to bench/idle-results.md.
+# See bench/README.md.
 #
 #   bench/run.sh [BUILD_DIR]   (make bench builds the binaries first)
 #
@@ -255,5 +256,5 @@ report() {
 }
 
 report >"$tmp/results.md"
-cp "$tmp/results.md" "$repo/bench/results.md"
+cp "$tmp/results.md" "$repo/bench/idle-results.md"
 cat "$tmp/results.md"

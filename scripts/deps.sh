@@ -16,6 +16,7 @@ packages=(
   libgtest-dev
   libbenchmark-dev
   util-linux procps
+  python3 sysstat atop
 )
 
 missing=()
