@@ -10,7 +10,6 @@ BENCH_ONLY (comma-separated workload keys: idle,churn,build,ramp)."""
 
 import json
 import os
-import resource
 import signal
 import statistics
 import subprocess
@@ -144,10 +143,12 @@ class Bench:
         finally:
             os.kill(tool.pid, peer.stop_signal)
             _, status, usage = os.wait4(tool.pid, 0)
-            tool.returncode = status
+            tool.returncode = status  # reaped here, for its rusage: Popen must not wait again
             if _group_alive(tool.pid):
                 os.killpg(tool.pid, signal.SIGKILL)  # the ps loop's last sleep
         seen = peer.read(out)
+        if not seen.samples:
+            fail(f"{peer.key} wrote no sample it could be read back from ({' '.join(peer.argv(out))})")
         # The workload's processes: those that did not exist when it started, and are
         # not the tool's own helpers (the ps loop's ps and sleep).
         def ours(pid):
