@@ -33,15 +33,15 @@ bench: build
 	@bench/log_import.sh $(BUILD)
 	@bench/export.sh $(BUILD)
 
+# canopy against pidstat, atop, top and a ps loop on four workloads.
 bench-compare: build
 	@cmake --build $(BUILD) -j $(JOBS) --target canopy_bench
 	@python3 bench/compare.py $(BUILD)
 
+# The idle tree against the kernel floor, with and without unrelated processes.
 bench-idle: build
 	@cmake --build $(BUILD) -j $(JOBS) --target canopy_bench
 	@bench/run.sh $(BUILD)
-	@bench/log_import.sh $(BUILD)
-	@bench/export.sh $(BUILD)
 
 # The viewer alone: load and query times on large recordings, in the server and in Chromium.
 bench-viewer: build
