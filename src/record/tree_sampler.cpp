@@ -541,12 +541,18 @@ bool TreeSampler::awaits_exit_event(Tracked& p) {
 }
 
 void TreeSampler::remember_ended_unreaped(const store::ProcessRow& row) {
-  // Most are reaped by their parent and never reach us: forget the old ones.
+  // Most are reaped by their parent and never reach us: forget those ended a minute
+  // ago, oldest first. An entry replaced since (its PID reused) has another end time.
   const int64_t t_ms = row.end_ms.value_or(0);
-  if (ended_unreaped_.size() >= 1024) {
-    std::erase_if(ended_unreaped_, [&](const auto& entry) { return t_ms - entry.second.end_ms.value_or(0) > 60'000; });
+  while (!ended_unreaped_by_end_.empty() && t_ms - ended_unreaped_by_end_.front().first > 60'000) {
+    auto [end_ms, pid] = ended_unreaped_by_end_.front();
+    ended_unreaped_by_end_.pop_front();
+    if (auto it = ended_unreaped_.find(pid); it != ended_unreaped_.end() && it->second.end_ms.value_or(0) == end_ms) {
+      ended_unreaped_.erase(it);
+    }
   }
   ended_unreaped_.insert_or_assign(static_cast<pid_t>(row.pid), row);
+  ended_unreaped_by_end_.emplace_back(t_ms, static_cast<pid_t>(row.pid));
 }
 
 void TreeSampler::end(Tracked& p, int64_t t_ms) {

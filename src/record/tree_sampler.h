@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include <algorithm>
+#include <deque>
 #include <limits>
 #include <optional>
 #include <unordered_map>
@@ -158,6 +159,7 @@ class TreeSampler {
   // tells it from a later process with the same PID, which polling cannot see forked.
   // Kept a minute (by end time).
   std::unordered_map<pid_t, store::ProcessRow> ended_unreaped_;
+  std::deque<std::pair<int64_t, pid_t>> ended_unreaped_by_end_;  // (end_ms, pid), to expire them
   // The ended row of the zombie `pid` that passed to us, if it is one we ended.
   store::ProcessRow* inherited_zombie(pid_t pid);
   ExitRecords exit_records_{writer_};
