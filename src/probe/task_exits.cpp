@@ -15,6 +15,7 @@ namespace {
 
 // As for the process events: a build's exits come in bursts.
 constexpr int kReceiveBufferBytes = 16 << 20;
+constexpr size_t kMessageBufferBytes = 16 << 10;  // one exit record is about 600 bytes
 
 // The CPUs the kernel may run tasks on ("0-1"): registering for all of them is what
 // "every exit" takes, and the kernel refuses a mask that names a CPU it cannot have.
@@ -122,6 +123,10 @@ Result<TaskExitListener> TaskExitListener::open(int64_t cpu_count) {
   // Exit records arrive unasked, with sequence number 0.
   nl_socket_disable_seq_check(socket->sock);
   nl_socket_set_nonblocking(socket->sock);
+  // A record is well under a page, so a fixed buffer holds any: no peek for its size
+  // first, which would cost a second receive call per process that ends.
+  nl_socket_set_msg_buf_size(socket->sock, kMessageBufferBytes);
+  nl_socket_disable_msg_peek(socket->sock);
   return TaskExitListener(std::move(socket), std::move(cpumask));
 }
 
