@@ -276,6 +276,7 @@ bool sampling_loop(Session& s, int signal_fd) {
       (void)!::read(timer.get(), &expirations, sizeof expirations);
       tick(s);
     }
+    bool process_events_ready = false;
     for (size_t i = 2; i < fds.size(); ++i) {
       if (fds[i].revents == 0) {
         continue;
@@ -284,10 +285,13 @@ bool sampling_loop(Session& s, int signal_fd) {
         read_marks(s);
       } else if ((s.process_events && fds[i].fd == s.process_events->fd()) ||
                  (s.exit_records && fds[i].fd == s.exit_records->fd())) {
-        read_process_events(s);
+        process_events_ready = true;
       } else if (s.capture) {
         s.capture->on_readable(fds[i].fd, s.clock.now_ms());
       }
+    }
+    if (process_events_ready) {
+      read_process_events(s);  // once, though both sockets woke us: it drains both
     }
   }
   return true;
