@@ -53,15 +53,22 @@ std::optional<ProcessFiles> ProcessFiles::open(pid_t pid, const std::string& pro
     return std::nullopt;
   }
   files.stat_ = open_at(files.dir_.get(), "stat");
-  files.statm_ = open_at(files.dir_.get(), "statm");
-  if (!files.stat_ || !files.statm_) {
+  if (!files.stat_) {
     return std::nullopt;
   }
-  files.schedstat_ = open_at(files.dir_.get(), "schedstat");  // CONFIG_SCHED_INFO
-  files.io_ = open_at(files.dir_.get(), "io");                // same user or CAP_SYS_PTRACE
-  std::string leader_children = "task/" + std::to_string(pid) + "/children";
-  files.leader_children_ = open_at(files.dir_.get(), leader_children.c_str());
   return files;
+}
+
+int ProcessFiles::kept(KeptFile& file) {
+  if (!file.tried) {
+    file.tried = true;
+    std::string children;
+    if (!file.name) {
+      children = "task/" + std::to_string(pid_) + "/children";
+    }
+    file.fd = open_at(dir_.get(), file.name ? file.name : children.c_str());
+  }
+  return file.fd.get();
 }
 
 std::optional<StatFields> ProcessFiles::read_stat() {
@@ -70,12 +77,12 @@ std::optional<StatFields> ProcessFiles::read_stat() {
 }
 
 std::optional<StatmFields> ProcessFiles::read_statm() {
-  auto text = pread_all(statm_.get(), scratch());
+  auto text = pread_all(kept(statm_), scratch());
   return text ? parse_statm(*text) : std::nullopt;
 }
 
 std::optional<int64_t> ProcessFiles::read_run_ns() {
-  auto text = pread_all(schedstat_.get(), scratch());
+  auto text = pread_all(kept(schedstat_), scratch());
   return text ? parse_schedstat_run_ns(*text) : std::nullopt;
 }
 
@@ -86,21 +93,18 @@ std::optional<StatusFields> ProcessFiles::read_status() {
 }
 
 std::optional<IoFields> ProcessFiles::read_io() {
-  auto text = pread_all(io_.get(), scratch());
+  auto text = pread_all(kept(io_), scratch());
   return text ? parse_io(*text) : std::nullopt;
 }
 
 std::optional<SmapsRollupFields> ProcessFiles::read_smaps_rollup() {
-  if (!smaps_rollup_) {
-    smaps_rollup_ = open_at(dir_.get(), "smaps_rollup");
-  }
-  auto text = pread_all(smaps_rollup_.get(), scratch());
+  auto text = pread_all(kept(smaps_rollup_), scratch());
   return text ? parse_smaps_rollup(*text) : std::nullopt;
 }
 
 std::vector<pid_t> ProcessFiles::read_children(int64_t threads) {
   if (threads <= 1) {
-    auto text = pread_all(leader_children_.get(), scratch());
+    auto text = pread_all(kept(leader_children_), scratch());
     return text ? parse_children(*text) : std::vector<pid_t>{};
   }
   std::vector<pid_t> children;

@@ -5,6 +5,10 @@
 // later reuses the PID, and each tick costs one pread per file instead of
 // open+read+close (measured in bench/). All files are opened through one /proc/PID
 // directory fd, so they all belong to the same process instance.
+//
+// Only the directory and stat are opened up front; each other file on its first read.
+// Most processes of a build live a few milliseconds: one seen at its fork and gone
+// before the next tick never pays for the files it was never read through.
 #pragma once
 
 #include <sys/types.h>
@@ -29,10 +33,12 @@ class ProcessFiles {
   // when the kernel or permissions do not offer it).
   std::optional<StatFields> read_stat();
   std::optional<StatmFields> read_statm();
-  bool has_schedstat() const { return static_cast<bool>(schedstat_); }
+  // Whether the kernel offers the file (CONFIG_SCHED_INFO; io needs the same user or
+  // CAP_SYS_PTRACE): false too when the process has gone before its first use.
+  bool has_schedstat() { return kept(schedstat_) >= 0; }
   std::optional<int64_t> read_run_ns();
   std::optional<StatusFields> read_status();
-  bool has_io() const { return static_cast<bool>(io_); }
+  bool has_io() { return kept(io_) >= 0; }
   std::optional<IoFields> read_io();
   std::optional<SmapsRollupFields> read_smaps_rollup();
 
@@ -42,16 +48,26 @@ class ProcessFiles {
   std::vector<std::string> read_cmdline();
 
  private:
+  // A file of the directory, opened on its first use and kept; one failed open is not
+  // retried.
+  struct KeptFile {
+    explicit KeptFile(const char* file_name) : name(file_name) {}
+    const char* name;  // within the directory; the children list's is made on use
+    ScopedFd fd;
+    bool tried = false;
+  };
   explicit ProcessFiles(pid_t pid) : pid_(pid) {}
+  // The file's fd, opening it on first use; -1 when it cannot be opened.
+  int kept(KeptFile& file);
 
   pid_t pid_;
   ScopedFd dir_;
   ScopedFd stat_;
-  ScopedFd statm_;
-  ScopedFd schedstat_;
-  ScopedFd io_;
-  ScopedFd leader_children_;
-  ScopedFd smaps_rollup_;  // opened on first use: only --pss needs it
+  KeptFile statm_{"statm"};
+  KeptFile schedstat_{"schedstat"};
+  KeptFile io_{"io"};
+  KeptFile leader_children_{nullptr};  // task/PID/children
+  KeptFile smaps_rollup_{"smaps_rollup"};  // only --pss reads it
 };
 
 // Reads a whole file from a kept-open fd with pread from offset 0. Returns nullopt on

@@ -63,14 +63,35 @@ TreeSampler::Tracked* TreeSampler::track(pid_t pid, std::optional<Parent> parent
   p.row.ppid = parent && from_fork_event ? parent->pid : stat->ppid;
   p.row.adopted = !parent && process_count_ > 0;  // the first is the root
   p.row.name = stat->name;
-  p.row.exe = p.files.read_exe();
-  p.row.cmdline = p.files.read_cmdline();
-  p.identity_pending = p.row.cmdline.empty();
+  p.start_code = stat->start_code;
+  p.start_stack = stat->start_stack;
+  p.ended_when_tracked = stat->state == 'Z' || stat->state == 'X';
+  if (const Tracked* forker = from_fork_event ? same_image_parent(*stat, parent->pid) : nullptr) {
+    // Not exec'd yet: a fork copies its parent's executable and arguments. Most such
+    // children exec or end within a tick; one that runs on is read at its first sample.
+    p.row.exe = forker->row.exe;
+    p.row.cmdline = forker->row.cmdline;
+    p.identity_pending = true;
+  } else {
+    p.row.exe = p.files.read_exe();
+    p.row.cmdline = p.files.read_cmdline();
+    p.identity_pending = p.row.cmdline.empty();
+  }
   p.row.first_seen_ms = seen_ms;
   p.row.last_seen_ms = seen_ms;
   p.row.id = writer_.add_process(p.row);
   ++process_count_;
   return &alive_.insert_or_assign(pid, std::move(p)).first->second;
+}
+
+const TreeSampler::Tracked* TreeSampler::same_image_parent(const probe::StatFields& child, pid_t parent) const {
+  auto it = alive_.find(parent);
+  if (it == alive_.end()) {
+    return nullptr;
+  }
+  const Tracked& p = it->second;
+  bool same_image = child.name == p.row.name && child.start_code == p.start_code && child.start_stack == p.start_stack;
+  return same_image && !p.identity_pending ? &p : nullptr;
 }
 
 bool TreeSampler::add_root(pid_t pid, int64_t t_ms) {
@@ -103,8 +124,12 @@ void TreeSampler::refresh_identity(Tracked& p, int64_t t_ms) {
   if (p.identity_pending) {
     return;
   }
+  auto exe = p.files.read_exe();
+  if (cmdline == p.row.cmdline && exe == p.row.exe && !p.exec_event_pending) {
+    return;  // as copied from its parent at its fork
+  }
   p.row.cmdline = std::move(cmdline);
-  p.row.exe = p.files.read_exe();
+  p.row.exe = std::move(exe);
   writer_.update_process_exec(p.row);
   if (p.exec_event_pending) {
     p.exec_event_pending = false;
@@ -425,8 +450,10 @@ void TreeSampler::on_fork(pid_t pid, pid_t parent, int64_t t_ms) {
     return;  // not a process of the tree
   }
   if (Tracked* p = track(pid, from, t_ms, /*zombie_ok=*/true, t_ms)) {
-    // Gone between the open and the sample, it still waits for its exit event.
-    if (sample(*p, t_ms, true) == Outcome::kEnded && !awaits_exit_event(*p)) {
+    // Sampled first by the next tick: at its fork a child's memory is its parent's,
+    // and most children exec or end before that tick (their exit record has the
+    // peak). One that ended already is read now, for its final CPU figures.
+    if (p->ended_when_tracked && sample(*p, t_ms, true) == Outcome::kEnded && !awaits_exit_event(*p)) {
       end(*p, t_ms);
       alive_.erase(pid);
     }
@@ -510,10 +537,11 @@ void TreeSampler::on_exit(pid_t pid, int wait_status, int64_t t_ms) {
   // A tick that found it ended already left it out of its total: it was last seen
   // alive before that tick, even when the exit's exact time is that tick's millisecond.
   const bool seen_ended = p.exited;
-  if (!p.exited) {
-    sample(p, t_ms, false);  // the final CPU figures
-  }
+  // Reaped already, it has nothing left to read (its exit record has its figures).
   auto stat = p.files.read_stat();
+  if (stat && !p.exited) {
+    sample(p, t_ms, false);  // the final CPU figures of the zombie
+  }
   if (stat && stat->ppid == self_) {
     p.exit_event_ms = t_ms;  // ours to reap: on_child_reaped ends it at this time
     return;

@@ -94,6 +94,7 @@ class TreeSampler {
     int64_t last_status_ms = -1;
     int64_t last_pss_ms = -1;
     bool exact_start = false;  // from its fork event; stat's start counts clock ticks
+    bool ended_when_tracked = false;  // a zombie already when its files were opened
     bool ran = false;     // since the previous tick: its children list may have changed
     bool exited = false;  // a zombie child of ours, waiting to be reaped
     // Caught in the middle of an exec, before the kernel set up its arguments: the
@@ -116,6 +117,9 @@ class TreeSampler {
   Tracked* track(pid_t pid, std::optional<Parent> parent, int64_t t_ms, bool zombie_ok = false,
                  std::optional<int64_t> start_ms = std::nullopt);
   std::optional<Parent> tree_parent(pid_t pid) const;
+  // The tracked `parent` when the forked `child` still runs its image (not exec'd yet)
+  // and the parent's identity is known: the child's is a copy of it.
+  const Tracked* same_image_parent(const probe::StatFields& child, pid_t parent) const;
   // kZombieChild: exited, and ours to reap (its exit status comes from wait).
   Outcome sample(Tracked& p, int64_t t_ms, bool first);
   // Memory columns from statm, with status read when it can tell more.

@@ -43,6 +43,7 @@ TEST(ProcessEvents, EveryBriefChildWithItsExitStatus) {
   // ids): the workload's i-th child exits with i % 8.
   std::stable_sort(children.begin(), children.end(),
                    [](const auto& a, const auto& b) { return a.start_ms < b.start_ms; });
+  int with_own_cmdline = 0;
   for (size_t i = 0; i < children.size(); ++i) {
     const auto& child = children[i];
     SCOPED_TRACE("child " + std::to_string(i) + ", pid " + std::to_string(child.pid));
@@ -55,7 +56,17 @@ TEST(ProcessEvents, EveryBriefChildWithItsExitStatus) {
     // The exit record's figures: a process that ran has a peak and some CPU.
     EXPECT_GT(child.hwm_bytes.value_or(0), 0);
     EXPECT_GT(child.cpu_user_ns.value_or(0) + child.cpu_system_ns.value_or(0), 0);
+    // Read at its exec event while it lived. One gone before the recorder got to that
+    // event keeps what it was at its fork: its parent's arguments, never another's.
+    const std::vector<std::string> execd{kWorkload, "linger", "5", std::to_string(i % 8)};
+    if (child.cmdline == execd) {
+      ++with_own_cmdline;
+    } else {
+      EXPECT_EQ(child.cmdline, root.cmdline);
+    }
   }
+  // On a quiet machine, every one; the recorder can fall behind a loaded one.
+  EXPECT_GT(with_own_cmdline, kChildren / 2);
   EXPECT_EQ(reader.meta_int("processes_with_exit_records"), kChildren + 1);
 
   auto report = run({kCanopy, "report", path});
@@ -82,6 +93,38 @@ TEST(ProcessEvents, ExitRecordHoldsAPeakNoSampleSaw) {
   EXPECT_EQ(holder->exit_code, 0);
   EXPECT_GE(holder->hwm_bytes.value_or(0), mib(100));
   EXPECT_LT(holder->hwm_bytes.value_or(0), mib(110));
+}
+
+TEST(ProcessEvents, AForkedWorkerHasItsParentsIdentity) {
+  // Four workers forked without an exec, alive for 1.5 s: the recorder copies their
+  // parent's command line and executable at the fork, and reads them again at their
+  // first sample.
+  TempDir dir;
+  std::string path = dir.file("workers.canopy");
+  auto result = run({kCanopy, "record", "-q", "-o", path, "--", kWorkload, "shared", "4", "10", "1500"});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  auto reader = open_recording(path);
+  ASSERT_EQ(meta(reader, "process_events"), "netlink");
+  auto processes = reader.processes();
+  ASSERT_TRUE(processes);
+  ASSERT_EQ(processes->size(), 5u);
+  const store::ProcessRow& root = processes->front();
+  EXPECT_EQ(root.cmdline, (std::vector<std::string>{kWorkload, "shared", "4", "10", "1500"}));
+  for (size_t i = 1; i < processes->size(); ++i) {
+    const auto& worker = (*processes)[i];
+    SCOPED_TRACE("worker pid " + std::to_string(worker.pid));
+    EXPECT_EQ(worker.parent_id, root.id);
+    EXPECT_EQ(worker.name, "canopy_workload");
+    EXPECT_EQ(worker.cmdline, root.cmdline);
+    EXPECT_EQ(worker.exe, root.exe);
+    EXPECT_EQ(worker.exit_code, 0);
+    // Sampled from the first tick after its fork: each one maps the 10 MiB it shares.
+    EXPECT_GE(worker.peak_rss_bytes.value_or(0), mib(10));
+  }
+  // No exec happened, so none is recorded.
+  auto execs = reader.events_of_kind("exec");
+  ASSERT_TRUE(execs);
+  EXPECT_TRUE(execs->empty());
 }
 
 TEST(ProcessEvents, PollingSaysWhatItMayHaveMissed) {
