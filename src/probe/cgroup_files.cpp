@@ -128,10 +128,12 @@ std::optional<std::string> CgroupFile::read() const {
     if (n < 0) {
       return std::nullopt;
     }
-    if (n == 0) {
+    text.append(buffer, static_cast<size_t>(n));
+    // cgroup files are seq_files, which fill a read as far as they have text: a short
+    // read is the end. Not asking again saves a call per file on every tick.
+    if (static_cast<size_t>(n) < sizeof buffer) {
       return text;
     }
-    text.append(buffer, static_cast<size_t>(n));
   }
 }
 
