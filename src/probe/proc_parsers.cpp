@@ -145,6 +145,26 @@ std::optional<MeminfoFields> parse_meminfo(std::string_view text) {
   return MeminfoFields{*total, *available, *swap_total, *swap_free};
 }
 
+std::optional<int64_t> parse_vmstat_memory_moves(std::string_view text) {
+  std::optional<int64_t> moves;
+  while (!text.empty()) {
+    size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    text = end == text.npos ? std::string_view() : text.substr(end + 1);
+    size_t space = line.find(' ');
+    if (space == line.npos) {
+      continue;
+    }
+    std::string_view key = line.substr(0, space);
+    if (key.starts_with("pgsteal_") || key == "pswpout" || key == "thp_collapse_alloc" || key == "oom_kill") {
+      if (auto count = parse_int<int64_t>(line.substr(space + 1))) {
+        moves = moves.value_or(0) + *count;
+      }
+    }
+  }
+  return moves;
+}
+
 std::vector<pid_t> parse_children(std::string_view text) {
   std::vector<pid_t> pids;
   for (std::string_view field = next_field(text); !field.empty(); field = next_field(text)) {

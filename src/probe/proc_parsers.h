@@ -85,6 +85,12 @@ struct MeminfoFields {
 };
 std::optional<MeminfoFields> parse_meminfo(std::string_view text);
 
+// /proc/vmstat: the machine's counts of the kernel changing processes' resident memory
+// while they may not be running: pages reclaimed (every "pgsteal_*" line) or swapped
+// out ("pswpout"), huge pages collapsed ("thp_collapse_alloc"), OOM kills ("oom_kill").
+// Only its changes mean anything. nullopt when none of the lines is there.
+std::optional<int64_t> parse_vmstat_memory_moves(std::string_view text);
+
 // /proc/PID/task/TID/children: "1869 1870 " (space separated, trailing space).
 std::vector<pid_t> parse_children(std::string_view text);
 

@@ -87,4 +87,12 @@ std::optional<MeminfoFields> MeminfoFile::read() {
   return text ? parse_meminfo(*text) : std::nullopt;
 }
 
+VmstatFile::VmstatFile() : fd_(::open("/proc/vmstat", O_RDONLY | O_CLOEXEC)) {}
+
+std::optional<int64_t> VmstatFile::read_memory_moves() {
+  static std::string buffer(8192, '\0');
+  auto text = pread_all(fd_.get(), buffer);
+  return text ? parse_vmstat_memory_moves(*text) : std::nullopt;
+}
+
 }  // namespace canopy::probe

@@ -41,4 +41,15 @@ class MeminfoFile {
   ScopedFd fd_;
 };
 
+// /proc/vmstat, kept open and re-read each tick: whether the kernel may have changed
+// the memory of processes that did not run (see parse_vmstat_memory_moves).
+class VmstatFile {
+ public:
+  VmstatFile();
+  std::optional<int64_t> read_memory_moves();
+
+ private:
+  ScopedFd fd_;
+};
+
 }  // namespace canopy::probe

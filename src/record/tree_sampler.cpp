@@ -94,6 +94,20 @@ const TreeSampler::Tracked* TreeSampler::same_image_parent(const probe::StatFiel
   return same_image && !p.identity_pending ? &p : nullptr;
 }
 
+bool TreeSampler::kernel_may_have_moved_memory() {
+  if (alive_.size() < kVmstatWorthFromProcesses) {
+    return true;  // reading each one's statm costs less than reading vmstat
+  }
+  if (!kernel_moved_memory_) {
+    // Compared with the previous reading, which may be some ticks old: changes since
+    // then all count, so an idle process is never skipped past a reclaim.
+    auto moves = vmstat_.read_memory_moves();
+    kernel_moved_memory_ = !moves || !last_memory_moves_ || *moves != *last_memory_moves_;
+    last_memory_moves_ = moves;
+  }
+  return *kernel_moved_memory_;
+}
+
 bool TreeSampler::add_root(pid_t pid, int64_t t_ms) {
   Tracked* p = track(pid, std::nullopt, t_ms, /*zombie_ok=*/true);
   if (!p) {
@@ -173,20 +187,30 @@ TreeSampler::Outcome TreeSampler::sample(Tracked& p, int64_t t_ms, bool first) {
       return Outcome::kEnded;
     }
   }
+  // schedstat covers only the leader thread, so a process with several threads may
+  // have run (and forked) without it showing: such processes are read in full.
+  p.ran = first || !run_ns || p.threads > 1 || *run_ns != p.last_run_ns;
+  // PSS changes when *other* processes map or unmap the pages it shares, so it is
+  // read when due even if this process did nothing.
+  bool pss_due = options_.pss && (first || t_ms - p.last_pss_ms >= options_.pss_interval_ms);
+  // A process that did not run cannot have changed its own memory. The kernel can
+  // (reclaim, swap-out, huge page collapse, an OOM kill), and vmstat says whether it
+  // did anywhere since the last tick. Rarer outside hands (a debugger's writes, a
+  // mapped file truncated) are caught by a full read at least once a second.
+  bool memory_still = !p.ran && t_ms - p.last_statm_ms < kStatmAtLeastEveryMs && !kernel_may_have_moved_memory();
+  if (memory_still && !pss_due) {
+    p.row.last_seen_ms = t_ms;
+    return Outcome::kAlive;  // nothing can have changed: one read, no row
+  }
   auto statm = p.files.read_statm();
   if (!statm) {
     return Outcome::kEnded;
   }
-  // schedstat covers only the leader thread, so a process with several threads may
-  // have run (and forked) without it showing: such processes are read in full.
-  p.ran = first || !run_ns || p.threads > 1 || *run_ns != p.last_run_ns;
+  p.last_statm_ms = t_ms;
   bool memory_changed = first || !(*statm == p.last_statm);
-  // PSS changes when *other* processes map or unmap the pages it shares, so it is
-  // read when due even if this process did nothing.
-  bool pss_due = options_.pss && (first || t_ms - p.last_pss_ms >= options_.pss_interval_ms);
   if (!p.ran && !memory_changed && !pss_due) {
     p.row.last_seen_ms = t_ms;
-    return Outcome::kAlive;  // nothing can have changed: no reads, no row
+    return Outcome::kAlive;  // nothing has changed: no more reads, no row
   }
   auto stat = p.files.read_stat();
   if (!stat) {
@@ -282,6 +306,7 @@ int64_t TreeSampler::tick(int64_t t_ms) {
   // After every sighting so far, even one of this very millisecond (see seen_at).
   t_ms = std::max(t_ms, latest_seen_ms_ + 1);
   exit_records_.expire(t_ms);
+  kernel_moved_memory_.reset();  // asked again by this tick's first idle process
   std::vector<pid_t> ran;
   for (auto it = alive_.begin(); it != alive_.end();) {
     Tracked& p = it->second;

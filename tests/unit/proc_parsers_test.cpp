@@ -109,6 +109,15 @@ TEST(ParseMeminfo, RealFile) {
   EXPECT_EQ(meminfo->swap_free_bytes, 0);
 }
 
+TEST(ParseVmstat, SumsWhatChangesMemoryOfProcessesThatDidNotRun) {
+  // A real file with some counts set: the pgsteal_* lines (100 + 20 + 70 + 50),
+  // pswpout 7, thp_collapse_alloc 3 and oom_kill 1 count; pgscan_kswapd (999),
+  // pswpin (11) and thp_collapse_alloc_failed (5) do not.
+  EXPECT_EQ(parse_vmstat_memory_moves(fixture("vmstat.txt")), 251);
+  EXPECT_EQ(parse_vmstat_memory_moves("nr_free_pages 1\npgsteal_file 4"), 4);  // no final newline
+  EXPECT_EQ(parse_vmstat_memory_moves("nr_free_pages 1\n"), std::nullopt);
+}
+
 TEST(ParseChildren, SpaceSeparatedWithTrailingSpace) {
   EXPECT_EQ(parse_children("1869 1870 "), (std::vector<pid_t>{1869, 1870}));
   EXPECT_TRUE(parse_children("").empty());
