@@ -1,10 +1,11 @@
 // The kernel floor: the least CPU that sampling an idle tree through /proc can cost, to
 // put canopy's own cost per process-sample in proportion (see bench/README.md).
 //
-//   canopy_bench_floor [-i MS] [-n CHILDREN] [-f stat,statm] [--reopen] -- CMD ARGS
+//   canopy_bench_floor [-i MS] [-n CHILDREN] [-f stat,statm] [-s statm] [--reopen] -- CMD ARGS
 //
 // Runs CMD, waits until it has CHILDREN children, then every MS ms reads the files -f
-// of CMD and of each of those children, until CMD ends. By default every file is opened
+// of CMD and of each of those children, and once a second the files -s, until CMD
+// ends. By default every file is opened
 // once and read with pread on each tick, as canopy does; --reopen opens, reads and
 // closes it on each tick instead, as tools that re-walk /proc do. The text is read and
 // not parsed: this is the kernel's share, plus one loop. At the end it prints one line
@@ -20,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdint>
@@ -40,6 +42,7 @@ struct Options {
   int64_t interval_ms = 100;
   int64_t children = 0;
   std::vector<std::string> files{"stat", "statm"};
+  std::vector<std::string> files_each_second;
   bool reopen = false;
   std::vector<char*> command;  // null-terminated, for execvp
 };
@@ -52,7 +55,8 @@ struct Process {
 };
 
 void usage() {
-  std::fprintf(stderr, "usage: canopy_bench_floor [-i MS] [-n CHILDREN] [-f stat,statm] [--reopen] -- CMD ARGS\n");
+  std::fprintf(stderr,
+               "usage: canopy_bench_floor [-i MS] [-n CHILDREN] [-f stat,statm] [-s statm] [--reopen] -- CMD ARGS\n");
 }
 
 std::optional<int64_t> parse_int(std::string_view text) {
@@ -108,6 +112,8 @@ std::optional<Options> parse_options(int argc, char** argv) {
       options.children = *n;
     } else if (arg == "-f") {
       options.files = split(value, ',');
+    } else if (arg == "-s") {
+      options.files_each_second = split(value, ',');
     } else {
       return std::nullopt;
     }
@@ -156,8 +162,10 @@ std::vector<pid_t> read_children(pid_t pid) {
 // first read, so one read is the kernel's full cost for these short files.
 bool read_once(int fd, char* buffer, size_t size) { return fd >= 0 && ::pread(fd, buffer, size, 0) > 0; }
 
-bool read_process(Process& p, const Options& options, char* buffer, size_t size) {
-  for (size_t f = 0; f < options.files.size(); ++f) {
+// The files -f, then, when `each_second` is due, the files -s (after them in p.fds).
+bool read_process(Process& p, const Options& options, bool each_second, char* buffer, size_t size) {
+  size_t count = options.files.size() + (each_second ? options.files_each_second.size() : 0);
+  for (size_t f = 0; f < count; ++f) {
     bool ok = false;
     if (options.reopen) {
       ScopedFd fd(::open(p.paths[f].c_str(), O_RDONLY | O_CLOEXEC));
@@ -219,7 +227,9 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < pids.size(); ++i) {
     Process& p = tree[i];
     p.pid = pids[i];
-    for (const std::string& file : options->files) {
+    std::vector<std::string> files = options->files;
+    files.insert(files.end(), options->files_each_second.begin(), options->files_each_second.end());
+    for (const std::string& file : files) {
       p.paths.push_back("/proc/" + std::to_string(p.pid) + "/" + file);
       if (!options->reopen) {
         p.fds.emplace_back(::open(p.paths.back().c_str(), O_RDONLY | O_CLOEXEC));
@@ -234,6 +244,7 @@ int main(int argc, char** argv) {
   timespec next{};
   ::clock_gettime(CLOCK_MONOTONIC, &next);
   const int64_t interval_ns = options->interval_ms * 1'000'000;
+  const int64_t ticks_per_second = std::max<int64_t>(1, 1000 / options->interval_ms);
   auto advance = [&](timespec& t) {
     int64_t ns = t.tv_nsec + interval_ns;
     t.tv_sec += static_cast<time_t>(ns / 1'000'000'000);
@@ -247,12 +258,13 @@ int main(int argc, char** argv) {
     if (::waitpid(root, &status, WNOHANG) == root) {
       break;
     }
+    const bool each_second = ticks % ticks_per_second == 0;
     ++ticks;
     for (Process& p : tree) {
       if (p.gone) {
         continue;
       }
-      if (read_process(p, *options, buffer, sizeof buffer)) {
+      if (read_process(p, *options, each_second, buffer, sizeof buffer)) {
         ++process_reads;
       } else {
         p.gone = true;  // ESRCH: it has ended

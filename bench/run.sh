@@ -162,7 +162,7 @@ for run in $(seq 1 "$runs"); do
   for interval in "${intervals[@]}"; do
     canopy_run alone "$interval" "$run"
     floor_run keep-stat "$interval" "$run" -f stat,statm
-    floor_run keep-schedstat "$interval" "$run" -f schedstat,statm
+    floor_run keep-schedstat "$interval" "$run" -f schedstat -s statm
     floor_run reopen-stat "$interval" "$run" -f stat,statm --reopen
   done
   progress "starting $unrelated unrelated idle processes"
@@ -239,7 +239,7 @@ report() {
     row "floor: stat+statm kept open, pread (µs per process-read)" "$i" "floor/keep-stat/$i"
   done
   for i in "${intervals[@]}"; do
-    row "floor: schedstat+statm kept open, pread (µs per process-read)" "$i" "floor/keep-schedstat/$i"
+    row "floor: schedstat each tick, statm each second, kept open, pread (µs per process-read)" "$i" "floor/keep-schedstat/$i"
   done
   for i in "${intervals[@]}"; do
     row "floor: stat+statm open+read+close per tick (µs per process-read)" "$i" "floor/reopen-stat/$i"
@@ -248,7 +248,7 @@ report() {
     ratio_row "canopy / floor stat+statm kept open" "$i" "cpu/alone/$i" "floor/keep-stat/$i"
   done
   for i in "${intervals[@]}"; do
-    ratio_row "canopy / floor schedstat+statm kept open (what canopy reads)" "$i" "cpu/alone/$i" "floor/keep-schedstat/$i"
+    ratio_row "canopy / floor schedstat (+statm each second) kept open (what canopy reads)" "$i" "cpu/alone/$i" "floor/keep-schedstat/$i"
   done
   for i in "${intervals[@]}"; do
     ratio_row "open+read+close / kept open, stat+statm" "$i" "floor/reopen-stat/$i" "floor/keep-stat/$i"
