@@ -25,6 +25,11 @@
 //                                      SPIKE_MS ms: the tree's peak is STEPS * MIB +
 //                                      SPIKE_MIB MiB (plus the programs themselves), for
 //                                      about SPIKE_MS ms; then STEP_MS ms more, and exit
+//   canopy_workload untouched MIB MS   map MIB MiB and never touch it, print "ready PID
+//                                      ADDR", sleep MS ms; with 19 children asleep as
+//                                      long, a tree large enough that canopy skips the
+//                                      memory reads of processes that did not run. A
+//                                      test writes the pages from outside
 //   canopy_workload spin MS            busy for MS ms
 //   canopy_workload wave MIB UP_MS IDLE_MS
 //                                      MIB MiB touched over UP_MS ms of busy CPU, given
@@ -186,6 +191,31 @@ int shared(long workers, long mib, long ms) {
   return 0;
 }
 
+int untouched(long mib, long ms) {
+  std::vector<pid_t> children;
+  for (int i = 0; i < 19; ++i) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      sleep_ms(ms);
+      _exit(0);
+    }
+    children.push_back(pid);
+  }
+  size_t bytes = static_cast<size_t>(mib) << 20;
+  void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (memory == MAP_FAILED) {
+    perror("mmap");
+    return 1;
+  }
+  std::printf("ready %d %p\n", static_cast<int>(getpid()), memory);
+  std::fflush(stdout);
+  sleep_ms(ms);
+  for (pid_t child : children) {
+    waitpid(child, nullptr, 0);
+  }
+  return 0;
+}
+
 // Anonymous memory touched and kept: MIB MiB more every STEP_MS ms, STEPS times, then
 // IDLE_MS ms asleep holding all of it (a leak, as the growth analysis should see it).
 int leak(long mib, long step_ms, long steps, long idle_ms) {
@@ -295,6 +325,9 @@ int main(int argc, char** argv) {
   if (mode == "ramp" && argc >= 7) {
     return ramp(arg(2), arg(3), arg(4), arg(5), arg(6));
   }
+  if (mode == "untouched" && argc >= 4) {
+    return untouched(arg(2), arg(3));
+  }
   if (mode == "spin" && argc >= 3) {
     spin_ms(arg(2));
     return 0;
@@ -305,6 +338,6 @@ int main(int argc, char** argv) {
   std::fprintf(stderr,
                "usage: canopy_workload hold MIB MS [TAG] | tree | exit N | signal N | wait-sigint | idle N MS | "
                "reexec MS ARGS... | churn N MS | linger MS N | shared N MIB MS | leak MIB STEP_MS STEPS IDLE_MS | "
-               "ramp MIB STEP_MS STEPS SPIKE_MIB SPIKE_MS | spin MS | wave MIB UP_MS IDLE_MS\n");
+               "ramp MIB STEP_MS STEPS SPIKE_MIB SPIKE_MS | untouched MIB MS | spin MS | wave MIB UP_MS IDLE_MS\n");
   return 2;
 }
