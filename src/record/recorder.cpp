@@ -1,12 +1,10 @@
 // The record pass list: check the output, start or attach, sample until the tree's
 // root ends, close the recording, print the summary, exit with the command's status.
 #include <signal.h>
-#include <sys/poll.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
-#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,14 +26,13 @@
 #include "record/options.h"
 #include "record/output_capture.h"
 #include "record/recording_meta.h"
+#include "record/session.h"
 #include "record/tree_sampler.h"
 #include "report/summary_format.h"
 #include "store/reader.h"
 
 namespace canopy::record {
 namespace {
-
-void print_error(const std::string& message) { std::fprintf(stderr, "canopy: %s\n", message.c_str()); }
 
 std::string default_output_name(pid_t pid) {
   time_t now = ::time(nullptr);
@@ -63,238 +60,6 @@ void raise_fd_limit() {
     limit.rlim_cur = limit.rlim_max;
     ::setrlimit(RLIMIT_NOFILE, &limit);
   }
-}
-
-int64_t monotonic_ms() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000;
-}
-
-// Timestamps come from the monotonic clock anchored at the wall-clock start, so that
-// a clock step (NTP) during the recording never reorders or duplicates ticks.
-class RecordingClock {
- public:
-  RecordingClock() : epoch_start_ms_(probe::now_epoch_ms()), monotonic_start_ms_(monotonic_ms()) {}
-  int64_t now_ms() const { return epoch_start_ms_ + monotonic_ms() - monotonic_start_ms_; }
-  // A kernel timestamp on the monotonic clock (a process event's) on the same scale.
-  int64_t from_monotonic_ns(uint64_t ns) const {
-    return epoch_start_ms_ + static_cast<int64_t>(ns / 1'000'000) - monotonic_start_ms_;
-  }
-
- private:
-  int64_t epoch_start_ms_;
-  int64_t monotonic_start_ms_;
-};
-
-const char* signal_name(int signal) {
-  const char* abbrev = ::sigabbrev_np(signal);
-  static thread_local char name[32];
-  std::snprintf(name, sizeof name, "SIG%s", abbrev ? abbrev : "?");
-  return name;
-}
-
-struct Session {
-  const RecordOptions& options;
-  RecordingClock clock;
-  store::Writer& writer;
-  TreeSampler& sampler;
-  pid_t root = 0;
-  bool run_mode = false;
-  std::optional<int> root_wait_status;
-  bool stop_requested = false;
-  bool recording = true;  // false after a write error: keep supervising, stop writing
-  OutputCapture* capture = nullptr;  // with --capture-output
-  MarkChannel* marks = nullptr;      // run mode: CANOPY_MARK
-  probe::ProcEventSocket* process_events = nullptr;  // when the kernel lets us listen
-  probe::TaskExitListener* exit_records = nullptr;   // taskstats, likewise
-  LimitWatch* limits = nullptr;                      // run mode
-};
-
-// Fork, exec and exit of the tree's processes at their exact times, before anything
-// else looks at the tree: a tick, or the reaping of a child.
-void read_process_events(Session& s) {
-  if (!s.recording) {
-    return;
-  }
-  // Exit records first: the kernel sends each before its process's exit event.
-  if (s.exit_records) {
-    // Each record's own arrival time: a drain during a burst of brief processes can
-    // outlast some of them, and a record stamped before its process's fork would be
-    // taken for an earlier process's with the same PID (ExitRecords::on_end).
-    s.exit_records->drain([&](const probe::TaskExit& e) { s.sampler.on_task_exit(e, s.clock.now_ms()); });
-  }
-  if (!s.process_events) {
-    return;
-  }
-  s.process_events->drain([&](const probe::ProcEvent& e) {
-    int64_t t = s.clock.from_monotonic_ns(e.monotonic_ns);
-    switch (e.kind) {
-      case probe::ProcEvent::Kind::kFork:
-        s.sampler.on_fork(e.pid, e.parent, t);
-        break;
-      case probe::ProcEvent::Kind::kExec:
-        s.sampler.on_exec(e.pid, t);
-        break;
-      case probe::ProcEvent::Kind::kExit:
-        s.sampler.on_exit(e.pid, e.wait_status, t);
-        break;
-    }
-  });
-}
-
-void add_output_line(Session& s, int64_t t_ms, const char* stream, const std::string& text) {
-  if (s.recording) {
-    s.writer.add_event({t_ms, stream, std::nullopt, text});
-  }
-}
-
-void read_marks(Session& s) {
-  if (!s.marks) {
-    return;
-  }
-  s.marks->read_new(s.clock.now_ms(), [&](const Mark& mark) {
-    if (s.recording) {
-      std::optional<int64_t> process_id = mark.pid ? s.sampler.process_id(*mark.pid) : std::nullopt;
-      s.writer.add_event({mark.t_ms, "mark", process_id, mark.text});
-    }
-  });
-}
-
-void handle_child_exits(Session& s) {
-  read_process_events(s);
-  for (;;) {
-    siginfo_t info{};
-    if (::waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0) {
-      return;
-    }
-    pid_t pid = info.si_pid;
-    int64_t t = s.clock.now_ms();
-    if (s.recording) {
-      s.sampler.on_child_exiting(pid, t);
-    }
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (s.recording) {
-      s.sampler.on_child_reaped(pid, status, t);
-    }
-    if (pid == s.root) {
-      s.root_wait_status = status;
-    }
-  }
-}
-
-void handle_signal(Session& s, const signalfd_siginfo& info) {
-  int signal = static_cast<int>(info.ssi_signo);
-  if (signal == SIGCHLD) {
-    handle_child_exits(s);
-    return;
-  }
-  if (!s.run_mode) {
-    s.stop_requested = true;  // attach mode: Ctrl-C or SIGTERM ends the recording
-    return;
-  }
-  // A terminal's Ctrl-C reaches the whole foreground process group, the command
-  // included (SI_KERNEL); only signals sent to us alone need passing on.
-  if (info.ssi_code == SI_KERNEL) {
-    return;
-  }
-  ::kill(s.root, signal);
-  if (s.recording) {
-    s.writer.add_event({s.clock.now_ms(), "signal", s.sampler.process_id(s.root),
-                        std::string(signal_name(signal)) + " forwarded to the command"});
-  }
-}
-
-void tick(Session& s) {
-  if (!s.recording) {
-    return;
-  }
-  read_marks(s);  // also without inotify, whose watches can run out
-  read_process_events(s);
-  int64_t t = s.sampler.tick(s.clock.now_ms());
-  if (s.limits) {
-    s.limits->tick(t);
-  }
-  s.writer.commit_if_due(t);
-  if (s.writer.failure()) {
-    print_error(s.writer.failure()->message + "; recording stopped, the command goes on");
-    s.recording = false;
-  }
-}
-
-bool root_done(const Session& s) {
-  return s.run_mode ? s.root_wait_status.has_value() : !s.sampler.alive(s.root);
-}
-
-// Polls the tick timer and the signals until the root has ended (or, attaching, the
-// user asks to stop). Returns false on a failure of the loop's own machinery.
-bool sampling_loop(Session& s, int signal_fd) {
-  ScopedFd timer(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC));
-  itimerspec spec{};
-  spec.it_interval.tv_sec = s.options.interval_ms / 1000;
-  spec.it_interval.tv_nsec = (s.options.interval_ms % 1000) * 1'000'000;
-  spec.it_value = spec.it_interval;
-  if (!timer || ::timerfd_settime(timer.get(), 0, &spec, nullptr) != 0) {
-    print_error(std::string("cannot start the sampling timer: ") + std::strerror(errno));
-    return false;
-  }
-  while (!root_done(s) && !s.stop_requested) {
-    std::vector<pollfd> fds = {{signal_fd, POLLIN, 0}, {timer.get(), POLLIN, 0}};
-    if (s.marks && s.marks->poll_fd() >= 0) {
-      fds.push_back({s.marks->poll_fd(), POLLIN, 0});
-    }
-    if (s.process_events) {
-      fds.push_back({s.process_events->fd(), POLLIN, 0});
-    }
-    if (s.exit_records) {
-      fds.push_back({s.exit_records->fd(), POLLIN, 0});
-    }
-    if (s.capture) {
-      for (int fd : s.capture->poll_fds()) {
-        if (fd >= 0) {
-          fds.push_back({fd, POLLIN, 0});
-        }
-      }
-    }
-    if (::poll(fds.data(), fds.size(), -1) < 0) {
-      if (errno == EINTR) {
-        continue;
-      }
-      print_error(std::string("poll: ") + std::strerror(errno));
-      return false;
-    }
-    if (fds[0].revents & POLLIN) {
-      signalfd_siginfo info{};
-      while (::read(signal_fd, &info, sizeof info) == sizeof info) {
-        handle_signal(s, info);
-      }
-    }
-    if (fds[1].revents & POLLIN) {
-      uint64_t expirations = 0;  // >1 when a tick overran: skip, never bunch up
-      (void)!::read(timer.get(), &expirations, sizeof expirations);
-      tick(s);
-    }
-    bool process_events_ready = false;
-    for (size_t i = 2; i < fds.size(); ++i) {
-      if (fds[i].revents == 0) {
-        continue;
-      }
-      if (s.marks && fds[i].fd == s.marks->poll_fd()) {
-        read_marks(s);
-      } else if ((s.process_events && fds[i].fd == s.process_events->fd()) ||
-                 (s.exit_records && fds[i].fd == s.exit_records->fd())) {
-        process_events_ready = true;
-      } else if (s.capture) {
-        s.capture->on_readable(fds[i].fd, s.clock.now_ms());
-      }
-    }
-    if (process_events_ready) {
-      read_process_events(s);  // once, though both sockets woke us: it drains both
-    }
-  }
-  return true;
 }
 
 int exit_status_of(int wait_status) {

@@ -1,0 +1,76 @@
+// One recording session as the sampling loop sees it: the clock, the recording, the
+// tree and the kernel's sockets, and the loop that polls them until the root ends.
+// run_record (recorder.cpp) sets it up and closes it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "probe/proc_events.h"
+#include "probe/system.h"
+#include "probe/task_exits.h"
+#include "record/limit_watch.h"
+#include "record/mark_channel.h"
+#include "record/options.h"
+#include "record/output_capture.h"
+#include "record/tree_sampler.h"
+#include "store/writer.h"
+
+namespace canopy::record {
+
+int64_t monotonic_ms();
+
+// Timestamps come from the monotonic clock anchored at the wall-clock start, so that
+// a clock step (NTP) during the recording never reorders or duplicates ticks.
+class RecordingClock {
+ public:
+  RecordingClock() : epoch_start_ms_(probe::now_epoch_ms()), monotonic_start_ms_(monotonic_ms()) {}
+  int64_t now_ms() const { return epoch_start_ms_ + monotonic_ms() - monotonic_start_ms_; }
+  // A kernel timestamp on the monotonic clock (a process event's) on the same scale.
+  int64_t from_monotonic_ns(uint64_t ns) const {
+    return epoch_start_ms_ + static_cast<int64_t>(ns / 1'000'000) - monotonic_start_ms_;
+  }
+
+ private:
+  int64_t epoch_start_ms_;
+  int64_t monotonic_start_ms_;
+};
+
+struct Session {
+  const RecordOptions& options;
+  RecordingClock clock;
+  store::Writer& writer;
+  TreeSampler& sampler;
+  pid_t root = 0;
+  bool run_mode = false;
+  std::optional<int> root_wait_status;
+  bool stop_requested = false;
+  bool recording = true;  // false after a write error: keep supervising, stop writing
+  OutputCapture* capture = nullptr;  // with --capture-output
+  MarkChannel* marks = nullptr;      // run mode: CANOPY_MARK
+  probe::ProcEventSocket* process_events = nullptr;  // when the kernel lets us listen
+  probe::TaskExitListener* exit_records = nullptr;   // taskstats, likewise
+  LimitWatch* limits = nullptr;                      // run mode
+};
+
+// "canopy: MESSAGE" on stderr.
+void print_error(const std::string& message);
+// "SIGTERM" for SIGTERM.
+const char* signal_name(int signal);
+
+// Fork, exec and exit of the tree's processes, and their exit records, drained now.
+void read_process_events(Session& s);
+// Markers written with `canopy mark` since the last read.
+void read_marks(Session& s);
+// One line of the command's output (--capture-output), as an event.
+void add_output_line(Session& s, int64_t t_ms, const char* stream, const std::string& text);
+// Reaps the children that have exited, taking their final figures first.
+void handle_child_exits(Session& s);
+// Polls the tick timer and the signals until the root has ended (or, attaching, the
+// user asks to stop). Returns false on a failure of the loop's own machinery.
+bool sampling_loop(Session& s, int signal_fd);
+
+}  // namespace canopy::record
