@@ -187,7 +187,22 @@ bool Writer::add_sample(int64_t t_ms, int64_t process_id, const SampleValues& va
   return true;
 }
 
-void Writer::add_cgroup_tick(const CgroupTickRow& row) {
+void Writer::add_cgroup_tick(const CgroupTickRow& row) { pending_cgroup_ticks_.push_back(row); }
+
+void Writer::add_tick(const TickRow& row) { pending_ticks_.push_back(row); }
+
+void Writer::write_pending_ticks() {
+  for (const TickRow& row : pending_ticks_) {
+    write_tick(row);
+  }
+  pending_ticks_.clear();
+  for (const CgroupTickRow& row : pending_cgroup_ticks_) {
+    write_cgroup_tick(row);
+  }
+  pending_cgroup_ticks_.clear();
+}
+
+void Writer::write_cgroup_tick(const CgroupTickRow& row) {
   sqlite3_stmt* s = cgroup_tick_.get();
   sqlite3_bind_int64(s, 1, row.t_ms);
   sqlite3_bind_int64(s, 2, row.memory_bytes);
@@ -198,7 +213,7 @@ void Writer::add_cgroup_tick(const CgroupTickRow& row) {
   step(s);
 }
 
-void Writer::add_tick(const TickRow& row) {
+void Writer::write_tick(const TickRow& row) {
   sqlite3_stmt* s = tick_.get();
   sqlite3_bind_int64(s, 1, row.t_ms);
   sqlite3_bind_int64(s, 2, row.processes);
@@ -228,12 +243,14 @@ void Writer::commit_if_due(int64_t now_ms) {
     return;
   }
   last_commit_ms_ = now_ms;
+  write_pending_ticks();
   if (auto status = exec_sql(db_.get(), "COMMIT; BEGIN"); !status && !failure_) {
     failure_ = Error{"cannot write '" + path_ + "': " + status.error().message};
   }
 }
 
 Status Writer::finish() {
+  write_pending_ticks();
   if (failure_) {
     return *failure_;
   }

@@ -48,6 +48,12 @@ class Writer {
   Writer() = default;
   void step(sqlite3_stmt* stmt);
   void check(int rc);
+  // Tick rows wait in memory for the next commit: a row written then is as safe as
+  // one written at its tick, and SQLite's code is warm for a batch where a lone
+  // insert after each sleep ran cold.
+  void write_pending_ticks();
+  void write_tick(const TickRow& row);
+  void write_cgroup_tick(const CgroupTickRow& row);
 
   std::string path_;
   ScopedDb db_;
@@ -60,6 +66,8 @@ class Writer {
   ScopedStmt cgroup_tick_;
   ScopedStmt event_;
   std::vector<SampleValues> last_written_;  // by process id
+  std::vector<TickRow> pending_ticks_;
+  std::vector<CgroupTickRow> pending_cgroup_ticks_;
   int64_t last_commit_ms_ = 0;
   std::optional<Error> failure_;
 };
