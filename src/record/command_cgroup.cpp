@@ -146,7 +146,7 @@ Result<CommandCgroup> CommandCgroup::create_v2(const ResourceLimits& limits, con
           return Error{"cannot set a limit: " + status.error().message};  // ~CommandCgroup removes it
         }
         cgroup.limited_ = limits.any();
-        cgroup.open_counters();
+        cgroup.open_counters(limits);
         return cgroup;
       }
       last_error = path + ": " + std::strerror(errno);
@@ -229,31 +229,37 @@ Result<CommandCgroup> CommandCgroup::create_v1(const ResourceLimits& limits, con
   }
   cgroup.description_ = "cgroup v1 (" + controllers + ") " + cgroup.directories_.front().path;
   cgroup.limited_ = limits.any();
-  cgroup.open_counters();
+  cgroup.open_counters(limits);
   return cgroup;
 }
 
-void CommandCgroup::open_counters() {
+void CommandCgroup::open_counters(const ResourceLimits& limits) {
+  // A limit's hit counter moves only when that limit is set on this cgroup (one an
+  // ancestor sets counts there): without it, it is not read on every tick for a 0.
   const std::string& memory = directories_.front().path;
   if (version_ == 2) {
     memory_current_ = probe::CgroupFile(join(memory, "memory.current"));
     memory_peak_ = probe::CgroupFile(join(memory, "memory.peak"));
     cpu_usage_ = probe::CgroupFile(join(memory, "cpu.stat"));
-    memory_events_ = probe::CgroupFile(join(memory, "memory.events"));
-    pids_events_ = probe::CgroupFile(join(memory, "pids.events"));
+    memory_events_ = probe::CgroupFile(join(memory, "memory.events"));  // OOM kills too
+    if (limits.max_processes) {
+      pids_events_ = probe::CgroupFile(join(memory, "pids.events"));
+    }
     return;
   }
   memory_current_ = probe::CgroupFile(join(memory, "memory.usage_in_bytes"));
   memory_peak_ = probe::CgroupFile(join(memory, "memory.max_usage_in_bytes"));
   memory_events_ = probe::CgroupFile(join(memory, "memory.oom_control"));
-  memory_failcnt_ = probe::CgroupFile(join(memory, "memory.failcnt"));
-  // With memory+swap limited too, that limit is the one charges fail against.
-  memsw_failcnt_ = probe::CgroupFile(join(memory, "memory.memsw.failcnt"));
+  if (limits.memory_bytes) {
+    memory_failcnt_ = probe::CgroupFile(join(memory, "memory.failcnt"));
+    // With memory+swap limited too, that limit is the one charges fail against.
+    memsw_failcnt_ = probe::CgroupFile(join(memory, "memory.memsw.failcnt"));
+  }
   if (!cpu_directory_.empty()) {
     cpu_usage_ = probe::CgroupFile(join(cpu_directory_, "cpuacct.usage"));
   }
   for (const auto& directory : directories_) {
-    if (::access(join(directory.path, "pids.events").c_str(), R_OK) == 0) {
+    if (limits.max_processes && ::access(join(directory.path, "pids.events").c_str(), R_OK) == 0) {
       pids_events_ = probe::CgroupFile(join(directory.path, "pids.events"));
     }
   }

@@ -65,7 +65,7 @@ class CommandCgroup {
                                          const std::string& self);
   static Result<CommandCgroup> create_v1(const ResourceLimits& limits, const std::string& mounts,
                                          const std::string& self);
-  void open_counters();
+  void open_counters(const ResourceLimits& limits);
   void release_members() const;
 
   struct Directory {
