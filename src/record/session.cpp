@@ -132,7 +132,9 @@ void tick(Session& s) {
   if (!s.recording) {
     return;
   }
-  read_marks(s);  // also without inotify, whose watches can run out
+  if (s.marks && s.marks->poll_fd() < 0) {
+    read_marks(s);  // no inotify (its watches can run out): each tick looks instead
+  }
   read_process_events(s);
   int64_t t = s.sampler.tick(s.clock.now_ms());
   if (s.limits) {
