@@ -54,11 +54,10 @@ TreeSampler::Tracked* TreeSampler::track(pid_t pid, std::optional<Parent> parent
   p.start_stack = stat->start_stack;
   p.ended_when_tracked = stat->state == 'Z' || stat->state == 'X';
   if (const Tracked* forker = from_fork_event ? same_image_parent(*stat, parent->pid) : nullptr) {
-    // Not exec'd yet: a fork copies its parent's executable and arguments. Most such
-    // children exec or end within a tick; one that runs on is read at its first sample.
+    // Not exec'd yet: a fork copies its parent's executable and arguments, exactly.
+    // Its exec event, if one comes, reads its own.
     p.row.exe = forker->row.exe;
     p.row.cmdline = forker->row.cmdline;
-    p.identity_pending = true;
   } else {
     p.row.exe = p.files.read_exe();
     p.row.cmdline = p.files.read_cmdline();

@@ -98,8 +98,7 @@ TEST(ProcessEvents, ExitRecordHoldsAPeakNoSampleSaw) {
 
 TEST(ProcessEvents, AForkedWorkerHasItsParentsIdentity) {
   // Four workers forked without an exec, alive for 1.5 s: the recorder copies their
-  // parent's command line and executable at the fork, and reads them again at their
-  // first sample.
+  // parent's command line and executable at the fork, reading none of their files.
   TempDir dir;
   std::string path = dir.file("workers.canopy");
   auto result = run({kCanopy, "record", "-q", "-o", path, "--", kWorkload, "shared", "4", "10", "1500"});
