@@ -67,7 +67,9 @@ HostInfo read_host_info() {
   return host;
 }
 
-MeminfoFile::MeminfoFile() : fd_(::open("/proc/meminfo", O_RDONLY | O_CLOEXEC)) {}
+SystemFile::SystemFile(const char* path) : fd_(::open(path, O_RDONLY | O_CLOEXEC)) {}
+
+std::optional<std::string_view> SystemFile::read() { return pread_all(fd_.get(), buffer_); }
 
 std::optional<int64_t> read_forks_since_boot() {
   std::ifstream stat("/proc/stat");
@@ -79,20 +81,6 @@ std::optional<int64_t> read_forks_since_boot() {
     stat.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
   }
   return std::nullopt;
-}
-
-std::optional<MeminfoFields> MeminfoFile::read() {
-  static std::string buffer(4096, '\0');
-  auto text = pread_all(fd_.get(), buffer);
-  return text ? parse_meminfo(*text) : std::nullopt;
-}
-
-VmstatFile::VmstatFile() : fd_(::open("/proc/vmstat", O_RDONLY | O_CLOEXEC)) {}
-
-std::optional<int64_t> VmstatFile::read_memory_moves() {
-  static std::string buffer(8192, '\0');
-  auto text = pread_all(fd_.get(), buffer);
-  return text ? parse_vmstat_memory_moves(*text) : std::nullopt;
 }
 
 }  // namespace canopy::probe

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "common/scoped_resource.h"
 #include "probe/proc_parsers.h"
@@ -31,25 +32,17 @@ int64_t now_epoch_ms();
 // `processes`. Its growth over a recording bounds what polling can have missed.
 std::optional<int64_t> read_forks_since_boot();
 
-// /proc/meminfo, kept open and re-read each tick.
-class MeminfoFile {
+// A machine-wide /proc file (meminfo, vmstat), kept open and re-read with pread on
+// every tick.
+class SystemFile {
  public:
-  MeminfoFile();
-  std::optional<MeminfoFields> read();
+  explicit SystemFile(const char* path);
+  // Its whole text, valid until the next read; nullopt when it cannot be read.
+  std::optional<std::string_view> read();
 
  private:
   ScopedFd fd_;
-};
-
-// /proc/vmstat, kept open and re-read each tick: whether the kernel may have changed
-// the memory of processes that did not run (see parse_vmstat_memory_moves).
-class VmstatFile {
- public:
-  VmstatFile();
-  std::optional<int64_t> read_memory_moves();
-
- private:
-  ScopedFd fd_;
+  std::string buffer_ = std::string(8192, '\0');
 };
 
 }  // namespace canopy::probe

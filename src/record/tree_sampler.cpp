@@ -87,7 +87,8 @@ bool TreeSampler::kernel_may_have_moved_memory() {
   if (!kernel_moved_memory_) {
     // Compared with the previous reading, which may be some ticks old: changes since
     // then all count, so an idle process is never skipped past a reclaim.
-    auto moves = vmstat_.read_memory_moves();
+    auto text = vmstat_.read();
+    auto moves = text ? probe::parse_vmstat_memory_moves(*text) : std::nullopt;
     kernel_moved_memory_ = !moves || !last_memory_moves_ || *moves != *last_memory_moves_;
     last_memory_moves_ = moves;
   }
@@ -325,7 +326,8 @@ int64_t TreeSampler::tick(int64_t t_ms) {
       row.pss_bytes += std::max<int64_t>(0, p.values[store::kPssBytes]);
     }
   }
-  if (auto meminfo = meminfo_.read()) {
+  auto meminfo_text = meminfo_.read();
+  if (auto meminfo = meminfo_text ? probe::parse_meminfo(*meminfo_text) : std::nullopt) {
     row.mem_total_bytes = meminfo->mem_total_bytes;
     row.mem_available_bytes = meminfo->mem_available_bytes;
     row.swap_total_bytes = meminfo->swap_total_bytes;

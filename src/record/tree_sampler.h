@@ -152,11 +152,11 @@ class TreeSampler {
   probe::HostInfo host_;
   SamplerOptions options_;
   pid_t self_;  // the recorder: never part of the tree it records
-  probe::MeminfoFile meminfo_;
+  probe::SystemFile meminfo_{"/proc/meminfo"};
   // Whether the kernel may have changed the memory of processes that did not run,
   // from /proc/vmstat, read at most once a tick and only when it saves reads.
   bool kernel_may_have_moved_memory();
-  probe::VmstatFile vmstat_;
+  probe::SystemFile vmstat_{"/proc/vmstat"};
   std::optional<int64_t> last_memory_moves_;
   std::optional<bool> kernel_moved_memory_;  // this tick's answer, once asked
   static constexpr int64_t kStatmAtLeastEveryMs = 1000;
