@@ -5,9 +5,9 @@
 //
 // Runs CMD, waits until it has CHILDREN children, then every MS ms reads the files -f
 // of CMD and of each of those children, and once a second the files -s, until CMD
-// ends. By default every file is opened
-// once and read with pread on each tick, as canopy does; --reopen opens, reads and
-// closes it on each tick instead, as tools that re-walk /proc do. The text is read and
+// ends. By default every file is opened once and read with pread on each tick, as
+// canopy does; --reopen opens, reads and closes it on each tick instead, as tools that
+// re-walk /proc do. The text is read and
 // not parsed: this is the kernel's share, plus one loop. At the end it prints one line
 //
 //   process_reads=40200 ticks=200 cpu_user_ns=1234000 cpu_system_ns=56789000
