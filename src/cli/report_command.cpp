@@ -6,7 +6,7 @@
 #include "report/budget_format.h"
 #include "report/summary_format.h"
 #include "store/reader.h"
-#include "web/html_report.h"
+#include "web/web_module.h"
 
 namespace canopy::cli {
 namespace {
@@ -17,8 +17,13 @@ int write_html_report(const store::Reader& reader, const ReportOptions& options)
     std::fprintf(stderr, "canopy: %s\n", data.error().message.c_str());
     return 1;
   }
-  auto html = web::render_html_report(*data);
-  Status written = html ? web::write_report_file(options.html, *html) : Status(html.error());
+  auto module = web::load_web_module();
+  if (!module) {
+    std::fprintf(stderr, "canopy: %s\n", module.error().message.c_str());
+    return 1;
+  }
+  auto html = (*module)->render_html_report(*data);
+  Status written = html ? (*module)->write_report_file(options.html, *html) : Status(html.error());
   if (!written) {
     std::fprintf(stderr, "canopy: %s\n", written.error().message.c_str());
     return 1;

@@ -1,3 +1,4 @@
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 
 #include "cli/commands.h"
 #include "web/server.h"
+#include "web/web_module.h"
 
 extern char** environ;
 
@@ -42,6 +44,15 @@ void open_browser(const std::string& url) {
   posix_spawn_file_actions_destroy(&actions);
 }
 
+bool is_loopback_address(const std::string& address) {
+  in_addr v4{};
+  if (inet_pton(AF_INET, address.c_str(), &v4) == 1) {
+    return (ntohl(v4.s_addr) >> 24) == 127;
+  }
+  in6_addr v6{};
+  return inet_pton(AF_INET6, address.c_str(), &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
+}
+
 }  // namespace
 
 CLI::App* add_view_command(CLI::App& app, ViewOptions& options) {
@@ -61,6 +72,11 @@ int run_view_command(const ViewOptions& options) {
     std::fprintf(stderr, "canopy: %s\n", data.error().message.c_str());
     return 1;
   }
+  auto module = web::load_web_module();
+  if (!module) {
+    std::fprintf(stderr, "canopy: %s\n", module.error().message.c_str());
+    return 1;
+  }
   // SIGINT and SIGTERM end the server: a thread of ours waits for them, so they must
   // be blocked in every thread, which inherit the mask from here.
   sigset_t stop_signals;
@@ -69,13 +85,13 @@ int run_view_command(const ViewOptions& options) {
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  auto server = web::ViewServer::bind(*data, {options.listen, options.port});
+  auto server = (*module)->bind_view_server(*data, {options.listen, options.port});
   if (!server) {
     std::fprintf(stderr, "canopy: %s\n", server.error().message.c_str());
     return 1;
   }
   std::string url = (*server)->url();
-  if (!web::is_loopback_address(options.listen)) {
+  if (!is_loopback_address(options.listen)) {
     std::fprintf(stderr,
                  "canopy: warning: listening on %s, so other machines can read this recording; it holds "
                  "command lines, which can hold secrets\n",

@@ -94,15 +94,6 @@ void answer_events(const httplib::Request& req, httplib::Response& res, const Ev
 
 }  // namespace
 
-bool is_loopback_address(const std::string& address) {
-  in_addr v4{};
-  if (inet_pton(AF_INET, address.c_str(), &v4) == 1) {
-    return (ntohl(v4.s_addr) >> 24) == 127;
-  }
-  in6_addr v6{};
-  return inet_pton(AF_INET6, address.c_str(), &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
-}
-
 ViewServer::ViewServer(const ViewData& data, const ServerOptions& options)
     : data_(data),
       options_(options),

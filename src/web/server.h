@@ -24,18 +24,18 @@ struct ServerOptions {
   int port = 0;  // 0: any free port
 };
 
-bool is_loopback_address(const std::string& address);
-
+// Built into canopy-web.so (web_module.h). The public methods are virtual so that the
+// canopy binary, which does not link the module, calls them through its vtable.
 class ViewServer {
  public:
   // Binds the socket, so the URL is known (and connections queue) before serve().
   static Result<std::unique_ptr<ViewServer>> bind(const ViewData& data, const ServerOptions& options);
-  ~ViewServer();
+  virtual ~ViewServer();
 
-  std::string url() const;
+  virtual std::string url() const;
   // Answers requests until stop(), from any thread.
-  Status serve();
-  void stop();
+  virtual Status serve();
+  virtual void stop();
 
  private:
   ViewServer(const ViewData& data, const ServerOptions& options);

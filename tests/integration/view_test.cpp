@@ -354,6 +354,25 @@ TEST_F(ViewTest, BadInputGetsOneLine) {
   EXPECT_NE(bad_address.err.find("canopy: cannot listen on not-an-address"), std::string::npos) << bad_address.err;
 }
 
+// A canopy binary copied without canopy-web.so beside it still records and reports;
+// `view` and `report --html` say which file is missing, and write nothing.
+TEST_F(ViewTest, WithoutTheWebModuleViewSaysWhatIsMissing) {
+  std::string lone = dir_->file("canopy");
+  std::filesystem::copy_file(kCanopy, lone);
+  std::string module = dir_->file("canopy-web.so");
+  auto view = run({lone, "view", recording_});
+  EXPECT_EQ(view.exit_status, 1);
+  EXPECT_EQ(std::count(view.err.begin(), view.err.end(), '\n'), 1) << view.err;
+  EXPECT_EQ(view.err.rfind("canopy: cannot load the viewer's module '" + module + "': ", 0), 0u) << view.err;
+  std::string html = dir_->file("lone.html");
+  auto report = run({lone, "report", recording_, "--html", html});
+  EXPECT_EQ(report.exit_status, 1);
+  EXPECT_NE(report.out.find("peak memory"), std::string::npos) << report.out;
+  EXPECT_NE(report.err.find("canopy: cannot load the viewer's module '" + module + "'"), std::string::npos)
+      << report.err;
+  EXPECT_FALSE(std::filesystem::exists(html));
+}
+
 // The payload of the report's data element: base64, then gzip.
 json report_payload(const std::string& html) {
   std::smatch match;

@@ -1,0 +1,41 @@
+// canopy-web.so: the parts of canopy that need cpp-httplib and OpenSSL, which are the
+// viewer's server (`canopy view`) and the self-contained HTML report
+// (`canopy report --html`).
+//
+// Loading those libraries (and Debian's cpp-httplib reading OpenSSL's configuration at
+// load) costs every canopy process about 5 ms of CPU before main, against about 2 ms
+// for all the rest (a bare `main` linked to the same libraries: 7.1 ms with them, 2.0
+// ms without; this machine, `perf stat -r 50`). A recorder wrapped around every CI step
+// pays that on each one. So the canopy binary does not link them: it loads this module,
+// from beside itself, only for the two commands that need it.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "common/result.h"
+#include "web/view_data.h"
+
+namespace canopy::web {
+
+class ViewServer;  // server.h: its public methods are virtual, so canopy calls them
+                   // through the module's vtable without linking the module
+struct ServerOptions;
+
+// The module's entry points, as plain function pointers: the same declarations as in
+// server.h and html_report.h.
+struct WebModule {
+  Result<std::unique_ptr<ViewServer>> (*bind_view_server)(const ViewData& data, const ServerOptions& options);
+  Result<std::string> (*render_html_report)(const ViewData& data);
+  Status (*write_report_file)(const std::string& path, const std::string& html);
+};
+
+// The module's file name, and its one exported symbol (a function returning the table).
+inline constexpr const char* kWebModuleFile = "canopy-web.so";
+inline constexpr const char* kWebModuleEntry = "canopy_web_module";
+
+// Loads canopy-web.so from the directory of the running executable, once; an error
+// names the file and what the loader said.
+Result<const WebModule*> load_web_module();
+
+}  // namespace canopy::web
