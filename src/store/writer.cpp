@@ -29,6 +29,19 @@ void remove_recording(const std::string& path) {
   }
 }
 
+// Sets the journal mode; SQLite answers with the mode in force, which is the old one
+// when it refuses the new.
+Result<std::string> journal_mode(sqlite3* db, const char* mode) {
+  auto statement = prepare(db, std::string("PRAGMA journal_mode=") + mode);
+  if (!statement) {
+    return statement.error();
+  }
+  if (sqlite3_step(statement->get()) != SQLITE_ROW) {
+    return Error{last_error(db)};
+  }
+  return column_text(statement->get(), 0);
+}
+
 }  // namespace
 
 Result<Writer> Writer::create(const std::string& path, bool force) {
@@ -58,14 +71,26 @@ Result<Writer> Writer::create(const std::string& path, bool force) {
   if (rc != SQLITE_OK) {
     return fail(last_error(db));
   }
+  // The schema goes in as one transaction without a journal or a sync: the file is new
+  // and the command not yet started, so a crash in between leaves a file the reader
+  // rejects, as a crash between two journaled statements did. A journal here cost a
+  // create, four syncs and an unlink, more than the schema itself, on every recording.
+  std::string schema = "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN;" + schema_sql() + "COMMIT;";
+  if (auto status = exec_sql(db, schema.c_str()); !status) {
+    return fail(status.error().message);
+  }
   // WAL + synchronous=NORMAL: a commit is one append to the WAL without fsync, so it
   // survives the recorder being killed (not a power cut) and costs little per second.
-  for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL"}) {
-    if (auto status = exec_sql(db, pragma); !status) {
-      return fail(status.error().message);
-    }
+  // Where WAL is refused (a file system without shared memory), a rollback journal:
+  // slower, as safe.
+  auto mode = journal_mode(db, "WAL");
+  if (mode && *mode != "wal") {
+    mode = journal_mode(db, "DELETE");
   }
-  if (auto status = exec_sql(db, schema_sql().c_str()); !status) {
+  if (!mode || (*mode != "wal" && *mode != "delete")) {
+    return fail(mode ? "cannot turn on a journal (SQLite kept journal_mode=" + *mode + ")" : mode.error().message);
+  }
+  if (auto status = exec_sql(db, "PRAGMA synchronous=NORMAL"); !status) {
     return fail(status.error().message);
   }
   struct {
@@ -254,10 +279,19 @@ Status Writer::finish() {
   if (failure_) {
     return *failure_;
   }
-  for (const char* sql : {"COMMIT", "PRAGMA wal_checkpoint(TRUNCATE)", "PRAGMA journal_mode=DELETE"}) {
-    if (auto status = exec_sql(db_.get(), sql); !status) {
+  if (auto status = exec_sql(db_.get(), "COMMIT"); !status) {
+    return Error{"cannot write '" + path_ + "': " + status.error().message};
+  }
+  // One file to keep or send: leaving WAL mode checkpoints the WAL into the recording
+  // and deletes it. SQLite refuses while another connection (a viewer) has the file
+  // open; then a checkpoint still puts everything in the recording itself.
+  auto mode = journal_mode(db_.get(), "DELETE");
+  if (mode && *mode == "wal") {
+    if (auto status = exec_sql(db_.get(), "PRAGMA wal_checkpoint(TRUNCATE)"); !status) {
       return Error{"cannot write '" + path_ + "': " + status.error().message};
     }
+  } else if (!mode) {
+    return Error{"cannot write '" + path_ + "': " + mode.error().message};
   }
   db_.reset();
   return Ok{};
