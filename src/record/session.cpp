@@ -60,6 +60,9 @@ void read_process_events(Session& s) {
         break;
     }
   });
+  if (s.process_events->lost() > 0) {
+    s.sampler.process_events_lost();
+  }
 }
 
 void add_output_line(Session& s, int64_t t_ms, const char* stream, const std::string& text) {

@@ -9,9 +9,16 @@ namespace canopy::record {
 using store::SampleValues;
 
 TreeSampler::TreeSampler(store::Writer& writer, const probe::HostInfo& host, SamplerOptions options)
-    : writer_(writer), host_(host), options_(options), self_(::getpid()) {
+    : writer_(writer), host_(host), options_(options), self_(::getpid()), forks_all_heard_(options.process_events) {
   if (options_.adopt_own_children) {
     self_files_ = probe::ProcessFiles::open(self_);
+  }
+}
+
+void TreeSampler::process_events_lost() {
+  if (forks_all_heard_) {
+    forks_all_heard_ = false;
+    rediscover_all_ = true;  // a lost fork may be of a process that has not run since
   }
 }
 
@@ -286,18 +293,20 @@ int64_t TreeSampler::tick(int64_t t_ms) {
         it = alive_.erase(it);
         continue;
       }
-      if (outcome == Outcome::kAlive && p.ran) {
+      if (outcome == Outcome::kAlive && (p.ran || rediscover_all_) && !forks_all_heard_) {
         ran.push_back(it->first);
       }
     }
     ++it;
   }
+  rediscover_all_ = false;
   discover(std::move(ran), t_ms);
 
-  if (self_files_) {
+  if (self_files_ && !forks_all_heard_) {
     // Orphans of the tree, reparented to us as the subreaper. Their original parent
     // is gone (often before we ever saw it), so they are recorded as adopted. The
-    // recorder is single-threaded: its leader's list holds all its children.
+    // recorder is single-threaded: its leader's list holds all its children. When
+    // every fork is heard, each orphan was tracked at its fork.
     for (pid_t child : self_files_->read_children(1)) {
       if (alive_.count(child)) {
         continue;

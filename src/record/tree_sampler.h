@@ -2,9 +2,11 @@
 // status. Reads /proc only through probe/ and writes only through store/.
 //
 // TreeSampler keeps the set of live processes of the tree and, on every tick, samples
-// them and finds their new children. Discovery costs in proportion to the tree: it reads
-// the children lists of tree processes that ran since the previous tick (a process
-// that did not run cannot have forked), never a scan of /proc.
+// them and finds their new children. With the kernel's process events, every fork is
+// heard (on_fork). Without them, or once the kernel has dropped some, discovery costs
+// in proportion to the tree: it reads the children lists of tree processes that ran
+// since the previous tick (a process that did not run cannot have forked), never a
+// scan of /proc.
 #pragma once
 
 #include <sys/resource.h>
@@ -30,7 +32,8 @@ struct SamplerOptions {
   bool pss = false;
   int64_t pss_interval_ms = 1000;
   // Run mode: the recorder is a child subreaper, so orphans of the tree become its
-  // children; each tick also reads its own children list to adopt them.
+  // children; each tick also reads its own children list to adopt them (unless every
+  // fork is heard).
   bool adopt_own_children = false;
   // The recorder hears the kernel's process events (on_fork, on_exec, on_exit): a
   // process seen ending is kept until its exit event brings the exact time and status.
@@ -60,6 +63,9 @@ class TreeSampler {
   void on_fork(pid_t pid, pid_t parent, int64_t t_ms);
   void on_exec(pid_t pid, int64_t t_ms);
   void on_exit(pid_t pid, int wait_status, int64_t t_ms);
+  // The kernel's queue of process events overflowed: some forks went unheard. From the
+  // next tick on, children are found from the children lists, of every process once.
+  void process_events_lost();
   // A taskstats exit record (of any process on the machine): the tree's processes
   // get their exact peak and CPU from it when they end.
   void on_task_exit(const probe::TaskExit& exit, int64_t t_ms) { exit_records_.add(exit, t_ms); }
@@ -164,6 +170,9 @@ class TreeSampler {
   // pread in a loop on the bench's VM): below that many processes, read their statm.
   static constexpr size_t kVmstatWorthFromProcesses = 18;
   std::optional<probe::ProcessFiles> self_files_;  // run mode: our own children list
+  // Every fork of the tree reaches on_fork: the children lists need not be read.
+  bool forks_all_heard_;
+  bool rediscover_all_ = false;  // the next tick reads every process's children list
   std::unordered_map<pid_t, Tracked> alive_;
   // Processes known from their fork event only: gone before their /proc files could
   // be opened. Kept until their exit event.
