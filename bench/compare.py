@@ -26,6 +26,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CANOPY_INTERVALS = [10, 100, 1000]
 FLOOR_INTERVALS = [100, 10]
 PEER_WARMUP_S = 0.5  # a tool starts (and takes its first sample) before the workload
+FIXED_COST_REPEATS = 20  # per run: each is a few milliseconds
 
 # Targets from the issue.
 MAX_FLOOR_RATIO = 1.5
@@ -76,9 +77,11 @@ class Bench:
         self.values = defaultdict(lambda: defaultdict(list))
 
     def keep(self, workload, config, **figures):
+        """workload: a Workload, or a plain key for the measurements outside them."""
+        key = workload if isinstance(workload, str) else workload.key
         for figure, value in figures.items():
             if value is not None:
-                self.values[(workload.key, config)][figure].append(value)
+                self.values[(key, config)][figure].append(value)
 
     def warm_up(self, workload):
         """One unmeasured run: the first run of a sequence pays for cold caches and
@@ -110,6 +113,24 @@ class Bench:
                   captured=report["processes"], peak=report["peak_tree_rss_bytes"],
                   cgroup_peak=report.get("cgroup_peak_bytes"),
                   exact_processes=1 if report.get("process_events") == "netlink" else 0)
+        os.remove(path)
+
+    def fixed_cost_run(self):
+        """What every use of canopy pays whatever the workload: starting the binary
+        (`canopy --version`, its CPU from wait4), and a whole recording of a command that
+        does nothing (`canopy record -- true`, the recorder's own rusage)."""
+        path = os.path.join(self.tmp, "true.canopy")
+        for _ in range(FIXED_COST_REPEATS):
+            child = subprocess.Popen([self.canopy, "--version"], stdout=subprocess.DEVNULL)
+            _, status, usage = os.wait4(child.pid, 0)
+            child.returncode = status  # reaped here, for its rusage
+            if status != 0:
+                fail(f"{self.canopy} --version failed (status {status})")
+            self.keep("fixed", "start", cpu=usage.ru_utime + usage.ru_stime)
+            run_checked([self.canopy, "record", "-q", "-f", "-o", path, "--", "true"], "canopy record -- true")
+            report = json.loads(subprocess.run([self.canopy, "report", "--json", path], check=True,
+                                               capture_output=True, text=True).stdout)
+            self.keep("fixed", "record true", cpu=report["recorder_cpu_ns"] / 1e9)
         os.remove(path)
 
     def floor_run(self, workload, interval, count, seconds):
@@ -328,6 +349,16 @@ class Report:
         return ["| Target | Measured | Goal | Met |", "| --- | ---: | --- | --- |"] + rows
 
 
+def fixed_costs_line(values, runs):
+    def ms(seconds):
+        return f"{seconds * 1e3:.2f} ms"
+
+    return (f"Fixed costs, CPU ({runs * FIXED_COST_REPEATS} of each, median (min–max)): starting canopy "
+            f"(`canopy --version`) {spread(values[('fixed', 'start')]['cpu'], ms)}; a whole recording of a "
+            f"command that does nothing (`canopy record -- true`, the recorder's own rusage) "
+            f"{spread(values[('fixed', 'record true')]['cpu'], ms)}.")
+
+
 def tool_versions(peers):
     versions = []
     for package in sorted({peer.package for peer in peers}):
@@ -376,6 +407,8 @@ def main():
         # Interleaved: run 1 of every configuration, then run 2..., so the drifting
         # noise of a shared machine falls on all of them alike.
         for run in range(1, runs + 1):
+            progress(f"run {run}/{runs}: fixed costs")
+            bench.fixed_cost_run()
             for workload in workload_list:
                 progress(f"run {run}/{runs}: {workload.title}: unrecorded")
                 if workload.key != "idle":  # sleeping needs no warming up
@@ -418,6 +451,8 @@ def main():
                                             "in the unrecorded runs (median)") for w in workload_list] + [
             "",
         ] + report.lines + [
+            "",
+            fixed_costs_line(bench.values, runs),
             "",
             "Not measured: pidstat and atop below 1 s (both take whole seconds); top and the ps loop at 10 ms; "
             "the floor for the other workloads (it reads a fixed set of processes, so it has no discovery to "
