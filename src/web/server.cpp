@@ -102,7 +102,7 @@ ViewServer::ViewServer(const ViewData& data, const ServerOptions& options)
 
 ViewServer::~ViewServer() = default;
 
-Result<std::unique_ptr<ViewServer>> ViewServer::bind(const ViewData& data, const ServerOptions& options) {
+Result<std::unique_ptr<ViewService>> ViewServer::bind(const ViewData& data, const ServerOptions& options) {
   std::unique_ptr<ViewServer> server(new ViewServer(data, options));
   if (options.listen.find(':') != std::string::npos) {
     server->http_->set_address_family(AF_INET6);
@@ -120,7 +120,7 @@ Result<std::unique_ptr<ViewServer>> ViewServer::bind(const ViewData& data, const
                  std::strerror(errno)};
   }
   server->add_routes();
-  return server;
+  return std::unique_ptr<ViewService>(std::move(server));
 }
 
 std::string ViewServer::authority() const {

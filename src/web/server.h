@@ -12,6 +12,7 @@
 
 #include "common/result.h"
 #include "web/view_data.h"
+#include "web/web_module.h"
 
 namespace httplib {
 class Server;
@@ -24,18 +25,16 @@ struct ServerOptions {
   int port = 0;  // 0: any free port
 };
 
-// Built into canopy-web.so (web_module.h). The public methods are virtual so that the
-// canopy binary, which does not link the module, calls them through its vtable.
-class ViewServer {
+// Built into canopy-web.so (web_module.h), which hands it out as a ViewService.
+class ViewServer final : public ViewService {
  public:
   // Binds the socket, so the URL is known (and connections queue) before serve().
-  static Result<std::unique_ptr<ViewServer>> bind(const ViewData& data, const ServerOptions& options);
-  virtual ~ViewServer();
+  static Result<std::unique_ptr<ViewService>> bind(const ViewData& data, const ServerOptions& options);
+  ~ViewServer() override;
 
-  virtual std::string url() const;
-  // Answers requests until stop(), from any thread.
-  virtual Status serve();
-  virtual void stop();
+  std::string url() const override;
+  Status serve() override;
+  void stop() override;
 
  private:
   ViewServer(const ViewData& data, const ServerOptions& options);

@@ -18,14 +18,23 @@
 
 namespace canopy::web {
 
-class ViewServer;  // server.h: its public methods are virtual, so canopy calls them
-                   // through the module's vtable without linking the module
-struct ServerOptions;
+struct ServerOptions;  // server.h
+
+// The viewer's server as canopy sees it: pure virtual, so canopy calls the module's
+// code through the vtable without linking it (ViewServer, server.h, implements it).
+class ViewService {
+ public:
+  virtual ~ViewService() = default;
+  virtual std::string url() const = 0;
+  // Answers requests until stop(), from any thread.
+  virtual Status serve() = 0;
+  virtual void stop() = 0;
+};
 
 // The module's entry points, as plain function pointers: the same declarations as in
 // server.h and html_report.h.
 struct WebModule {
-  Result<std::unique_ptr<ViewServer>> (*bind_view_server)(const ViewData& data, const ServerOptions& options);
+  Result<std::unique_ptr<ViewService>> (*bind_view_server)(const ViewData& data, const ServerOptions& options);
   Result<std::string> (*render_html_report)(const ViewData& data);
   Status (*write_report_file)(const std::string& path, const std::string& html);
 };
