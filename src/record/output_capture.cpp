@@ -120,10 +120,19 @@ bool OutputCapture::read_once(Stream& stream, int64_t now_ms) {
   return true;
 }
 
-void OutputCapture::on_readable(int fd, int64_t now_ms) {
-  for (Stream& stream : streams_) {
-    if (stream.ours && stream.ours.get() == fd) {
-      read_once(stream, now_ms);
+void OutputCapture::read_available(int64_t now_ms) {
+  // In turns until a whole turn reads nothing, at one time: then a line the command
+  // wrote to one stream before a line on the other is never stamped after it. (Read
+  // one at a time, with the clock read for each, the second read could take in lines
+  // written after the first's, and a millisecond later.)
+  constexpr int kMaxTurns = 256;  // a command that never stops writing must not hold the loop
+  for (int turn = 0; turn < kMaxTurns; ++turn) {
+    bool read_any = false;
+    for (Stream& stream : streams_) {
+      read_any = (stream.ours && read_once(stream, now_ms)) || read_any;
+    }
+    if (!read_any) {
+      return;
     }
   }
 }

@@ -34,8 +34,9 @@ class OutputCapture {
 
   // Our ends, for poll(); -1 once a stream has ended.
   std::array<int, 2> poll_fds() const { return {streams_[0].ours.get(), streams_[1].ours.get()}; }
-  // Reads what is there on the stream with this fd, passes it on, stores its lines.
-  void on_readable(int fd, int64_t now_ms);
+  // One of them is readable: reads what is there on both, passes it on, stores the
+  // lines, all stamped `now_ms`.
+  void read_available(int64_t now_ms);
   // At the end of the recording: reads what is left without waiting for EOF (a
   // daemon may hold the stream open forever) and stores partial last lines.
   void drain(int64_t now_ms);

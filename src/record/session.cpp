@@ -203,6 +203,7 @@ bool sampling_loop(Session& s, int signal_fd) {
       tick(s);
     }
     bool process_events_ready = false;
+    bool output_ready = false;
     for (size_t i = 2; i < fds.size(); ++i) {
       if (fds[i].revents == 0) {
         continue;
@@ -213,11 +214,14 @@ bool sampling_loop(Session& s, int signal_fd) {
                  (s.exit_records && fds[i].fd == s.exit_records->fd())) {
         process_events_ready = true;
       } else if (s.capture) {
-        s.capture->on_readable(fds[i].fd, s.clock.now_ms());
+        output_ready = true;
       }
     }
     if (process_events_ready) {
       read_process_events(s);  // once, though both sockets woke us: it drains both
+    }
+    if (output_ready) {
+      s.capture->read_available(s.clock.now_ms());  // both streams, in order
     }
   }
   return true;
