@@ -286,12 +286,13 @@ Status Writer::finish() {
   // and deletes it. SQLite refuses while another connection (a viewer) has the file
   // open; then a checkpoint still puts everything in the recording itself.
   auto mode = journal_mode(db_.get(), "DELETE");
-  if (mode && *mode == "wal") {
+  if (!mode) {
+    return Error{"cannot write '" + path_ + "': " + mode.error().message};
+  }
+  if (*mode == "wal") {
     if (auto status = exec_sql(db_.get(), "PRAGMA wal_checkpoint(TRUNCATE)"); !status) {
       return Error{"cannot write '" + path_ + "': " + status.error().message};
     }
-  } else if (!mode) {
-    return Error{"cannot write '" + path_ + "': " + mode.error().message};
   }
   db_.reset();
   return Ok{};

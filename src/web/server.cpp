@@ -1,6 +1,6 @@
 #include "web/server.h"
 
-#include <arpa/inet.h>
+#include <sys/socket.h>
 #include <httplib.h>
 
 #include "common/text.h"
