@@ -96,6 +96,11 @@ class Bench:
         # The bench's own fork of the workload is the workload's root.
         self.keep(workload, "unrecorded", wall=wall, forks=machine_forks() - before)
 
+    def report(self, path):
+        """`canopy report --json` of a recording, parsed."""
+        return json.loads(subprocess.run([self.canopy, "report", "--json", path], check=True,
+                                         capture_output=True, text=True).stdout)
+
     def canopy_run(self, workload, interval, run):
         workload.prepare()
         path = os.path.join(self.tmp, f"{workload.key}-{interval}-{run}.canopy")
@@ -103,8 +108,7 @@ class Bench:
                            f"canopy record -i {interval}")
         if os.path.exists(path + "-wal"):
             fail(f"{path} was not checkpointed (a -wal file is left)")
-        report = json.loads(subprocess.run([self.canopy, "report", "--json", path], check=True,
-                                           capture_output=True, text=True).stdout)
+        report = self.report(path)
         samples = report["process_samples"]
         cpu_s = report["recorder_cpu_ns"] / 1e9
         size = os.path.getsize(path)
@@ -128,9 +132,7 @@ class Bench:
                 fail(f"{self.canopy} --version failed (status {status})")
             self.keep("fixed", "start", cpu=usage.ru_utime + usage.ru_stime)
             run_checked([self.canopy, "record", "-q", "-f", "-o", path, "--", "true"], "canopy record -- true")
-            report = json.loads(subprocess.run([self.canopy, "report", "--json", path], check=True,
-                                               capture_output=True, text=True).stdout)
-            self.keep("fixed", "record true", cpu=report["recorder_cpu_ns"] / 1e9)
+            self.keep("fixed", "record true", cpu=self.report(path)["recorder_cpu_ns"] / 1e9)
         os.remove(path)
 
     def floor_run(self, workload, interval, count, seconds):
