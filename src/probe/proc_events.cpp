@@ -102,60 +102,44 @@ Result<ProcEventSocket> ProcEventSocket::open() {
 }
 
 void ProcEventSocket::drain(const std::function<void(const ProcEvent&)>& on_event) {
-  alignas(nlmsghdr) char buffer[16384];
-  for (;;) {
-    ssize_t n = ::recv(fd_.get(), buffer, sizeof buffer, 0);
-    if (n < 0) {
-      if (errno == EINTR) {
-        continue;
-      }
-      if (errno == ENOBUFS) {
-        ++lost_;  // the queue overflowed: some events are gone, the rest still come
-        continue;
-      }
-      return;  // EAGAIN: nothing more queued
+  lost_ += receiver_.receive(fd_.get(), [&](const nlmsghdr& header) {
+    if (header.nlmsg_type == NLMSG_ERROR || header.nlmsg_type == NLMSG_NOOP) {
+      return;
     }
-    auto remaining = static_cast<int>(n);
-    for (auto* header = reinterpret_cast<nlmsghdr*>(buffer); NLMSG_OK(header, remaining);
-         header = NLMSG_NEXT(header, remaining)) {
-      if (header->nlmsg_type == NLMSG_ERROR || header->nlmsg_type == NLMSG_NOOP) {
-        continue;
-      }
-      const auto* message = static_cast<const cn_msg*>(NLMSG_DATA(header));
-      if (message->id.idx != CN_IDX_PROC || message->len < sizeof(proc_event) - sizeof(proc_event::event_data)) {
-        continue;
-      }
-      proc_event event{};
-      std::memcpy(&event, message->data, std::min<size_t>(message->len, sizeof event));
-      ProcEvent out;
-      out.monotonic_ns = event.timestamp_ns;
-      switch (event.what) {
-        case proc_event::PROC_EVENT_FORK:
-          if (event.event_data.fork.child_pid != event.event_data.fork.child_tgid) {
-            continue;  // a new thread
-          }
-          out.kind = ProcEvent::Kind::kFork;
-          out.pid = event.event_data.fork.child_tgid;
-          out.parent = event.event_data.fork.parent_tgid;
-          break;
-        case proc_event::PROC_EVENT_EXEC:
-          out.kind = ProcEvent::Kind::kExec;
-          out.pid = event.event_data.exec.process_tgid;
-          break;
-        case proc_event::PROC_EVENT_EXIT:
-          if (event.event_data.exit.process_pid != event.event_data.exit.process_tgid) {
-            continue;  // a thread other than the leader
-          }
-          out.kind = ProcEvent::Kind::kExit;
-          out.pid = event.event_data.exit.process_tgid;
-          out.wait_status = static_cast<int>(event.event_data.exit.exit_code);
-          break;
-        default:
-          continue;
-      }
-      on_event(out);
+    const auto* message = static_cast<const cn_msg*>(NLMSG_DATA(&header));
+    if (message->id.idx != CN_IDX_PROC || message->len < sizeof(proc_event) - sizeof(proc_event::event_data)) {
+      return;
     }
-  }
+    proc_event event{};
+    std::memcpy(&event, message->data, std::min<size_t>(message->len, sizeof event));
+    ProcEvent out;
+    out.monotonic_ns = event.timestamp_ns;
+    switch (event.what) {
+      case proc_event::PROC_EVENT_FORK:
+        if (event.event_data.fork.child_pid != event.event_data.fork.child_tgid) {
+          return;  // a new thread
+        }
+        out.kind = ProcEvent::Kind::kFork;
+        out.pid = event.event_data.fork.child_tgid;
+        out.parent = event.event_data.fork.parent_tgid;
+        break;
+      case proc_event::PROC_EVENT_EXEC:
+        out.kind = ProcEvent::Kind::kExec;
+        out.pid = event.event_data.exec.process_tgid;
+        break;
+      case proc_event::PROC_EVENT_EXIT:
+        if (event.event_data.exit.process_pid != event.event_data.exit.process_tgid) {
+          return;  // a thread other than the leader
+        }
+        out.kind = ProcEvent::Kind::kExit;
+        out.pid = event.event_data.exit.process_tgid;
+        out.wait_status = static_cast<int>(event.event_data.exit.exit_code);
+        break;
+      default:
+        return;
+    }
+    on_event(out);
+  });
 }
 
 }  // namespace canopy::probe

@@ -13,6 +13,7 @@
 
 #include "common/result.h"
 #include "common/scoped_resource.h"
+#include "probe/netlink_batch.h"
 
 namespace canopy::probe {
 
@@ -42,6 +43,8 @@ class ProcEventSocket {
  private:
   explicit ProcEventSocket(ScopedFd fd) : fd_(std::move(fd)) {}
   ScopedFd fd_;
+  // An event's datagram is under 100 bytes; a burst's come 32 to a call.
+  NetlinkBatchReceiver receiver_{32, 256};
   int64_t lost_ = 0;
 };
 

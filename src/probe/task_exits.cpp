@@ -15,7 +15,6 @@ namespace {
 
 // As for the process events: a build's exits come in bursts.
 constexpr int kReceiveBufferBytes = 16 << 20;
-constexpr size_t kMessageBufferBytes = 16 << 10;  // one exit record is about 600 bytes
 
 // The CPUs the kernel may run tasks on ("0-1"): registering for all of them is what
 // "every exit" takes, and the kernel refuses a mask that names a CPU it cannot have.
@@ -123,10 +122,6 @@ Result<TaskExitListener> TaskExitListener::open(int64_t cpu_count) {
   // Exit records arrive unasked, with sequence number 0.
   nl_socket_disable_seq_check(socket->sock);
   nl_socket_set_nonblocking(socket->sock);
-  // A record is well under a page, so a fixed buffer holds any: no peek for its size
-  // first, which would cost a second receive call per process that ends.
-  nl_socket_set_msg_buf_size(socket->sock, kMessageBufferBytes);
-  nl_socket_disable_msg_peek(socket->sock);
   return TaskExitListener(std::move(socket), std::move(cpumask));
 }
 
@@ -138,8 +133,7 @@ TaskExitListener::TaskExitListener(TaskExitListener&&) noexcept = default;
 TaskExitListener::~TaskExitListener() {
   if (socket_ && socket_->sock) {
     // The kernel would drop us at its next failed send anyway; say so at once. The
-    // wait for its answer reads records still queued: they go nowhere now.
-    nl_socket_modify_cb(socket_->sock, NL_CB_VALID, NL_CB_DEFAULT, nullptr, nullptr);
+    // wait for its answer reads records still queued, and libnl drops them.
     send_cpumask(socket_->sock, socket_->family, TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, cpumask_);
   }
 }
@@ -147,44 +141,32 @@ TaskExitListener::~TaskExitListener() {
 int TaskExitListener::fd() const { return nl_socket_get_fd(socket_->sock); }
 
 void TaskExitListener::drain(const std::function<void(const TaskExit&)>& on_exit) {
-  on_exit_ = &on_exit;
-  auto on_message = [](nl_msg* message, void* self) -> int {
-    auto* listener = static_cast<TaskExitListener*>(self);
-    nlmsghdr* header = nlmsg_hdr(message);
+  lost_ += receiver_.receive(fd(), [&](const nlmsghdr& message) {
+    auto* header = const_cast<nlmsghdr*>(&message);  // libnl's parsers take it so, and only read
+    if (header->nlmsg_type != socket_->family) {
+      return;  // an error or an acknowledgement
+    }
     auto* generic = static_cast<genlmsghdr*>(nlmsg_data(header));
     if (generic->cmd != TASKSTATS_CMD_NEW) {
-      return NL_OK;
+      return;
     }
     nlattr* attributes[TASKSTATS_TYPE_MAX + 1];
     if (genlmsg_parse(header, 0, attributes, TASKSTATS_TYPE_MAX, nullptr) < 0 ||
         !attributes[TASKSTATS_TYPE_AGGR_PID]) {
-      return NL_OK;  // a thread group's aggregate holds no CPU or memory figures
+      return;  // a thread group's aggregate holds no CPU or memory figures
     }
     nlattr* nested[TASKSTATS_TYPE_MAX + 1];
     if (nla_parse_nested(nested, TASKSTATS_TYPE_MAX, attributes[TASKSTATS_TYPE_AGGR_PID], nullptr) < 0 ||
         !nested[TASKSTATS_TYPE_STATS]) {
-      return NL_OK;
+      return;
     }
     // The kernel's struct may be older (shorter) or newer than ours: fields are only
     // ever appended, so copy what both have.
     taskstats stats{};
     std::memcpy(&stats, nla_data(nested[TASKSTATS_TYPE_STATS]),
                 std::min<size_t>(static_cast<size_t>(nla_len(nested[TASKSTATS_TYPE_STATS])), sizeof stats));
-    (*listener->on_exit_)(task_exit_from(stats));
-    return NL_OK;
-  };
-  nl_socket_modify_cb(socket_->sock, NL_CB_VALID, NL_CB_CUSTOM, on_message, this);
-  for (;;) {
-    int rc = nl_recvmsgs_default(socket_->sock);
-    if (rc == -NLE_NOMEM) {
-      ++lost_;  // ENOBUFS: the queue overflowed and records are gone
-      continue;
-    }
-    if (rc < 0) {
-      break;  // -NLE_AGAIN: nothing more queued
-    }
-  }
-  on_exit_ = nullptr;
+    on_exit(task_exit_from(stats));
+  });
 }
 
 }  // namespace canopy::probe

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "common/result.h"
+#include "probe/netlink_batch.h"
 
 struct nl_sock;
 
@@ -53,8 +54,10 @@ class TaskExitListener {
   explicit TaskExitListener(std::unique_ptr<Socket> socket, std::string cpumask);
   std::unique_ptr<Socket> socket_;
   std::string cpumask_;
+  // One exit record is about 600 bytes; a process's last thread's carries its
+  // thread group's too.
+  NetlinkBatchReceiver receiver_{8, 4096};
   int64_t lost_ = 0;
-  const std::function<void(const TaskExit&)>* on_exit_ = nullptr;  // during drain()
 };
 
 }  // namespace canopy::probe
