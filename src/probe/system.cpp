@@ -43,6 +43,12 @@ std::string local_timezone_name() {
 
 }  // namespace
 
+uint64_t now_monotonic_ns() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(ts.tv_nsec);
+}
+
 int64_t now_epoch_ms() { return clock_ms(CLOCK_REALTIME); }
 
 HostInfo read_host_info() {

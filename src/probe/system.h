@@ -27,6 +27,8 @@ HostInfo read_host_info();
 
 // Milliseconds since the Unix epoch, UTC.
 int64_t now_epoch_ms();
+// CLOCK_MONOTONIC in ns: the clock of the kernel's process event timestamps.
+uint64_t now_monotonic_ns();
 
 // Processes (and threads) the machine has created since boot: /proc/stat's
 // `processes`. Its growth over a recording bounds what polling can have missed.

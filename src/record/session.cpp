@@ -53,7 +53,7 @@ void read_process_events(Session& s) {
         s.sampler.on_fork(e.pid, e.parent, t);
         break;
       case probe::ProcEvent::Kind::kExec:
-        s.sampler.on_exec(e.pid, t);
+        s.sampler.on_exec(e.pid, t, e.monotonic_ns);
         break;
       case probe::ProcEvent::Kind::kExit:
         s.sampler.on_exit(e.pid, e.wait_status, t);

@@ -33,6 +33,7 @@ TreeSampler::Tracked* TreeSampler::track(pid_t pid, std::optional<Parent> parent
   if (!files) {
     return nullptr;
   }
+  const uint64_t read_ns = probe::now_monotonic_ns();
   auto stat = files->read_stat();
   // A child found in its parent's list whose ppid differs is a reused PID: the child
   // ended between the list and the open, and this is an unrelated process. A fork
@@ -69,6 +70,7 @@ TreeSampler::Tracked* TreeSampler::track(pid_t pid, std::optional<Parent> parent
     p.row.exe = p.files.read_exe();
     p.row.cmdline = p.files.read_cmdline();
     p.identity_pending = p.row.cmdline.empty();
+    p.identity_read_ns = p.identity_pending ? 0 : read_ns;
   }
   p.row.first_seen_ms = seen_ms;
   p.row.last_seen_ms = seen_ms;

@@ -61,7 +61,8 @@ class TreeSampler {
   // tracks the child at once; one already gone is still recorded, from the events
   // alone (its parent's name, no samples). An exit ends the process with its status.
   void on_fork(pid_t pid, pid_t parent, int64_t t_ms);
-  void on_exec(pid_t pid, int64_t t_ms);
+  // `monotonic_ns`: the event's own timestamp, on CLOCK_MONOTONIC.
+  void on_exec(pid_t pid, int64_t t_ms, uint64_t monotonic_ns);
   void on_exit(pid_t pid, int wait_status, int64_t t_ms);
   // The kernel's queue of process events overflowed: some forks went unheard. From the
   // next tick on, children are found from the children lists, of every process once.
@@ -108,6 +109,10 @@ class TreeSampler {
     // command line reads empty, so it is read again the next time the process runs.
     bool identity_pending = false;
     bool exec_event_pending = false;
+    // When its name, executable and command line were read from its own files (0:
+    // copied from its parent, or not read yet). An exec event stamped before it is
+    // already in them.
+    uint64_t identity_read_ns = 0;
     std::optional<int64_t> exit_event_ms;  // its exit event came; a child of ours awaits reaping
   };
   enum class Outcome { kAlive, kEnded, kZombieChild };

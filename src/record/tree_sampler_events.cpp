@@ -168,12 +168,18 @@ void TreeSampler::on_fork(pid_t pid, pid_t parent, int64_t t_ms) {
   ghosts_.emplace(pid, std::move(row));
 }
 
-void TreeSampler::on_exec(pid_t pid, int64_t t_ms) {
+void TreeSampler::on_exec(pid_t pid, int64_t t_ms, uint64_t monotonic_ns) {
   auto it = alive_.find(pid);
   if (it == alive_.end() || it->second.exited) {
     return;
   }
   Tracked& p = it->second;
+  // The kernel stamps the event once the new image is in place. A fork event handled
+  // late (the usual case: the child execs while the recorder wakes) read the process
+  // after this exec, so there is nothing new to read.
+  if (monotonic_ns < p.identity_read_ns) {
+    return;
+  }
   auto stat = p.files.read_stat();
   if (!stat) {
     return;
