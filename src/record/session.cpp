@@ -32,18 +32,29 @@ const char* signal_name(int signal) {
 
 // Fork, exec and exit of the tree's processes at their exact times, before anything
 // else looks at the tree: a tick, or the reaping of a child.
-void read_process_events(Session& s) {
+void read_process_events(Session& s, EventsReady ready) {
   if (!s.recording) {
     return;
   }
-  // Exit records first: the kernel sends each before its process's exit event.
-  if (s.exit_records) {
+  // Exit records first: the kernel sends each before its process's exit event. A
+  // wakeup for a fork or an exec alone skips them, and the receive call that would
+  // only have found their queue empty.
+  bool exit_records_read = false;
+  auto read_exit_records = [&] {
+    if (!s.exit_records || exit_records_read) {
+      return;
+    }
+    exit_records_read = true;
     // Each record's own arrival time: a drain during a burst of brief processes can
     // outlast some of them, and a record stamped before its process's fork would be
     // taken for an earlier process's with the same PID (ExitRecords::on_end).
     s.exit_records->drain([&](const probe::TaskExit& e) { s.sampler.on_task_exit(e, s.clock.now_ms()); });
+  };
+  if (ready.exit_records) {
+    read_exit_records();
   }
-  if (!s.process_events) {
+  // A record's exit event is on its way (it may have come after poll looked).
+  if (!s.process_events || !(ready.process_events || ready.exit_records)) {
     return;
   }
   s.process_events->drain([&](const probe::ProcEvent& e) {
@@ -56,6 +67,7 @@ void read_process_events(Session& s) {
         s.sampler.on_exec(e.pid, t, e.monotonic_ns);
         break;
       case probe::ProcEvent::Kind::kExit:
+        read_exit_records();
         s.sampler.on_exit(e.pid, e.wait_status, t);
         break;
     }
@@ -202,7 +214,7 @@ bool sampling_loop(Session& s, int signal_fd) {
       (void)!::read(timer.get(), &expirations, sizeof expirations);
       tick(s);
     }
-    bool process_events_ready = false;
+    EventsReady events_ready{false, false};
     bool output_ready = false;
     for (size_t i = 2; i < fds.size(); ++i) {
       if (fds[i].revents == 0) {
@@ -210,15 +222,16 @@ bool sampling_loop(Session& s, int signal_fd) {
       }
       if (s.marks && fds[i].fd == s.marks->poll_fd()) {
         read_marks(s);
-      } else if ((s.process_events && fds[i].fd == s.process_events->fd()) ||
-                 (s.exit_records && fds[i].fd == s.exit_records->fd())) {
-        process_events_ready = true;
+      } else if (s.process_events && fds[i].fd == s.process_events->fd()) {
+        events_ready.process_events = true;
+      } else if (s.exit_records && fds[i].fd == s.exit_records->fd()) {
+        events_ready.exit_records = true;
       } else if (s.capture) {
         output_ready = true;
       }
     }
-    if (process_events_ready) {
-      read_process_events(s);  // once, though both sockets woke us: it drains both
+    if (events_ready.process_events || events_ready.exit_records) {
+      read_process_events(s, events_ready);  // once, though both sockets woke us
     }
     if (output_ready) {
       s.capture->read_available(s.clock.now_ms());  // both streams, in order

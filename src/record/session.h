@@ -61,8 +61,15 @@ void print_error(const std::string& message);
 // "SIGTERM" for SIGTERM.
 const char* signal_name(int signal);
 
+// Which event sockets to drain: both, unless poll said which ones have something.
+struct EventsReady {
+  bool process_events = true;
+  bool exit_records = true;
+};
 // Fork, exec and exit of the tree's processes, and their exit records, drained now.
-void read_process_events(Session& s);
+// An exit record comes before its process's exit event, so the records are drained
+// before the first exit event even when poll found none: it may have come since.
+void read_process_events(Session& s, EventsReady ready = {});
 // Markers written with `canopy mark` since the last read.
 void read_marks(Session& s);
 // One line of the command's output (--capture-output), as an event.
