@@ -100,7 +100,8 @@ Result<Writer> Writer::create(const std::string& path, bool force) {
       {&writer.meta_, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)"},
       {&writer.process_insert_,
        "INSERT INTO process(id, pid, start_ticks, start_ms, parent_id, ppid, adopted, name, exe, cmdline, "
-       "first_seen_ms) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
+       "first_seen_ms, last_seen_ms, end_ms, exit_code, exit_signal, peak_rss_bytes, peak_rss_t_ms, hwm_bytes, "
+       "cpu_user_ns, cpu_system_ns) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
       {&writer.process_exec_, "UPDATE process SET name = ?2, exe = ?3, cmdline = ?4 WHERE id = ?1"},
       {&writer.process_end_,
        "UPDATE process SET last_seen_ms = ?2, end_ms = ?3, exit_code = ?4, exit_signal = ?5, peak_rss_bytes = ?6, "
@@ -149,23 +150,71 @@ void Writer::set_meta(const std::string& key, const std::string& value) {
 int64_t Writer::add_process(const ProcessRow& row) {
   int64_t id = static_cast<int64_t>(last_written_.size()) + 1;
   last_written_.emplace_back();
-  sqlite3_stmt* s = process_insert_.get();
-  sqlite3_bind_int64(s, 1, id);
-  sqlite3_bind_int64(s, 2, row.pid);
-  sqlite3_bind_int64(s, 3, row.start_ticks);
-  sqlite3_bind_int64(s, 4, row.start_ms);
-  bind_optional(s, 5, row.parent_id);
-  sqlite3_bind_int64(s, 6, row.ppid);
-  sqlite3_bind_int(s, 7, row.adopted ? 1 : 0);
-  bind_text(s, 8, row.name);
-  bind_text(s, 9, row.exe);
-  bind_text(s, 10, json_string_array(row.cmdline));
-  sqlite3_bind_int64(s, 11, row.first_seen_ms);
-  step(s);
+  if (pending_processes_.empty()) {
+    first_pending_process_id_ = id;
+  }
+  ProcessRow& pending = pending_processes_.emplace_back(row);
+  pending.id = id;
+  // What update_process_end writes is not known yet: NULL until it is (a recorder
+  // killed before leaves the process running to the end).
+  set_end_columns(pending, ProcessRow{});
   return id;
 }
 
+ProcessRow* Writer::pending_process(int64_t id) {
+  int64_t index = id - first_pending_process_id_;
+  return index >= 0 && index < static_cast<int64_t>(pending_processes_.size())
+             ? &pending_processes_[static_cast<size_t>(index)]
+             : nullptr;
+}
+
+void Writer::set_end_columns(ProcessRow& to, const ProcessRow& from) {
+  to.last_seen_ms = from.last_seen_ms;
+  to.end_ms = from.end_ms;
+  to.exit_code = from.exit_code;
+  to.exit_signal = from.exit_signal;
+  to.peak_rss_bytes = from.peak_rss_bytes;
+  to.peak_rss_t_ms = from.peak_rss_t_ms;
+  to.hwm_bytes = from.hwm_bytes;
+  to.cpu_user_ns = from.cpu_user_ns;
+  to.cpu_system_ns = from.cpu_system_ns;
+}
+
+void Writer::write_pending_processes() {
+  sqlite3_stmt* s = process_insert_.get();
+  for (const ProcessRow& row : pending_processes_) {
+    sqlite3_bind_int64(s, 1, row.id);
+    sqlite3_bind_int64(s, 2, row.pid);
+    sqlite3_bind_int64(s, 3, row.start_ticks);
+    sqlite3_bind_int64(s, 4, row.start_ms);
+    bind_optional(s, 5, row.parent_id);
+    sqlite3_bind_int64(s, 6, row.ppid);
+    sqlite3_bind_int(s, 7, row.adopted ? 1 : 0);
+    bind_text(s, 8, row.name);
+    bind_text(s, 9, row.exe);
+    bind_text(s, 10, json_string_array(row.cmdline));
+    sqlite3_bind_int64(s, 11, row.first_seen_ms);
+    bind_optional(s, 12, row.last_seen_ms);
+    bind_optional(s, 13, row.end_ms);
+    bind_optional(s, 14, row.exit_code);
+    bind_optional(s, 15, row.exit_signal);
+    bind_optional(s, 16, row.peak_rss_bytes);
+    bind_optional(s, 17, row.peak_rss_t_ms);
+    bind_optional(s, 18, row.hwm_bytes);
+    bind_optional(s, 19, row.cpu_user_ns);
+    bind_optional(s, 20, row.cpu_system_ns);
+    step(s);
+  }
+  pending_processes_.clear();
+}
+
 void Writer::update_process_exec(const ProcessRow& row) {
+  if (ProcessRow* pending = pending_process(row.id)) {
+    pending->name = row.name;
+    pending->exe = row.exe;
+    pending->cmdline = row.cmdline;
+    return;
+  }
   sqlite3_stmt* s = process_exec_.get();
   sqlite3_bind_int64(s, 1, row.id);
   bind_text(s, 2, row.name);
@@ -175,6 +224,11 @@ void Writer::update_process_exec(const ProcessRow& row) {
 }
 
 void Writer::update_process_end(const ProcessRow& row) {
+  if (ProcessRow* pending = pending_process(row.id)) {
+    set_end_columns(*pending, row);
+    pending->start_ms = row.start_ms;
+    return;
+  }
   sqlite3_stmt* s = process_end_.get();
   sqlite3_bind_int64(s, 1, row.id);
   bind_optional(s, 2, row.last_seen_ms);
@@ -268,6 +322,7 @@ void Writer::commit_if_due(int64_t now_ms) {
     return;
   }
   last_commit_ms_ = now_ms;
+  write_pending_processes();
   write_pending_ticks();
   if (auto status = exec_sql(db_.get(), "COMMIT; BEGIN"); !status && !failure_) {
     failure_ = Error{"cannot write '" + path_ + "': " + status.error().message};
@@ -275,6 +330,7 @@ void Writer::commit_if_due(int64_t now_ms) {
 }
 
 Status Writer::finish() {
+  write_pending_processes();
   write_pending_ticks();
   if (failure_) {
     return *failure_;

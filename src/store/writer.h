@@ -22,8 +22,10 @@ class Writer {
   static Result<Writer> create(const std::string& path, bool force);
 
   void set_meta(const std::string& key, const std::string& value);
-  // Returns the new process id.
+  // Returns the new process id. The row is written at the next commit, with what the
+  // updates below brought until then.
   int64_t add_process(const ProcessRow& row);
+  // Writes its name, executable and command line.
   void update_process_exec(const ProcessRow& row);
   // Writes what is known when a process ends: end, exit status, peaks and CPU.
   void update_process_end(const ProcessRow& row);
@@ -52,6 +54,12 @@ class Writer {
   // one written at its tick, and SQLite's code is warm for a batch where a lone
   // insert after each sleep ran cold.
   void write_pending_ticks();
+  // Most of a build's processes start and end between two commits: one insert then
+  // costs less than an insert and its updates, and nothing uncommitted survives a
+  // crash either way.
+  void write_pending_processes();
+  ProcessRow* pending_process(int64_t id);
+  static void set_end_columns(ProcessRow& to, const ProcessRow& from);
   void write_tick(const TickRow& row);
   void write_cgroup_tick(const CgroupTickRow& row);
 
@@ -66,6 +74,8 @@ class Writer {
   ScopedStmt cgroup_tick_;
   ScopedStmt event_;
   std::vector<SampleValues> last_written_;  // by process id
+  std::vector<ProcessRow> pending_processes_;  // ids from first_pending_process_id_ on
+  int64_t first_pending_process_id_ = 1;
   std::vector<TickRow> pending_ticks_;
   std::vector<CgroupTickRow> pending_cgroup_ticks_;
   int64_t last_commit_ms_ = 0;

@@ -83,6 +83,64 @@ TEST(Store, RoundTripWithCarryForward) {
   EXPECT_EQ(seen[2].second[kReadBytes], kUnknown);  // never known, never written
 }
 
+std::string query_text(const std::string& path, const char* sql) {
+  sqlite3* db = nullptr;
+  sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+  sqlite3_stmt* stmt = nullptr;
+  sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr);
+  std::string text = sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_text(stmt, 0)
+                         ? reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0))
+                         : "(none)";
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return text;
+}
+
+TEST(Store, AProcessRowIsCommittedWithTheUpdatesMadeBeforeAndAfterItsCommit) {
+  TempDir dir;
+  std::string path = dir.file("a.canopy");
+  auto writer = Writer::create(path, false);
+  ASSERT_TRUE(writer) << writer.error().message;
+  auto process = [](int64_t pid, const char* name) {
+    ProcessRow row;
+    row.pid = pid;
+    row.name = name;
+    row.cmdline = {name};
+    row.first_seen_ms = 10;
+    row.last_seen_ms = 10;  // the sampler's own view; the file has none until the end
+    return row;
+  };
+  ProcessRow running = process(1, "sh");
+  running.id = writer->add_process(running);
+  running.name = "cc";
+  running.cmdline = {"cc", "-c", "a.c"};
+  writer->update_process_exec(running);
+  ProcessRow brief = process(2, "true");
+  brief.id = writer->add_process(brief);
+  brief.end_ms = brief.last_seen_ms = 300;
+  brief.exit_code = 3;
+  writer->update_process_end(brief);
+  writer->commit_if_due(kCommitEveryMs);
+
+  // As a reader sees it while the recording goes on (or after the recorder is killed).
+  EXPECT_EQ(query_text(path, "SELECT name || ' ' || cmdline FROM process WHERE id = 1"), R"(cc ["cc","-c","a.c"])");
+  EXPECT_EQ(count_rows(path, "SELECT count(*) FROM process WHERE id = 1 AND last_seen_ms IS NULL AND end_ms IS NULL"), 1)
+      << "still running: no end, so readers run it to the recording's end";
+  EXPECT_EQ(count_rows(path, "SELECT exit_code FROM process WHERE id = 2 AND end_ms = 300 AND last_seen_ms = 300"), 3);
+
+  ProcessRow later = process(3, "sleep");
+  later.id = writer->add_process(later);
+  EXPECT_EQ(count_rows(path, "SELECT count(*) FROM process WHERE id = 3"), 0) << "not committed yet";
+  running.end_ms = running.last_seen_ms = 900;
+  running.exit_signal = 9;
+  writer->update_process_end(running);  // a row written at the previous commit
+  writer->commit_if_due(2 * kCommitEveryMs);
+  EXPECT_EQ(count_rows(path, "SELECT exit_signal FROM process WHERE id = 1 AND end_ms = 900"), 9);
+  EXPECT_EQ(count_rows(path, "SELECT count(*) FROM process WHERE id = 3"), 1);
+  ASSERT_TRUE(writer->finish());
+  EXPECT_EQ(count_rows(path, "SELECT count(*) FROM process"), 3);
+}
+
 TEST(Store, RefusesToOverwriteWithoutForce) {
   TempDir dir;
   std::string path = dir.file("a.canopy");
