@@ -41,7 +41,7 @@ class Writer {
   // The first write error, if any; the recorder stops recording on it.
   const std::optional<Error>& failure() const { return failure_; }
 
-  // Final commit, then checkpoint into a single file (journal_mode=DELETE).
+  // Final commit, then checkpoint into a single file, out of WAL mode.
   Status finish();
 
   const std::string& path() const { return path_; }

@@ -64,6 +64,13 @@ TEST(Store, RoundTripWithCarryForward) {
   // The row where only CPU changed stores NULL for every memory column.
   EXPECT_EQ(count_rows(path, "SELECT count(*) FROM sample WHERE t_ms = 1200 AND rss_anon_bytes IS NULL"), 1);
   EXPECT_FALSE(std::ifstream(path + "-wal").good()) << "finish() leaves one self-contained file";
+  EXPECT_FALSE(std::ifstream(path + "-journal").good());
+  // The header's write and read versions (bytes 18 and 19): 2 means WAL, which a reader
+  // could not open without creating files beside it, so not in a read-only place.
+  char header[20] = {};
+  std::ifstream(path, std::ios::binary).read(header, sizeof header);
+  EXPECT_EQ(header[18], 1);
+  EXPECT_EQ(header[19], 1);
 
   auto reader = Reader::open(path);
   ASSERT_TRUE(reader) << reader.error().message;
