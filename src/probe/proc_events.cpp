@@ -75,11 +75,12 @@ Result<ProcEventSocket> ProcEventSocket::open() {
     return status.error();
   }
   // The kernel ignores a subscription from outside its initial namespaces (a
-  // container) without an error: the socket would just stay silent. So fork a child
-  // that exits at once and wait for its fork event.
-  pid_t child = ::fork();
+  // container) without an error: the socket would just stay silent. So start a child
+  // that exits at once and wait for its fork event. vfork: the child borrows our
+  // memory until it exits, so no page tables are copied and freed for it.
+  pid_t child = ::vfork();
   if (child < 0) {
-    return Error{std::string("process events: cannot test them: fork: ") + std::strerror(errno)};
+    return Error{std::string("process events: cannot test them: vfork: ") + std::strerror(errno)};
   }
   if (child == 0) {
     ::_exit(0);
