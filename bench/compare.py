@@ -11,12 +11,14 @@ BENCH_ONLY (comma-separated workload keys: idle,churn,build,ramp)."""
 import json
 import os
 import signal
+import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections import defaultdict
+from contextlib import closing
 from datetime import datetime, timezone
 
 import peers as peer_tools
@@ -57,15 +59,22 @@ def live_pids():
     return {int(name) for name in os.listdir("/proc") if name.isdigit()}
 
 
-def run_checked(argv, what):
-    """Runs a measured command in a process group of its own; returns its wall time."""
+def run_measured(argv, what):
+    """Runs a measured command in a process group of its own; returns its wall time and
+    its rusage from wait4 (its own and that of the children it waited for)."""
     started = time.monotonic()
     child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, start_new_session=True)
-    status = child.wait()
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = status  # reaped here, for its rusage: Popen must not wait again
     wall = time.monotonic() - started
     if status != 0:
         fail(f"{what} failed (status {status}): {' '.join(argv)}")
-    return wall
+    return wall, usage
+
+
+def run_checked(argv, what):
+    """Runs a measured command in a process group of its own; returns its wall time."""
+    return run_measured(argv, what)[0]
 
 
 class Bench:
@@ -101,16 +110,28 @@ class Bench:
         return json.loads(subprocess.run([self.canopy, "report", "--json", path], check=True,
                                          capture_output=True, text=True).stdout)
 
+    def record(self, argv, path, what):
+        """Runs `canopy record ARGV` into PATH; returns its wall time, its report, and
+        the recorder's CPU over its whole life, as wait4 gives a peer's."""
+        wall, usage = run_measured([self.canopy, "record", "-q", "-f", "-o", path] + argv, what)
+        if os.path.exists(path + "-wal"):
+            fail(f"{path} was not checkpointed (a -wal file is left)")
+        # wait4 counts the tree too (canopy reaps its command). canopy wrote the tree's
+        # CPU, its getrusage(RUSAGE_CHILDREN) once the command was reaped, into the meta
+        # table before it finished the file.
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+            meta = dict(db.execute("SELECT key, value FROM meta WHERE key LIKE 'tree_cpu_%_ns'").fetchall())
+        if set(meta) != {"tree_cpu_user_ns", "tree_cpu_system_ns"}:
+            fail(f"{path} does not say the tree's CPU, so canopy's own cannot be told apart")
+        tree_s = sum(int(ns) for ns in meta.values()) / 1e9
+        return wall, self.report(path), usage.ru_utime + usage.ru_stime - tree_s
+
     def canopy_run(self, workload, interval, run):
         workload.prepare()
         path = os.path.join(self.tmp, f"{workload.key}-{interval}-{run}.canopy")
-        wall = run_checked([self.canopy, "record", "-q", "-i", str(interval), "-o", path, "--"] + workload.argv,
-                           f"canopy record -i {interval}")
-        if os.path.exists(path + "-wal"):
-            fail(f"{path} was not checkpointed (a -wal file is left)")
-        report = self.report(path)
+        wall, report, cpu_s = self.record(["-i", str(interval), "--"] + workload.argv, path,
+                                          f"canopy record -i {interval}")
         samples = report["process_samples"]
-        cpu_s = report["recorder_cpu_ns"] / 1e9
         size = os.path.getsize(path)
         self.keep(workload, f"canopy/{interval}", cpu=cpu_s, wall=wall, bytes=size,
                   us_per_sample=cpu_s * 1e6 / samples, bytes_per_sample=size / samples,
@@ -122,7 +143,7 @@ class Bench:
     def fixed_cost_run(self):
         """What every use of canopy pays whatever the workload: starting the binary
         (`canopy --version`, its CPU from wait4), and a whole recording of a command that
-        does nothing (`canopy record -- true`, the recorder's own rusage)."""
+        does nothing (`canopy record -- true`, from wait4 less the command's CPU)."""
         path = os.path.join(self.tmp, "true.canopy")
         for _ in range(FIXED_COST_REPEATS):
             child = subprocess.Popen([self.canopy, "--version"], stdout=subprocess.DEVNULL)
@@ -131,8 +152,7 @@ class Bench:
             if status != 0:
                 fail(f"{self.canopy} --version failed (status {status})")
             self.keep("fixed", "start", cpu=usage.ru_utime + usage.ru_stime)
-            run_checked([self.canopy, "record", "-q", "-f", "-o", path, "--", "true"], "canopy record -- true")
-            self.keep("fixed", "record true", cpu=self.report(path)["recorder_cpu_ns"] / 1e9)
+            self.keep("fixed", "record true", cpu=self.record(["--", "true"], path, "canopy record -- true")[2])
         os.remove(path)
 
     def floor_run(self, workload, interval, count, seconds):
@@ -357,7 +377,7 @@ def fixed_costs_line(values, runs):
 
     return (f"Fixed costs, CPU ({runs * FIXED_COST_REPEATS} of each, median (min–max)): starting canopy "
             f"(`canopy --version`) {spread(values[('fixed', 'start')]['cpu'], ms)}; a whole recording of a "
-            f"command that does nothing (`canopy record -- true`, the recorder's own rusage) "
+            f"command that does nothing (`canopy record -- true`) "
             f"{spread(values[('fixed', 'record true')]['cpu'], ms)}.")
 
 
