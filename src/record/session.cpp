@@ -1,7 +1,7 @@
 #include "record/session.h"
 
 #include <signal.h>
-#include <sys/poll.h>
+#include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <vector>
 
 namespace canopy::record {
 
@@ -53,7 +52,7 @@ void read_process_events(Session& s, EventsReady ready) {
   if (ready.exit_records) {
     read_exit_records();
   }
-  // A record's exit event is on its way (it may have come after poll looked).
+  // A record's exit event is on its way (it may have come after epoll looked).
   if (!s.process_events || !(ready.process_events || ready.exit_records)) {
     return;
   }
@@ -178,62 +177,74 @@ bool sampling_loop(Session& s, int signal_fd) {
     print_error(std::string("cannot start the sampling timer: ") + std::strerror(errno));
     return false;
   }
+  // epoll, not poll: a build wakes the recorder several times per process it starts,
+  // and poll registered with and left every file's wait queue on each wakeup.
+  ScopedFd epoll(::epoll_create1(EPOLL_CLOEXEC));
+  auto watch = [&](int fd) {
+    epoll_event event{};
+    event.events = EPOLLIN;
+    event.data.fd = fd;
+    return fd < 0 || ::epoll_ctl(epoll.get(), EPOLL_CTL_ADD, fd, &event) == 0;
+  };
+  // A captured stream's descriptor leaves the set by itself when it is closed at EOF.
+  const int marks_fd = s.marks ? s.marks->poll_fd() : -1;
+  const int process_events_fd = s.process_events ? s.process_events->fd() : -1;
+  const int exit_records_fd = s.exit_records ? s.exit_records->fd() : -1;
+  bool watching = epoll && watch(signal_fd) && watch(timer.get()) && watch(marks_fd) && watch(process_events_fd) &&
+                  watch(exit_records_fd);
+  if (s.capture) {
+    for (int fd : s.capture->poll_fds()) {
+      watching = watching && watch(fd);
+    }
+  }
+  if (!watching) {
+    print_error(std::string("epoll: ") + std::strerror(errno));
+    return false;
+  }
   while (!root_done(s) && !s.stop_requested) {
-    std::vector<pollfd> fds = {{signal_fd, POLLIN, 0}, {timer.get(), POLLIN, 0}};
-    if (s.marks && s.marks->poll_fd() >= 0) {
-      fds.push_back({s.marks->poll_fd(), POLLIN, 0});
-    }
-    if (s.process_events) {
-      fds.push_back({s.process_events->fd(), POLLIN, 0});
-    }
-    if (s.exit_records) {
-      fds.push_back({s.exit_records->fd(), POLLIN, 0});
-    }
-    if (s.capture) {
-      for (int fd : s.capture->poll_fds()) {
-        if (fd >= 0) {
-          fds.push_back({fd, POLLIN, 0});
-        }
-      }
-    }
-    if (::poll(fds.data(), fds.size(), -1) < 0) {
+    epoll_event ready[8];
+    int count = ::epoll_wait(epoll.get(), ready, 8, -1);
+    if (count < 0) {
       if (errno == EINTR) {
         continue;
       }
-      print_error(std::string("poll: ") + std::strerror(errno));
+      print_error(std::string("epoll_wait: ") + std::strerror(errno));
       return false;
     }
-    if (fds[0].revents & POLLIN) {
+    bool signal_ready = false;
+    bool timer_ready = false;
+    bool marks_ready = false;
+    EventsReady events_ready{false, false};
+    bool output_ready = false;
+    for (int i = 0; i < count; ++i) {
+      int fd = ready[i].data.fd;
+      signal_ready = signal_ready || fd == signal_fd;
+      timer_ready = timer_ready || fd == timer.get();
+      marks_ready = marks_ready || fd == marks_fd;
+      events_ready.process_events = events_ready.process_events || fd == process_events_fd;
+      events_ready.exit_records = events_ready.exit_records || fd == exit_records_fd;
+      output_ready = output_ready || (fd != signal_fd && fd != timer.get() && fd != marks_fd &&
+                                      fd != process_events_fd && fd != exit_records_fd);
+    }
+    // In this order: a reaped child's figures, then a tick, then what came besides.
+    if (signal_ready) {
       signalfd_siginfo info{};
       while (::read(signal_fd, &info, sizeof info) == sizeof info) {
         handle_signal(s, info);
       }
     }
-    if (fds[1].revents & POLLIN) {
+    if (timer_ready) {
       uint64_t expirations = 0;  // >1 when a tick overran: skip, never bunch up
       (void)!::read(timer.get(), &expirations, sizeof expirations);
       tick(s);
     }
-    EventsReady events_ready{false, false};
-    bool output_ready = false;
-    for (size_t i = 2; i < fds.size(); ++i) {
-      if (fds[i].revents == 0) {
-        continue;
-      }
-      if (s.marks && fds[i].fd == s.marks->poll_fd()) {
-        read_marks(s);
-      } else if (s.process_events && fds[i].fd == s.process_events->fd()) {
-        events_ready.process_events = true;
-      } else if (s.exit_records && fds[i].fd == s.exit_records->fd()) {
-        events_ready.exit_records = true;
-      } else if (s.capture) {
-        output_ready = true;
-      }
+    if (marks_ready) {
+      read_marks(s);
     }
     if (events_ready.process_events || events_ready.exit_records) {
       read_process_events(s, events_ready);  // once, though both sockets woke us
     }
-    if (output_ready) {
+    if (output_ready && s.capture) {
       s.capture->read_available(s.clock.now_ms());  // both streams, in order
     }
   }

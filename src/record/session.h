@@ -61,14 +61,14 @@ void print_error(const std::string& message);
 // "SIGTERM" for SIGTERM.
 const char* signal_name(int signal);
 
-// Which event sockets to drain: both, unless poll said which ones have something.
+// Which event sockets to drain: both, unless epoll said which ones have something.
 struct EventsReady {
   bool process_events = true;
   bool exit_records = true;
 };
 // Fork, exec and exit of the tree's processes, and their exit records, drained now.
 // An exit record comes before its process's exit event, so the records are drained
-// before the first exit event even when poll found none: it may have come since.
+// before the first exit event even when epoll found none: it may have come since.
 void read_process_events(Session& s, EventsReady ready = {});
 // Markers written with `canopy mark` since the last read.
 void read_marks(Session& s);
@@ -76,8 +76,9 @@ void read_marks(Session& s);
 void add_output_line(Session& s, int64_t t_ms, const char* stream, const std::string& text);
 // Reaps the children that have exited, taking their final figures first.
 void handle_child_exits(Session& s);
-// Polls the tick timer and the signals until the root has ended (or, attaching, the
-// user asks to stop). Returns false on a failure of the loop's own machinery.
+// Waits on the tick timer, the signals and the event sockets until the root has ended
+// (or, attaching, the user asks to stop). Returns false on a failure of the loop's own
+// machinery.
 bool sampling_loop(Session& s, int signal_fd);
 
 }  // namespace canopy::record
