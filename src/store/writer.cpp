@@ -42,6 +42,19 @@ Result<std::string> journal_mode(sqlite3* db, const char* mode) {
   return column_text(statement->get(), 0);
 }
 
+// The columns set_end_columns copies, in the order of both statements that write them.
+void bind_end_columns(sqlite3_stmt* s, int first, const ProcessRow& row) {
+  bind_optional(s, first, row.last_seen_ms);
+  bind_optional(s, first + 1, row.end_ms);
+  bind_optional(s, first + 2, row.exit_code);
+  bind_optional(s, first + 3, row.exit_signal);
+  bind_optional(s, first + 4, row.peak_rss_bytes);
+  bind_optional(s, first + 5, row.peak_rss_t_ms);
+  bind_optional(s, first + 6, row.hwm_bytes);
+  bind_optional(s, first + 7, row.cpu_user_ns);
+  bind_optional(s, first + 8, row.cpu_system_ns);
+}
+
 }  // namespace
 
 Result<Writer> Writer::create(const std::string& path, bool force) {
@@ -194,15 +207,7 @@ void Writer::write_pending_processes() {
     bind_text(s, 9, row.exe);
     bind_text(s, 10, json_string_array(row.cmdline));
     sqlite3_bind_int64(s, 11, row.first_seen_ms);
-    bind_optional(s, 12, row.last_seen_ms);
-    bind_optional(s, 13, row.end_ms);
-    bind_optional(s, 14, row.exit_code);
-    bind_optional(s, 15, row.exit_signal);
-    bind_optional(s, 16, row.peak_rss_bytes);
-    bind_optional(s, 17, row.peak_rss_t_ms);
-    bind_optional(s, 18, row.hwm_bytes);
-    bind_optional(s, 19, row.cpu_user_ns);
-    bind_optional(s, 20, row.cpu_system_ns);
+    bind_end_columns(s, 12, row);
     step(s);
   }
   pending_processes_.clear();
@@ -231,15 +236,7 @@ void Writer::update_process_end(const ProcessRow& row) {
   }
   sqlite3_stmt* s = process_end_.get();
   sqlite3_bind_int64(s, 1, row.id);
-  bind_optional(s, 2, row.last_seen_ms);
-  bind_optional(s, 3, row.end_ms);
-  bind_optional(s, 4, row.exit_code);
-  bind_optional(s, 5, row.exit_signal);
-  bind_optional(s, 6, row.peak_rss_bytes);
-  bind_optional(s, 7, row.peak_rss_t_ms);
-  bind_optional(s, 8, row.hwm_bytes);
-  bind_optional(s, 9, row.cpu_user_ns);
-  bind_optional(s, 10, row.cpu_system_ns);
+  bind_end_columns(s, 2, row);
   sqlite3_bind_int64(s, 11, row.start_ms);  // a fork event can make it exact after the insert
   step(s);
 }
