@@ -33,7 +33,7 @@ int64_t NetlinkBatchReceiver::receive(int fd, const std::function<void(const nlm
     for (int i = 0; i < received; ++i) {
       const mmsghdr& datagram = headers_[static_cast<size_t>(i)];
       if (datagram.msg_hdr.msg_flags & MSG_TRUNC) {
-        continue;  // larger than any its sender makes: not one of ours
+        continue;  // cut short, larger than any message its sender makes: not parsed
       }
       auto remaining = static_cast<int>(datagram.msg_len);
       for (auto* header = static_cast<const nlmsghdr*>(slots_[static_cast<size_t>(i)].iov_base);
@@ -43,7 +43,7 @@ int64_t NetlinkBatchReceiver::receive(int fd, const std::function<void(const nlm
     }
     if (static_cast<size_t>(received) < headers_.size()) {
       // The kernel stops a batch at the first empty read. An error after some
-      // messages (an overflow) is kept for the next call, which poll announces.
+      // messages (an overflow) is kept for the next call: the socket reads as ready.
       return overflows;
     }
   }

@@ -1,7 +1,7 @@
 // Receives what a non-blocking netlink socket has queued, many datagrams per call
 // (recvmmsg). Process events come three to a process, and a drain that reads them one
-// call at a time also pays a last call that only says the queue is empty: for a build's
-// thousands of brief processes, that is a third of the receiving.
+// call at a time also pays, at every wakeup, a last call that only says the queue is
+// empty.
 #pragma once
 
 #include <linux/netlink.h>

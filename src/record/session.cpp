@@ -186,7 +186,9 @@ bool sampling_loop(Session& s, int signal_fd) {
     event.data.fd = fd;
     return fd < 0 || ::epoll_ctl(epoll.get(), EPOLL_CTL_ADD, fd, &event) == 0;
   };
-  // A captured stream's descriptor leaves the set by itself when it is closed at EOF.
+  // A captured stream's descriptor leaves the set by itself when it is closed at EOF:
+  // ours are all close-on-exec, and nothing is forked while the loop runs, so that
+  // close drops the last reference.
   const int marks_fd = s.marks ? s.marks->poll_fd() : -1;
   const int process_events_fd = s.process_events ? s.process_events->fd() : -1;
   const int exit_records_fd = s.exit_records ? s.exit_records->fd() : -1;
