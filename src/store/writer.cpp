@@ -42,6 +42,19 @@ Result<std::string> journal_mode(sqlite3* db, const char* mode) {
   return column_text(statement->get(), 0);
 }
 
+// What update_process_end writes of a row.
+void set_end_columns(ProcessRow& to, const ProcessRow& from) {
+  to.last_seen_ms = from.last_seen_ms;
+  to.end_ms = from.end_ms;
+  to.exit_code = from.exit_code;
+  to.exit_signal = from.exit_signal;
+  to.peak_rss_bytes = from.peak_rss_bytes;
+  to.peak_rss_t_ms = from.peak_rss_t_ms;
+  to.hwm_bytes = from.hwm_bytes;
+  to.cpu_user_ns = from.cpu_user_ns;
+  to.cpu_system_ns = from.cpu_system_ns;
+}
+
 // The columns set_end_columns copies, in the order of both statements that write them.
 void bind_end_columns(sqlite3_stmt* s, int first, const ProcessRow& row) {
   bind_optional(s, first, row.last_seen_ms);
@@ -163,9 +176,6 @@ void Writer::set_meta(const std::string& key, const std::string& value) {
 int64_t Writer::add_process(const ProcessRow& row) {
   int64_t id = static_cast<int64_t>(last_written_.size()) + 1;
   last_written_.emplace_back();
-  if (pending_processes_.empty()) {
-    first_pending_process_id_ = id;
-  }
   ProcessRow& pending = pending_processes_.emplace_back(row);
   pending.id = id;
   // What update_process_end writes is not known yet: NULL until it is (a recorder
@@ -175,22 +185,12 @@ int64_t Writer::add_process(const ProcessRow& row) {
 }
 
 ProcessRow* Writer::pending_process(int64_t id) {
-  int64_t index = id - first_pending_process_id_;
+  // Ids are dense and the pending rows are the newest: the last of them has the
+  // last id given out.
+  int64_t index = id - static_cast<int64_t>(last_written_.size() - pending_processes_.size()) - 1;
   return index >= 0 && index < static_cast<int64_t>(pending_processes_.size())
              ? &pending_processes_[static_cast<size_t>(index)]
              : nullptr;
-}
-
-void Writer::set_end_columns(ProcessRow& to, const ProcessRow& from) {
-  to.last_seen_ms = from.last_seen_ms;
-  to.end_ms = from.end_ms;
-  to.exit_code = from.exit_code;
-  to.exit_signal = from.exit_signal;
-  to.peak_rss_bytes = from.peak_rss_bytes;
-  to.peak_rss_t_ms = from.peak_rss_t_ms;
-  to.hwm_bytes = from.hwm_bytes;
-  to.cpu_user_ns = from.cpu_user_ns;
-  to.cpu_system_ns = from.cpu_system_ns;
 }
 
 void Writer::write_pending_processes() {

@@ -58,8 +58,8 @@ class Writer {
   // costs less than an insert and its updates, and nothing uncommitted survives a
   // crash either way.
   void write_pending_processes();
+  // The pending row of process `id`, or nullptr once it is written.
   ProcessRow* pending_process(int64_t id);
-  static void set_end_columns(ProcessRow& to, const ProcessRow& from);
   void write_tick(const TickRow& row);
   void write_cgroup_tick(const CgroupTickRow& row);
 
@@ -74,8 +74,7 @@ class Writer {
   ScopedStmt cgroup_tick_;
   ScopedStmt event_;
   std::vector<SampleValues> last_written_;  // by process id
-  std::vector<ProcessRow> pending_processes_;  // ids from first_pending_process_id_ on
-  int64_t first_pending_process_id_ = 1;
+  std::vector<ProcessRow> pending_processes_;  // the newest ids, in order
   std::vector<TickRow> pending_ticks_;
   std::vector<CgroupTickRow> pending_cgroup_ticks_;
   int64_t last_commit_ms_ = 0;
