@@ -32,7 +32,7 @@ class OutputCapture {
   // Once the command has started: only it holds its ends, so that ours see EOF.
   void close_child_ends();
 
-  // Our ends, for poll(); -1 once a stream has ended.
+  // Our ends, for the recorder's epoll set; -1 once a stream has ended.
   std::array<int, 2> poll_fds() const { return {streams_[0].ours.get(), streams_[1].ours.get()}; }
   // One of them is readable: reads what is there on both, passes it on, stores the
   // lines, all stamped `now_ms`.

@@ -16,11 +16,7 @@ namespace canopy::record {
 
 void print_error(const std::string& message) { std::fprintf(stderr, "canopy: %s\n", message.c_str()); }
 
-int64_t monotonic_ms() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000;
-}
+int64_t monotonic_ms() { return static_cast<int64_t>(probe::now_monotonic_ns() / 1'000'000); }
 
 const char* signal_name(int signal) {
   const char* abbrev = ::sigabbrev_np(signal);
