@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <unordered_map>
 
 namespace canopy::analyze {
@@ -27,6 +28,7 @@ struct Series {
   int64_t begin_ms = 0;
   int64_t span_ms = 0;
   int64_t ticks = 0;
+  std::optional<int64_t> end_ms;
   std::vector<int64_t> rss_bytes;  // at each bucket's end; -1 until a row lands in it
   std::vector<int64_t> cpu_ns;
 };
@@ -146,6 +148,7 @@ Result<GrowthReport> analyze_growth(const store::Reader& reader, const std::vect
     Series s;
     s.process = &p;
     s.begin_ms = p.first_seen_ms;
+    s.end_ms = p.end_ms;
     // Still running at the end: seen until the recording's end (or, interrupted, its
     // last sample).
     s.span_ms = p.end_ms.value_or(p.last_seen_ms.value_or(end_ms)) - s.begin_ms;
@@ -179,7 +182,13 @@ Result<GrowthReport> analyze_growth(const store::Reader& reader, const std::vect
         const auto points = static_cast<int64_t>(s.rss_bytes.size());
         int64_t bucket = std::clamp<int64_t>((t_ms - s.begin_ms) * points / s.span_ms, 0, points - 1);
         s.rss_bytes[static_cast<size_t>(bucket)] = v.rss_bytes();  // rows come in time order: the last wins
-        s.cpu_ns[static_cast<size_t>(bucket)] = v.cpu_ns();
+        // The sample at its end holds the zombie's final CPU, which includes the exit
+        // itself (unmapping its memory, closing its files): not work it did while
+        // alive, and enough on a slow machine to make one that slept to its end look
+        // busy at the end.
+        if (!s.end_ms || t_ms < *s.end_ms) {
+          s.cpu_ns[static_cast<size_t>(bucket)] = v.cpu_ns();
+        }
       },
       kColumns);
   if (!visited) {

@@ -34,8 +34,8 @@ TEST(Growth, ASteadyLeakIsFlaggedWithItsRate) {
   EXPECT_LE(leak["slope_bytes_per_min"].get<double>(), 2400.0 * 1.10 * mib(1));
   EXPECT_GE(leak["slope_bytes_per_min"].get<double>(), 2400.0 * 0.70 * mib(1));
   EXPECT_GE(leak["max_bytes"].get<int64_t>() - leak["start_bytes"].get<int64_t>(), mib(120));
-  // Asleep for the last 1.5 s, holding it all. (Its very end is not idle: unmapping
-  // 160 MiB at exit takes CPU.)
+  // Asleep for the last 1.5 s, holding it all (unmapping 160 MiB at its exit takes
+  // CPU, but that is not counted as work while alive).
   EXPECT_GE(leak["idle_after_max_ms"].get<int64_t>(), 1000);
 
   auto text = run({kCanopy, "report", path}).out;

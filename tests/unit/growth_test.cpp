@@ -28,6 +28,8 @@ struct Shape {
   std::function<int64_t(int64_t)> cpu_at;
   // A last sample caught while the kernel tears the process down: no address space.
   bool torn_down_at_exit = false;
+  // CPU its exit took (unmapping, closing), in the zombie's final figures at its end.
+  int64_t exit_cpu_ns = 0;
 };
 
 Result<GrowthReport> growth_of(const TempDir& dir, const Shape& shape) {
@@ -61,6 +63,15 @@ Result<GrowthReport> growth_of(const TempDir& dir, const Shape& shape) {
       gone[store::kCpuUserNs] = shape.cpu_at(shape.life_ms);
       gone[store::kCpuSystemNs] = 0;
       writer->add_sample(kStartMs + shape.life_ms, row.id, gone);
+    }
+    if (shape.exit_cpu_ns > 0) {
+      store::SampleValues zombie;  // its memory as it was, its CPU final
+      zombie[store::kRssAnonBytes] = shape.rss_at(shape.life_ms);
+      zombie[store::kRssFileBytes] = 0;
+      zombie[store::kRssShmemBytes] = 0;
+      zombie[store::kCpuUserNs] = shape.cpu_at(shape.life_ms) + shape.exit_cpu_ns;
+      zombie[store::kCpuSystemNs] = 0;
+      writer->add_sample(kStartMs + shape.life_ms, row.id, zombie);
     }
     row.end_ms = kStartMs + shape.life_ms;
     row.last_seen_ms = row.end_ms;
@@ -135,6 +146,24 @@ TEST(Growth, ARiseThatFallsBackWhenIdleReturned) {
   EXPECT_TRUE(f.idle_at_end);
   // Idle from 30 s on, after its highest at 20 s: 30 s idle.
   EXPECT_NEAR(static_cast<double>(f.idle_after_max_ms), 30'000, 500);
+}
+
+TEST(Growth, TheExitsOwnCpuDoesNotMakeTheEndBusy) {
+  // Up 100 MiB under load for 10 s, given back, asleep from 10 s to the end at 60 s;
+  // its exit took 200 ms of CPU, far over the 1% of a core that is idle.
+  TempDir dir;
+  auto rss = [](int64_t t) { return (t < 10'000 ? 5 + t * 100 / 10'000 : 5) * kMiB; };
+  auto cpu = [](int64_t t) { return std::min<int64_t>(t, 10'000) * 1'000'000; };
+  Shape shape{60'000, rss, cpu};
+  shape.exit_cpu_ns = 200'000'000;
+  auto report = growth_of(dir, shape);
+  ASSERT_TRUE(report) << report.error().message;
+  ASSERT_EQ(report->findings.size(), 1u);
+  const GrowthFinding& f = report->findings[0];
+  EXPECT_EQ(f.verdict, GrowthFinding::Verdict::kReturned);
+  EXPECT_TRUE(f.idle_at_end);
+  // Idle from 10 s, its highest, to the end: all 50 s of it.
+  EXPECT_NEAR(static_cast<double>(f.idle_after_max_ms), 50'000, 500);
 }
 
 TEST(Growth, AStepThatStaysUpIsHeldNotSteady) {
