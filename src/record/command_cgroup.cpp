@@ -241,6 +241,7 @@ void CommandCgroup::open_counters(const ResourceLimits& limits) {
     memory_current_ = probe::CgroupFile(join(memory, "memory.current"));
     memory_peak_ = probe::CgroupFile(join(memory, "memory.peak"));
     cpu_usage_ = probe::CgroupFile(join(memory, "cpu.stat"));
+    cpu_members_ = probe::CgroupFile(join(memory, "cgroup.procs"));
     memory_events_ = probe::CgroupFile(join(memory, "memory.events"));  // OOM kills too
     if (limits.max_processes) {
       pids_events_ = probe::CgroupFile(join(memory, "pids.events"));
@@ -257,6 +258,7 @@ void CommandCgroup::open_counters(const ResourceLimits& limits) {
   }
   if (!cpu_directory_.empty()) {
     cpu_usage_ = probe::CgroupFile(join(cpu_directory_, "cpuacct.usage"));
+    cpu_members_ = probe::CgroupFile(join(cpu_directory_, "cgroup.procs"));
   }
   for (const auto& directory : directories_) {
     if (limits.max_processes && ::access(join(directory.path, "pids.events").c_str(), R_OK) == 0) {
@@ -308,14 +310,7 @@ std::optional<CgroupReading> CommandCgroup::read() const {
   if (auto peak = memory_peak_.read()) {
     reading.memory_peak_bytes = probe::single_value(*peak);
   }
-  if (auto cpu = cpu_usage_.read()) {
-    if (version_ == 2) {
-      auto usec = probe::flat_key_value(*cpu, "usage_usec");
-      reading.cpu_ns = usec ? std::optional<int64_t>(*usec * 1000) : std::nullopt;
-    } else {
-      reading.cpu_ns = probe::single_value(*cpu);
-    }
-  }
+  reading.cpu_ns = tree_cpu_ns();
   if (auto events = memory_events_.read()) {
     reading.oom_kills = probe::flat_key_value(*events, "oom_kill").value_or(0);
     if (version_ == 2) {
@@ -331,6 +326,23 @@ std::optional<CgroupReading> CommandCgroup::read() const {
     reading.pids_limit_hits = probe::flat_key_value(*pids, "max").value_or(0);
   }
   return reading;
+}
+
+std::optional<int64_t> CommandCgroup::tree_cpu_ns() const {
+  auto cpu = cpu_usage_.read();
+  if (!cpu) {
+    return std::nullopt;
+  }
+  if (version_ == 2) {
+    auto usec = probe::flat_key_value(*cpu, "usage_usec");
+    return usec ? std::optional<int64_t>(*usec * 1000) : std::nullopt;
+  }
+  return probe::single_value(*cpu);
+}
+
+std::vector<pid_t> CommandCgroup::tree_cpu_members() const {
+  auto text = cpu_members_.read();
+  return text ? probe::pid_list(*text) : std::vector<pid_t>{};
 }
 
 std::vector<pid_t> CommandCgroup::members() const {

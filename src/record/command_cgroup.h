@@ -16,6 +16,7 @@
 #include "common/scoped_resource.h"
 #include "probe/cgroup_files.h"
 #include "record/options.h"
+#include "record/tree_cpu_counter.h"
 
 namespace canopy::record {
 
@@ -28,7 +29,7 @@ struct CgroupReading {
   int64_t pids_limit_hits = 0;               // forks refused by pids.max
 };
 
-class CommandCgroup {
+class CommandCgroup : public TreeCpuCounter {
  public:
   // Makes `canopy-PID` with `limits` (memory, swap, CPU share, process count) set.
   // The error says why for each version. Without --swap-limit, a memory limit allows
@@ -43,7 +44,7 @@ class CommandCgroup {
   // Stops what is still in it when the run had limits (or moves it out to our own
   // cgroup when not: an unlimited run's daemons outlive it, as under `time`), then
   // removes the directories.
-  ~CommandCgroup();
+  ~CommandCgroup() override;
 
   int version() const { return version_; }
   const std::string& description() const { return description_; }
@@ -54,6 +55,10 @@ class CommandCgroup {
   Status add(pid_t pid);
   std::optional<CgroupReading> read() const;
   std::vector<pid_t> members() const;
+  // The CPU counter alone (v2 cpu.stat, v1 cpuacct.usage), and the members of the
+  // hierarchy that keeps it.
+  std::optional<int64_t> tree_cpu_ns() const override;
+  std::vector<pid_t> tree_cpu_members() const override;
   void signal_all(int signal) const;
   // SIGKILL to every member with none able to fork away (frozen first, or cgroup.kill),
   // until it is empty or two seconds have passed.
@@ -79,7 +84,7 @@ class CommandCgroup {
   std::string freezer_directory_;       // v1, when mounted
   bool limited_ = false;
   ScopedFd clone_fd_;
-  probe::CgroupFile memory_current_, memory_peak_, cpu_usage_, memory_events_, memory_failcnt_,
+  probe::CgroupFile memory_current_, memory_peak_, cpu_usage_, cpu_members_, memory_events_, memory_failcnt_,
       memsw_failcnt_, pids_events_;
 };
 

@@ -262,7 +262,9 @@ int run_record(const RecordOptions& options, std::string* complete_recording) {
     return kExitRecorderFailed;  // the gated child is aborted by ~Launch
   }
   probe::HostInfo host = probe::read_host_info();
-  TreeSampler sampler(*writer, host, {options.pss, options.pss_interval_ms, run_mode, process_events.has_value()});
+  TreeSampler sampler(*writer, host,
+                      {options.pss, options.pss_interval_ms, run_mode, process_events.has_value(),
+                       cgroup ? &*cgroup : nullptr});
   Session session{options,        RecordingClock(), *writer, sampler, root, run_mode, std::nullopt, false, true,
                   capture ? &*capture : nullptr, marks ? &*marks : nullptr,
                   process_events ? &*process_events : nullptr, exit_records ? &*exit_records : nullptr};

@@ -148,10 +148,15 @@ void TreeSampler::read_memory(Tracked& p, const probe::StatmFields& statm, bool 
   v[store::kRssFileBytes] = shared_bytes - v[store::kRssShmemBytes];
 }
 
-TreeSampler::Outcome TreeSampler::sample(Tracked& p, int64_t t_ms, bool first) {
+TreeSampler::Outcome TreeSampler::sample(Tracked& p, int64_t t_ms, bool first, bool tree_still) {
   t_ms = seen_at(t_ms);
   std::optional<int64_t> run_ns;
-  if (p.files.has_schedstat()) {
+  // None of its threads ran, so its schedstat stands where it did. (Nor can it have
+  // ended unseen: ending takes CPU.)
+  const bool still = tree_still && !first && p.last_run_ns >= 0;
+  if (still) {
+    run_ns = p.last_run_ns;
+  } else if (p.files.has_schedstat()) {
     run_ns = p.files.read_run_ns();
     if (!run_ns) {
       return Outcome::kEnded;
@@ -159,7 +164,7 @@ TreeSampler::Outcome TreeSampler::sample(Tracked& p, int64_t t_ms, bool first) {
   }
   // schedstat covers only the leader thread, so a process with several threads may
   // have run (and forked) without it showing: such processes are read in full.
-  p.ran = first || !run_ns || p.threads > 1 || *run_ns != p.last_run_ns;
+  p.ran = !still && (first || !run_ns || p.threads > 1 || *run_ns != p.last_run_ns);
   // PSS changes when *other* processes map or unmap the pages it shares, so it is
   // read when due even if this process did nothing.
   bool pss_due = options_.pss && (first || t_ms - p.last_pss_ms >= options_.pss_interval_ms);
@@ -277,6 +282,7 @@ int64_t TreeSampler::tick(int64_t t_ms) {
   t_ms = std::max(t_ms, latest_seen_ms_ + 1);
   exit_records_.expire(t_ms);
   kernel_moved_memory_.reset();  // asked again by this tick's first idle process
+  const bool tree_still = tree_stood_still(t_ms);
   std::vector<pid_t> ran;
   for (auto it = alive_.begin(); it != alive_.end();) {
     Tracked& p = it->second;
@@ -286,7 +292,7 @@ int64_t TreeSampler::tick(int64_t t_ms) {
       continue;
     }
     if (!p.exited) {
-      Outcome outcome = sample(p, t_ms, false);
+      Outcome outcome = sample(p, t_ms, false, tree_still);
       if (outcome == Outcome::kEnded && !awaits_exit_event(p)) {
         end(p, t_ms);
         if (p.exited) {
@@ -347,6 +353,34 @@ int64_t TreeSampler::tick(int64_t t_ms) {
   writer_.add_tick(row);
   last_tick_ms_ = t_ms;
   return t_ms;
+}
+
+bool TreeSampler::tree_stood_still(int64_t t_ms) {
+  if (!options_.tree_cpu) {
+    return false;
+  }
+  // v2 counts in microseconds: a tree that ran under one between two ticks can read
+  // as still. Its figures then come a tick late, as if it had run just after this one.
+  std::optional<int64_t> cpu_ns = options_.tree_cpu->tree_cpu_ns();
+  const bool moved = !cpu_ns || !last_tree_cpu_ns_ || *cpu_ns != *last_tree_cpu_ns_;
+  last_tree_cpu_ns_ = cpu_ns;
+  if (moved) {
+    return false;
+  }
+  // A process leaves the cgroup only when someone moves it: a rarer outside hand,
+  // caught within a second like the memory of processes that did not run. (Reading
+  // the members every tick would cost most of what the counter saves.) A child is
+  // born in its parent's cgroup, so the processes tracked since are covered.
+  if (t_ms - last_members_check_ms_ >= kStatmAtLeastEveryMs) {
+    last_members_check_ms_ = t_ms;
+    std::vector<pid_t> members = options_.tree_cpu->tree_cpu_members();
+    std::sort(members.begin(), members.end());
+    members.erase(std::unique(members.begin(), members.end()), members.end());
+    all_members_ = std::all_of(alive_.begin(), alive_.end(), [&](const auto& entry) {
+      return entry.second.exited || std::binary_search(members.begin(), members.end(), entry.first);
+    });
+  }
+  return all_members_;
 }
 
 std::vector<pid_t> TreeSampler::alive_pids() const {

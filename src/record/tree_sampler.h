@@ -24,6 +24,7 @@
 #include "probe/system.h"
 #include "probe/task_exits.h"
 #include "record/exit_records.h"
+#include "record/tree_cpu_counter.h"
 #include "store/writer.h"
 
 namespace canopy::record {
@@ -38,6 +39,9 @@ struct SamplerOptions {
   // The recorder hears the kernel's process events (on_fork, on_exec, on_exit): a
   // process seen ending is kept until its exit event brings the exact time and status.
   bool process_events = false;
+  // The tree's CPU in one counter (its cgroup). At a tick where it has not moved and
+  // it covers every live process, no schedstat is read: none of them ran.
+  const TreeCpuCounter* tree_cpu = nullptr;
 };
 
 class TreeSampler {
@@ -133,7 +137,11 @@ class TreeSampler {
   // and the parent's identity is known: the child's is a copy of it.
   const Tracked* same_image_parent(const probe::StatFields& child, pid_t parent) const;
   // kZombieChild: exited, and ours to reap (its exit status comes from wait).
-  Outcome sample(Tracked& p, int64_t t_ms, bool first);
+  // `tree_still`: no process of the tree ran since the previous tick.
+  Outcome sample(Tracked& p, int64_t t_ms, bool first, bool tree_still = false);
+  // Whether the tree's CPU counter stands where it stood at the previous tick, and
+  // counts every live process: then none of them ran in between.
+  bool tree_stood_still(int64_t t_ms);
   // Memory columns from statm, with status read when it can tell more.
   void read_memory(Tracked& p, const probe::StatmFields& statm, bool memory_changed, int64_t t_ms);
   void note_exec(Tracked& p, const std::string& new_name, int64_t t_ms);
@@ -178,6 +186,9 @@ class TreeSampler {
   // Every fork of the tree reaches on_fork: the children lists need not be read.
   bool forks_all_heard_;
   bool rediscover_all_ = false;  // the next tick reads every process's children list
+  std::optional<int64_t> last_tree_cpu_ns_;  // the counter at the previous tick
+  int64_t last_members_check_ms_ = std::numeric_limits<int64_t>::min() / 2;
+  bool all_members_ = false;  // at that check, the counter covered every live process
   std::unordered_map<pid_t, Tracked> alive_;
   // Processes known from their fork event only: gone before their /proc files could
   // be opened. Kept until their exit event.
