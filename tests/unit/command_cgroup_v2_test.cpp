@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "support/temp_dir.h"
 
@@ -93,6 +94,13 @@ TEST_F(FakeV2, MemoryOnlyGoesUnderTheNearestAncestorThatDelegatesIt) {
     // read on every tick.
     EXPECT_EQ(reading->pids_limit_hits, 0);
     EXPECT_TRUE(created->members().empty());
+    // What the sampler asks each tick: the CPU counter alone, and (once a second) the
+    // members it covers, both from the one v2 directory. (Emptied again before the
+    // end, which would otherwise stop those PIDs.)
+    EXPECT_EQ(created->tree_cpu_ns(), 1'500'000'000);
+    write(cgroup / "cgroup.procs", "4242\n4243\n");
+    EXPECT_EQ(created->tree_cpu_members(), (std::vector<pid_t>{4242, 4243}));
+    write(cgroup / "cgroup.procs", "");
     empty(cgroup);
   }
   EXPECT_FALSE(fs::exists(cgroup)) << "left behind";
