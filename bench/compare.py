@@ -27,6 +27,10 @@ import workloads
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CANOPY_INTERVALS = [10, 100, 1000]
 FLOOR_INTERVALS = [100, 10]
+# canopy asks no process whether it ran at a tick where the tree's cgroup used no CPU,
+# which is every tick of the idle workload. Without a cgroup it asks every process
+# every tick, as it does whenever some process of the tree runs between two ticks.
+EVERY_PROCESS_ASKED = ["--no-cgroup"]
 PEER_WARMUP_S = 0.5  # a tool starts (and takes its first sample) before the workload
 FIXED_COST_REPEATS = 20  # per run: each is a few milliseconds
 
@@ -126,14 +130,14 @@ class Bench:
         tree_s = sum(int(ns) for ns in meta.values()) / 1e9
         return wall, self.report(path), usage.ru_utime + usage.ru_stime - tree_s
 
-    def canopy_run(self, workload, interval, run):
+    def canopy_run(self, workload, interval, run, flags=()):
         workload.prepare()
         path = os.path.join(self.tmp, f"{workload.key}-{interval}-{run}.canopy")
-        wall, report, cpu_s = self.record(["-i", str(interval), "--"] + workload.argv, path,
-                                          f"canopy record -i {interval}")
+        wall, report, cpu_s = self.record(list(flags) + ["-i", str(interval), "--"] + workload.argv, path,
+                                          f"canopy record {' '.join(flags)} -i {interval}")
         samples = report["process_samples"]
         size = os.path.getsize(path)
-        self.keep(workload, f"canopy/{interval}", cpu=cpu_s, wall=wall, bytes=size,
+        self.keep(workload, canopy_config(interval, flags), cpu=cpu_s, wall=wall, bytes=size,
                   us_per_sample=cpu_s * 1e6 / samples, bytes_per_sample=size / samples,
                   captured=report["processes"], peak=report["peak_tree_rss_bytes"],
                   cgroup_peak=report.get("cgroup_peak_bytes"),
@@ -203,6 +207,10 @@ class Bench:
         cpu_s = usage.ru_utime + usage.ru_stime
         self.keep(workload, peer.key, cpu=cpu_s, wall=wall, bytes=os.path.getsize(out), captured=len(pids), peak=peak)
         os.remove(out)
+
+
+def canopy_config(interval, flags=()):
+    return " ".join(["canopy"] + list(flags)) + f"/{interval}"
 
 
 def _group_alive(pgid):
@@ -320,6 +328,9 @@ class Report:
                     self.lines.append(
                         f"| {workload.key} | the cgroup's peak (canopy -i 100) | | | | | | | | | "
                         f"{mib(median(cgroup))}: {percent_error(median(cgroup), workload.peak_bytes)} vs truth |")
+            for interval in FLOOR_INTERVALS:
+                self.row(workload, canopy_config(interval, EVERY_PROCESS_ASKED),
+                         f"canopy {' '.join(EVERY_PROCESS_ASKED)}: every process asked every tick", str(interval))
             for interval in FLOOR_INTERVALS:
                 self.row(workload, f"floor/{interval}", "floor: pread schedstat each tick, statm each second, kept open", str(interval))
             for peer in self.peers:
@@ -440,6 +451,9 @@ def main():
                     progress(f"run {run}/{runs}: {workload.key}: canopy -i {interval}")
                     bench.canopy_run(workload, interval, run)
                 if workload.key == "idle":
+                    for interval in FLOOR_INTERVALS:
+                        progress(f"run {run}/{runs}: idle: canopy {' '.join(EVERY_PROCESS_ASKED)} -i {interval}")
+                        bench.canopy_run(workload, interval, run, EVERY_PROCESS_ASKED)
                     for interval in FLOOR_INTERVALS:
                         progress(f"run {run}/{runs}: idle: floor -i {interval}")
                         bench.floor_run(workload, interval, 200, idle_seconds)
