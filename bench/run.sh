@@ -248,7 +248,7 @@ report() {
     ratio_row "canopy / floor stat+statm kept open" "$i" "cpu/alone/$i" "floor/keep-stat/$i"
   done
   for i in "${intervals[@]}"; do
-    ratio_row "canopy / floor schedstat (+statm each second) kept open (what canopy reads)" "$i" "cpu/alone/$i" "floor/keep-schedstat/$i"
+    ratio_row "canopy / floor schedstat (+statm each second) kept open (what canopy reads when it asks each process)" "$i" "cpu/alone/$i" "floor/keep-schedstat/$i"
   done
   for i in "${intervals[@]}"; do
     ratio_row "open+read+close / kept open, stat+statm" "$i" "floor/reopen-stat/$i" "floor/keep-stat/$i"
