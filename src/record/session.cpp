@@ -176,23 +176,24 @@ bool sampling_loop(Session& s, int signal_fd) {
   // epoll, not poll: a build wakes the recorder several times per process it starts,
   // and poll registered with and left every file's wait queue on each wakeup.
   ScopedFd epoll(::epoll_create1(EPOLL_CLOEXEC));
-  auto watch = [&](int fd) {
+  // Each descriptor is registered with what it is, which epoll hands back.
+  enum Source : uint32_t { kSignals, kTimer, kMarks, kProcessEvents, kExitRecords, kOutput, kSources };
+  auto watch = [&](int fd, Source source) {
     epoll_event event{};
     event.events = EPOLLIN;
-    event.data.fd = fd;
+    event.data.u32 = source;
     return fd < 0 || ::epoll_ctl(epoll.get(), EPOLL_CTL_ADD, fd, &event) == 0;
   };
   // A captured stream's descriptor leaves the set by itself when it is closed at EOF:
   // ours are all close-on-exec, and nothing is forked while the loop runs, so that
   // close drops the last reference.
-  const int marks_fd = s.marks ? s.marks->poll_fd() : -1;
-  const int process_events_fd = s.process_events ? s.process_events->fd() : -1;
-  const int exit_records_fd = s.exit_records ? s.exit_records->fd() : -1;
-  bool watching = epoll && watch(signal_fd) && watch(timer.get()) && watch(marks_fd) && watch(process_events_fd) &&
-                  watch(exit_records_fd);
+  bool watching = epoll && watch(signal_fd, kSignals) && watch(timer.get(), kTimer) &&
+                  watch(s.marks ? s.marks->poll_fd() : -1, kMarks) &&
+                  watch(s.process_events ? s.process_events->fd() : -1, kProcessEvents) &&
+                  watch(s.exit_records ? s.exit_records->fd() : -1, kExitRecords);
   if (s.capture) {
     for (int fd : s.capture->poll_fds()) {
-      watching = watching && watch(fd);
+      watching = watching && watch(fd, kOutput);
     }
   }
   if (!watching) {
@@ -200,8 +201,8 @@ bool sampling_loop(Session& s, int signal_fd) {
     return false;
   }
   while (!root_done(s) && !s.stop_requested) {
-    epoll_event ready[8];
-    int count = ::epoll_wait(epoll.get(), ready, 8, -1);
+    epoll_event events[8];
+    int count = ::epoll_wait(epoll.get(), events, 8, -1);
     if (count < 0) {
       if (errno == EINTR) {
         continue;
@@ -209,40 +210,29 @@ bool sampling_loop(Session& s, int signal_fd) {
       print_error(std::string("epoll_wait: ") + std::strerror(errno));
       return false;
     }
-    bool signal_ready = false;
-    bool timer_ready = false;
-    bool marks_ready = false;
-    EventsReady events_ready{false, false};
-    bool output_ready = false;
+    bool ready[kSources] = {};
     for (int i = 0; i < count; ++i) {
-      int fd = ready[i].data.fd;
-      signal_ready = signal_ready || fd == signal_fd;
-      timer_ready = timer_ready || fd == timer.get();
-      marks_ready = marks_ready || fd == marks_fd;
-      events_ready.process_events = events_ready.process_events || fd == process_events_fd;
-      events_ready.exit_records = events_ready.exit_records || fd == exit_records_fd;
-      output_ready = output_ready || (fd != signal_fd && fd != timer.get() && fd != marks_fd &&
-                                      fd != process_events_fd && fd != exit_records_fd);
+      ready[events[i].data.u32] = true;
     }
     // In this order: a reaped child's figures, then a tick, then what came besides.
-    if (signal_ready) {
+    if (ready[kSignals]) {
       signalfd_siginfo info{};
       while (::read(signal_fd, &info, sizeof info) == sizeof info) {
         handle_signal(s, info);
       }
     }
-    if (timer_ready) {
+    if (ready[kTimer]) {
       uint64_t expirations = 0;  // >1 when a tick overran: skip, never bunch up
       (void)!::read(timer.get(), &expirations, sizeof expirations);
       tick(s);
     }
-    if (marks_ready) {
+    if (ready[kMarks]) {
       read_marks(s);
     }
-    if (events_ready.process_events || events_ready.exit_records) {
-      read_process_events(s, events_ready);  // once, though both sockets woke us
+    if (ready[kProcessEvents] || ready[kExitRecords]) {
+      read_process_events(s, {ready[kProcessEvents], ready[kExitRecords]});  // once, though both woke us
     }
-    if (output_ready && s.capture) {
+    if (ready[kOutput]) {
       s.capture->read_available(s.clock.now_ms());  // both streams, in order
     }
   }
