@@ -1,19 +1,23 @@
-// The kernel floor: the least CPU that sampling an idle tree through /proc can cost, to
-// put canopy's own cost per process-sample in proportion (see bench/README.md).
+// The kernel floor: the least CPU that sampling a tree through /proc can cost, to put
+// canopy's own cost in proportion (see bench/README.md).
 //
 //   canopy_bench_floor [-i MS] [-n CHILDREN] [-f stat,statm] [-s statm] [--reopen] -- CMD ARGS
+//   canopy_bench_floor --events [-i MS] -- CMD ARGS
 //
 // Runs CMD, waits until it has CHILDREN children, then every MS ms reads the files -f
 // of CMD and of each of those children, and once a second the files -s, until CMD
 // ends. By default every file is opened once and read with pread on each tick, as
 // canopy does; --reopen opens, reads and closes it on each tick instead, as tools that
-// re-walk /proc do. The text is read and
-// not parsed: this is the kernel's share, plus one loop. At the end it prints one line
+// re-walk /proc do. With --events the tree is not fixed: it is followed through the
+// kernel's process events, each process is also read at its fork, exec and exit, and
+// what a tick reads follows canopy's rules (floor_events.cpp). The text is read and not parsed: this is the kernel's share,
+// plus one loop. At the end it prints one line
 //
-//   process_reads=40200 ticks=200 cpu_user_ns=1234000 cpu_system_ns=56789000
+//   process_reads=40200 ticks=200 processes=201 cpu_user_ns=1234000 cpu_system_ns=56789000
 //
-// where a process-read is one tick's read of all the files of one process, and the
-// CPU figures are this program's own getrusage (RUSAGE_SELF) over its whole life.
+// where a process-read is one tick's read of all the files of one process, processes
+// is how many the tree had, and the CPU figures are this program's own getrusage
+// (RUSAGE_SELF) over its whole life.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -33,19 +37,14 @@
 #include <vector>
 
 #include "common/scoped_resource.h"
+#include "floor.h"
 
 namespace {
 
 using canopy::ScopedFd;
-
-struct Options {
-  int64_t interval_ms = 100;
-  int64_t children = 0;
-  std::vector<std::string> files{"stat", "statm"};
-  std::vector<std::string> files_each_second;
-  bool reopen = false;
-  std::vector<char*> command;  // null-terminated, for execvp
-};
+using canopy::bench::FloorOptions;
+using canopy::bench::read_once;
+using canopy::bench::rusage_ns;
 
 struct Process {
   pid_t pid = 0;
@@ -56,7 +55,8 @@ struct Process {
 
 void usage() {
   std::fprintf(stderr,
-               "usage: canopy_bench_floor [-i MS] [-n CHILDREN] [-f stat,statm] [-s statm] [--reopen] -- CMD ARGS\n");
+               "usage: canopy_bench_floor [-i MS] [-n CHILDREN] [-f stat,statm] [-s statm] [--reopen] -- CMD ARGS\n"
+               "       canopy_bench_floor --events [-i MS] -- CMD ARGS\n");
 }
 
 std::optional<int64_t> parse_int(std::string_view text) {
@@ -81,17 +81,23 @@ std::vector<std::string> split(std::string_view text, char separator) {
   }
 }
 
-std::optional<Options> parse_options(int argc, char** argv) {
-  Options options;
+std::optional<FloorOptions> parse_options(int argc, char** argv) {
+  FloorOptions options;
+  bool fixed_tree_option = false;  // -n, -f, -s or --reopen: not for --events
   int i = 1;
   for (; i < argc; ++i) {
     std::string_view arg = argv[i];
+    fixed_tree_option = fixed_tree_option || arg == "-n" || arg == "-f" || arg == "-s" || arg == "--reopen";
     if (arg == "--") {
       ++i;
       break;
     }
     if (arg == "--reopen") {
       options.reopen = true;
+      continue;
+    }
+    if (arg == "--events") {
+      options.events = true;
       continue;
     }
     if (i + 1 >= argc) {
@@ -118,7 +124,7 @@ std::optional<Options> parse_options(int argc, char** argv) {
       return std::nullopt;
     }
   }
-  if (i >= argc) {
+  if (i >= argc || (options.events && fixed_tree_option)) {
     return std::nullopt;
   }
   for (; i < argc; ++i) {
@@ -127,8 +133,6 @@ std::optional<Options> parse_options(int argc, char** argv) {
   options.command.push_back(nullptr);
   return options;
 }
-
-int64_t rusage_ns(const timeval& tv) { return static_cast<int64_t>(tv.tv_sec) * 1'000'000'000 + tv.tv_usec * 1000; }
 
 void sleep_ms(int64_t ms) {
   timespec ts{static_cast<time_t>(ms / 1000), static_cast<long>(ms % 1000) * 1'000'000};
@@ -158,12 +162,8 @@ std::vector<pid_t> read_children(pid_t pid) {
   return children;
 }
 
-// The text is read into `buffer` and dropped: /proc files are produced whole by the
-// first read, so one read is the kernel's full cost for these short files.
-bool read_once(int fd, char* buffer, size_t size) { return fd >= 0 && ::pread(fd, buffer, size, 0) > 0; }
-
 // The files -f, then, when `each_second` is due, the files -s (after them in p.fds).
-bool read_process(Process& p, const Options& options, bool each_second, char* buffer, size_t size) {
+bool read_process(Process& p, const FloorOptions& options, bool each_second, char* buffer, size_t size) {
   size_t count = options.files.size() + (each_second ? options.files_each_second.size() : 0);
   for (size_t f = 0; f < count; ++f) {
     bool ok = false;
@@ -182,6 +182,20 @@ bool read_process(Process& p, const Options& options, bool each_second, char* bu
 
 }  // namespace
 
+pid_t canopy::bench::start_command(const FloorOptions& options) {
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    std::fprintf(stderr, "canopy_bench_floor: fork: %s\n", std::strerror(errno));
+    return -1;
+  }
+  if (pid == 0) {
+    ::execvp(options.command[0], options.command.data());
+    std::fprintf(stderr, "canopy_bench_floor: cannot run '%s': %s\n", options.command[0], std::strerror(errno));
+    ::_exit(127);
+  }
+  return pid;
+}
+
 int main(int argc, char** argv) {
   auto options = parse_options(argc, argv);
   if (!options) {
@@ -193,16 +207,13 @@ int main(int argc, char** argv) {
     limit.rlim_cur = limit.rlim_max;
     ::setrlimit(RLIMIT_NOFILE, &limit);
   }
-
-  pid_t root = ::fork();
-  if (root < 0) {
-    std::fprintf(stderr, "canopy_bench_floor: fork: %s\n", std::strerror(errno));
-    return 1;
+  if (options->events) {
+    return canopy::bench::run_events_floor(*options);
   }
-  if (root == 0) {
-    ::execvp(options->command[0], options->command.data());
-    std::fprintf(stderr, "canopy_bench_floor: cannot run '%s': %s\n", options->command[0], std::strerror(errno));
-    ::_exit(127);
+
+  pid_t root = canopy::bench::start_command(*options);
+  if (root < 0) {
+    return 1;
   }
 
   // The tree: the command and its children, once all have started (30 s at most).
@@ -237,22 +248,13 @@ int main(int argc, char** argv) {
     }
   }
 
-  // The clock of canopy's loop: fixed ticks; a late tick is skipped, never bunched up.
   char buffer[4096];
   int64_t process_reads = 0;
   int64_t ticks = 0;
-  timespec next{};
-  ::clock_gettime(CLOCK_MONOTONIC, &next);
-  const int64_t interval_ns = options->interval_ms * 1'000'000;
+  canopy::bench::TickClock clock(options->interval_ms);
   const int64_t ticks_per_second = std::max<int64_t>(1, 1000 / options->interval_ms);
-  auto advance = [&](timespec& t) {
-    int64_t ns = t.tv_nsec + interval_ns;
-    t.tv_sec += static_cast<time_t>(ns / 1'000'000'000);
-    t.tv_nsec = static_cast<long>(ns % 1'000'000'000);
-  };
-  advance(next);
   for (;;) {
-    while (::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nullptr) == EINTR) {
+    while (::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &clock.next(), nullptr) == EINTR) {
     }
     int status = 0;
     if (::waitpid(root, &status, WNOHANG) == root) {
@@ -271,18 +273,13 @@ int main(int argc, char** argv) {
         p.fds.clear();
       }
     }
-    timespec now{};
-    ::clock_gettime(CLOCK_MONOTONIC, &now);
-    advance(next);
-    while (now.tv_sec > next.tv_sec || (now.tv_sec == next.tv_sec && now.tv_nsec > next.tv_nsec)) {
-      advance(next);
-    }
+    clock.move_on();
   }
 
   rusage self{};
   ::getrusage(RUSAGE_SELF, &self);
-  std::printf("process_reads=%lld ticks=%lld cpu_user_ns=%lld cpu_system_ns=%lld\n",
-              static_cast<long long>(process_reads), static_cast<long long>(ticks),
+  std::printf("process_reads=%lld ticks=%lld processes=%zu cpu_user_ns=%lld cpu_system_ns=%lld\n",
+              static_cast<long long>(process_reads), static_cast<long long>(ticks), tree.size(),
               static_cast<long long>(rusage_ns(self.ru_utime)), static_cast<long long>(rusage_ns(self.ru_stime)));
   return 0;
 }
