@@ -129,6 +129,7 @@ void ProcEventSocket::drain(const std::function<void(const ProcEvent&)>& on_even
         out.pid = event.event_data.exec.process_tgid;
         break;
       case proc_event::PROC_EVENT_EXIT:
+        ++exits_heard_;
         if (event.event_data.exit.process_pid != event.event_data.exit.process_tgid) {
           return;  // a thread other than the leader
         }

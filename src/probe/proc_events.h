@@ -39,6 +39,9 @@ class ProcEventSocket {
   // full: each time, lost() grows by one and the caller has to poll for what it missed.
   void drain(const std::function<void(const ProcEvent&)>& on_event);
   int64_t lost() const { return lost_; }
+  // Exit events drained so far, of threads too: each follows its task's taskstats
+  // exit record, so a reader of those knows when one is due.
+  int64_t exits_heard() const { return exits_heard_; }
 
  private:
   explicit ProcEventSocket(ScopedFd fd) : fd_(std::move(fd)) {}
@@ -46,6 +49,7 @@ class ProcEventSocket {
   // An event's datagram is under 100 bytes; a burst's come 32 to a call.
   NetlinkBatchReceiver receiver_{32, 256};
   int64_t lost_ = 0;
+  int64_t exits_heard_ = 0;
 };
 
 }  // namespace canopy::probe

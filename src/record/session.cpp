@@ -27,32 +27,41 @@ const char* signal_name(int signal) {
 
 // Fork, exec and exit of the tree's processes at their exact times, before anything
 // else looks at the tree: a tick, or the reaping of a child.
+bool exit_records_watched(const Session& s) { return s.exit_records && !s.process_events; }
+
 void read_process_events(Session& s, EventsReady ready) {
   if (!s.recording) {
     return;
   }
-  // Exit records first: the kernel sends each before its process's exit event. A
-  // wakeup for a fork or an exec alone skips them, and the receive call that would
-  // only have found their queue empty.
-  bool exit_records_read = false;
   auto read_exit_records = [&] {
-    if (!s.exit_records || exit_records_read) {
-      return;
-    }
-    exit_records_read = true;
     // Each record's own arrival time: a drain during a burst of brief processes can
     // outlast some of them, and a record stamped before its process's fork would be
     // taken for an earlier process's with the same PID (ExitRecords::on_end).
     s.exit_records->drain([&](const probe::TaskExit& e) { s.sampler.on_task_exit(e, s.clock.now_ms()); });
   };
-  if (ready.exit_records) {
-    read_exit_records();
-  }
-  // A record's exit event is on its way (it may have come after epoll looked).
-  if (!s.process_events || !(ready.process_events || ready.exit_records)) {
+  if (!s.process_events) {
+    if (s.exit_records && ready.exit_records) {
+      read_exit_records();
+    }
     return;
   }
-  s.process_events->drain([&](const probe::ProcEvent& e) {
+  if (!ready.process_events) {
+    return;
+  }
+  // The kernel sends a task's exit record before its exit event, from the exiting
+  // task itself. So once the events queued so far are in hand, the records of every
+  // exit among them are queued too, and one read takes them all: the records need no
+  // wakeup of their own (a wakeup per process less), and a fork or an exec alone
+  // costs no read of them. A lost event may have been an exit: read them then too.
+  const int64_t exits_before = s.process_events->exits_heard();
+  const int64_t lost_before = s.process_events->lost();
+  s.events_in_hand.clear();
+  s.process_events->drain([&](const probe::ProcEvent& e) { s.events_in_hand.push_back(e); });
+  if (s.exit_records &&
+      (s.process_events->exits_heard() != exits_before || s.process_events->lost() != lost_before)) {
+    read_exit_records();
+  }
+  for (const probe::ProcEvent& e : s.events_in_hand) {
     int64_t t = s.clock.from_monotonic_ns(e.monotonic_ns);
     switch (e.kind) {
       case probe::ProcEvent::Kind::kFork:
@@ -62,11 +71,10 @@ void read_process_events(Session& s, EventsReady ready) {
         s.sampler.on_exec(e.pid, t, e.monotonic_ns);
         break;
       case probe::ProcEvent::Kind::kExit:
-        read_exit_records();
         s.sampler.on_exit(e.pid, e.wait_status, t);
         break;
     }
-  });
+  }
   if (s.process_events->lost() > 0) {
     s.sampler.process_events_lost();
   }
@@ -190,7 +198,7 @@ bool sampling_loop(Session& s, int signal_fd) {
   bool watching = epoll && watch(signal_fd, kSignals) && watch(timer.get(), kTimer) &&
                   watch(s.marks ? s.marks->poll_fd() : -1, kMarks) &&
                   watch(s.process_events ? s.process_events->fd() : -1, kProcessEvents) &&
-                  watch(s.exit_records ? s.exit_records->fd() : -1, kExitRecords);
+                  watch(exit_records_watched(s) ? s.exit_records->fd() : -1, kExitRecords);
   if (s.capture) {
     for (int fd : s.capture->poll_fds()) {
       watching = watching && watch(fd, kOutput);
@@ -230,7 +238,7 @@ bool sampling_loop(Session& s, int signal_fd) {
       read_marks(s);
     }
     if (ready[kProcessEvents] || ready[kExitRecords]) {
-      read_process_events(s, {ready[kProcessEvents], ready[kExitRecords]});  // once, though both woke us
+      read_process_events(s, {ready[kProcessEvents], ready[kExitRecords]});
     }
     if (ready[kOutput]) {
       s.capture->read_available(s.clock.now_ms());  // both streams, in order

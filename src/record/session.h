@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "probe/proc_events.h"
 #include "probe/system.h"
@@ -54,6 +55,7 @@ struct Session {
   probe::ProcEventSocket* process_events = nullptr;  // when the kernel lets us listen
   probe::TaskExitListener* exit_records = nullptr;   // taskstats, likewise
   LimitWatch* limits = nullptr;                      // run mode
+  std::vector<probe::ProcEvent> events_in_hand{};    // read_process_events' buffer
 };
 
 // "canopy: MESSAGE" on stderr.
@@ -67,9 +69,11 @@ struct EventsReady {
   bool exit_records = true;
 };
 // Fork, exec and exit of the tree's processes, and their exit records, drained now.
-// An exit record comes before its process's exit event, so the records are drained
-// before the first exit event even when epoll found none: it may have come since.
+// With process events, the records are read when an exit event says one is due.
 void read_process_events(Session& s, EventsReady ready = {});
+// Whether the exit records' socket needs a wakeup of its own: only without process
+// events, whose exit events otherwise say when to read it.
+bool exit_records_watched(const Session& s);
 // Markers written with `canopy mark` since the last read.
 void read_marks(Session& s);
 // One line of the command's output (--capture-output), as an event.
