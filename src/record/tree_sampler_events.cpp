@@ -207,7 +207,16 @@ void TreeSampler::on_exec(pid_t pid, int64_t t_ms, uint64_t monotonic_ns) {
     }
   }
   // At its exact time: the next tick sees the same image and notes nothing more.
-  note_exec(p, stat->name, t_ms);
+  if (p.start_code == 0 && p.identity_read_ns != 0 && !p.identity_pending) {
+    // Read at its fork in the middle of this exec: no program mapped yet, but the new
+    // executable and arguments in place already (the kernel sets them up before it
+    // records where the code is). Only the exec itself is news.
+    p.row.name = stat->name;
+    writer_.update_process_exec(p.row);
+    writer_.add_event({t_ms, "exec", p.row.id, join_args(p.row.cmdline)});
+  } else {
+    note_exec(p, stat->name, t_ms);
+  }
   p.start_code = stat->start_code;
   p.start_stack = stat->start_stack;
 }
