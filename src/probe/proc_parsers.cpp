@@ -45,11 +45,12 @@ std::optional<StatFields> parse_stat(std::string_view text) {
   f.pid = *pid;
   f.name = std::string(text.substr(open + 1, close - open - 1));
 
-  // Fields after the name, numbered as in proc(5): 3 state, 4 ppid, ... 52.
+  // Fields after the name, numbered as in proc(5): 3 state, 4 ppid, ... 52; the last
+  // one read is 28 (startstack).
   std::string_view rest = text.substr(close + 1);
-  std::string_view fields[50];
+  std::string_view fields[26];
   int count = 0;
-  for (std::string_view field = next_field(rest); !field.empty() && count < 50; field = next_field(rest)) {
+  for (std::string_view field = next_field(rest); !field.empty() && count < 26; field = next_field(rest)) {
     fields[count++] = field;
   }
   if (count < 21) {  // need up to field 23 (vsize) = index 20
