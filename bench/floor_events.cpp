@@ -6,13 +6,15 @@
 //   at its fork   stat                 (its name, start, parent)
 //   at its exec   stat, cmdline, exe   (its new identity)
 //   at its exit   stat, statm          (its final CPU and memory)
-//   each tick     schedstat, to learn whether it ran; if it did: stat and statm, and
-//                 status and io at its first tick and then at most once a second;
-//                 if it did not: statm once a second
+//   each tick     schedstat, to learn whether it ran; if it did: stat, statm and io,
+//                 and status at its first tick, when its resident memory shrank or
+//                 passed its peak, and otherwise once a second; if it did not: statm
+//                 once a second
 //
 // which are the files canopy reads of a process by the same rules, with every file
 // but cmdline opened once and kept. Whether it ran is a comparison of schedstat's
-// text with the last; nothing else is parsed or stored. What canopy adds on top
+// text with the last, and statm's resident pages are its one number parsed;
+// nothing else is parsed or stored. What canopy adds on top
 // (taskstats exit records, parsing, SQLite, its cgroup) is what canopy / this floor
 // measures; what canopy leaves out (it reads no schedstat at a tick where its
 // cgroup's CPU counter stood still) it may save.
@@ -21,7 +23,9 @@
 #include <sys/wait.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -55,19 +59,32 @@ class TreeProcess {
     const bool first = last_run_.empty();
     const bool ran = first || last_run_ != std::string_view(buffer, static_cast<size_t>(n));
     last_run_.assign(buffer, static_cast<size_t>(n));
-    const bool second_due = first || t_ms - last_full_ms_ >= 1000;
-    if (ran) {
-      if (!read("stat", buffer, size) || !read("statm", buffer, size)) {
-        return false;
+    if (!ran) {
+      if (t_ms - last_statm_ms_ < 1000) {
+        return true;
       }
-      if (second_due && (!read("status", buffer, size) || !read("io", buffer, size))) {
-        return false;
-      }
-    } else if (second_due && !read("statm", buffer, size)) {
+      last_statm_ms_ = t_ms;
+      return read("statm", buffer, size);
+    }
+    last_statm_ms_ = t_ms;
+    n = ::pread(fd("statm"), buffer, size - 1, 0);
+    if (n <= 0) {
       return false;
     }
-    if (second_due) {
-      last_full_ms_ = t_ms;
+    buffer[n] = '\0';
+    // "size resident shared ...": the second field.
+    const char* after_size = std::strchr(buffer, ' ');
+    const int64_t resident = after_size ? std::strtoll(after_size + 1, nullptr, 10) : 0;
+    if (!read("stat", buffer, size) || !read("io", buffer, size)) {
+      return false;
+    }
+    const bool status_due =
+        first || t_ms - last_status_ms_ >= 1000 || resident < last_resident_ || resident > peak_resident_;
+    last_resident_ = resident;
+    peak_resident_ = std::max(peak_resident_, resident);
+    if (status_due) {
+      last_status_ms_ = t_ms;
+      return read("status", buffer, size);
     }
     return true;
   }
@@ -94,7 +111,10 @@ class TreeProcess {
   std::string dir_;
   std::vector<std::pair<std::string, ScopedFd>> files_;
   std::string last_run_;  // schedstat's text at the last tick
-  int64_t last_full_ms_ = 0;
+  int64_t last_statm_ms_ = 0;
+  int64_t last_status_ms_ = 0;
+  int64_t last_resident_ = 0;  // pages, from statm
+  int64_t peak_resident_ = 0;
 };
 
 class EventsFloor {
