@@ -27,8 +27,6 @@ const char* signal_name(int signal) {
 
 // Fork, exec and exit of the tree's processes at their exact times, before anything
 // else looks at the tree: a tick, or the reaping of a child.
-bool exit_records_watched(const Session& s) { return s.exit_records && !s.process_events; }
-
 void read_process_events(Session& s, EventsReady ready) {
   if (!s.recording) {
     return;
@@ -123,6 +121,10 @@ void handle_child_exits(Session& s) {
 }
 
 namespace {
+
+// Whether the exit records' socket needs a wakeup of its own: only without process
+// events, whose exit events otherwise say when to read it (read_process_events).
+bool exit_records_watched(const Session& s) { return s.exit_records && !s.process_events; }
 
 void handle_signal(Session& s, const signalfd_siginfo& info) {
   int signal = static_cast<int>(info.ssi_signo);

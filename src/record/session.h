@@ -71,9 +71,6 @@ struct EventsReady {
 // Fork, exec and exit of the tree's processes, and their exit records, drained now.
 // With process events, the records are read when an exit event says one is due.
 void read_process_events(Session& s, EventsReady ready = {});
-// Whether the exit records' socket needs a wakeup of its own: only without process
-// events, whose exit events otherwise say when to read it.
-bool exit_records_watched(const Session& s);
 // Markers written with `canopy mark` since the last read.
 void read_marks(Session& s);
 // One line of the command's output (--capture-output), as an event.
