@@ -13,20 +13,19 @@
 //
 // which are the files canopy reads of a process by the same rules, with every file
 // but cmdline opened once and kept. Whether it ran is a comparison of schedstat's
-// text with the last, and statm's resident pages are its one number parsed;
-// nothing else is parsed or stored. What canopy adds on top
-// (taskstats exit records, parsing, SQLite, its cgroup) is what canopy / this floor
+// text with the last, and statm's resident pages are its one number parsed; nothing
+// else is parsed or stored. What canopy adds on top (taskstats exit records, parsing,
+// SQLite, its cgroup, the machine's memory each tick) is what canopy / this floor
 // measures; what canopy leaves out (it reads no schedstat at a tick where its
 // cgroup's CPU counter stood still) it may save.
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/wait.h>
 
-#include <cerrno>
 #include <algorithm>
 #include <climits>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <string_view>
