@@ -147,6 +147,9 @@ class TreeSampler {
   void note_exec(Tracked& p, const std::string& new_name, int64_t t_ms);
   // Reads exe and command line; writes them (and a pending exec event) once known.
   void refresh_identity(Tracked& p, int64_t t_ms);
+  // Its row's name, executable and command line as they now are, and the exec event
+  // when one is pending.
+  void write_identity(Tracked& p, int64_t t_ms);
   void discover(std::vector<pid_t> parents, int64_t t_ms);
   void end(Tracked& p, int64_t t_ms);
   // Writes an ended row, with the kernel's exit record when there is one.

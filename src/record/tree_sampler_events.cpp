@@ -30,6 +30,13 @@ void set_exit_status(store::ProcessRow& row, int wait_status) {
 void TreeSampler::note_exec(Tracked& p, const std::string& new_name, int64_t t_ms) {
   p.row.name = new_name;
   p.exec_event_pending = true;
+  if (p.start_code == 0 && p.identity_read_ns != 0 && !p.identity_pending) {
+    // Read at its fork in the middle of this exec: no program mapped yet, but the new
+    // executable and arguments in place already (the kernel sets them up before it
+    // records where the code is). Only the exec itself is news.
+    write_identity(p, t_ms);
+    return;
+  }
   refresh_identity(p, t_ms);
 }
 
@@ -46,6 +53,10 @@ void TreeSampler::refresh_identity(Tracked& p, int64_t t_ms) {
   }
   p.row.cmdline = std::move(cmdline);
   p.row.exe = std::move(exe);
+  write_identity(p, t_ms);
+}
+
+void TreeSampler::write_identity(Tracked& p, int64_t t_ms) {
   writer_.update_process_exec(p.row);
   if (p.exec_event_pending) {
     p.exec_event_pending = false;
@@ -207,16 +218,7 @@ void TreeSampler::on_exec(pid_t pid, int64_t t_ms, uint64_t monotonic_ns) {
     }
   }
   // At its exact time: the next tick sees the same image and notes nothing more.
-  if (p.start_code == 0 && p.identity_read_ns != 0 && !p.identity_pending) {
-    // Read at its fork in the middle of this exec: no program mapped yet, but the new
-    // executable and arguments in place already (the kernel sets them up before it
-    // records where the code is). Only the exec itself is news.
-    p.row.name = stat->name;
-    writer_.update_process_exec(p.row);
-    writer_.add_event({t_ms, "exec", p.row.id, join_args(p.row.cmdline)});
-  } else {
-    note_exec(p, stat->name, t_ms);
-  }
+  note_exec(p, stat->name, t_ms);
   p.start_code = stat->start_code;
   p.start_stack = stat->start_stack;
 }
