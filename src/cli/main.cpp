@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "record/options.h"
+#include "store/sqlite.h"
 
 namespace {
 
@@ -21,6 +22,7 @@ int usage_error(const CLI::ParseError& e, const CLI::App* subcommand) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  canopy::store::configure_sqlite();
   CLI::App app{"canopy: a flight recorder for process trees"};
   app.set_version_flag("--version", CANOPY_VERSION);
   app.require_subcommand(1);

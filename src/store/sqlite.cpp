@@ -4,6 +4,8 @@ namespace canopy::store {
 
 std::string last_error(sqlite3* db) { return db ? sqlite3_errmsg(db) : "out of memory"; }
 
+void configure_sqlite() { sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); }
+
 Status exec_sql(sqlite3* db, const char* sql) {
   char* message = nullptr;
   if (sqlite3_exec(db, sql, nullptr, nullptr, &message) != SQLITE_OK) {

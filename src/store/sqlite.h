@@ -16,6 +16,10 @@ namespace canopy::store {
 using ScopedDb = ScopedResource<sqlite3*, sqlite3_close_v2, nullptr>;
 using ScopedStmt = ScopedResource<sqlite3_stmt*, sqlite3_finalize, nullptr>;
 
+// Process-wide settings, before the first connection: no statistics of SQLite's
+// memory use, whose global mutex every allocation of every statement took.
+void configure_sqlite();
+
 Status exec_sql(sqlite3* db, const char* sql);
 Result<ScopedStmt> prepare(sqlite3* db, std::string_view sql);
 
