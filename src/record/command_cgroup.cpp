@@ -301,16 +301,32 @@ Status CommandCgroup::add(pid_t pid) {
 }
 
 std::optional<CgroupReading> CommandCgroup::read() const {
+  auto memory = memory_bytes();
+  if (!memory) {
+    return std::nullopt;
+  }
+  CgroupReading reading;
+  reading.memory_bytes = *memory;
+  reading.cpu_ns = tree_cpu_ns();
+  read_counters(reading);
+  return reading;
+}
+
+std::optional<int64_t> CommandCgroup::memory_bytes() const {
   auto current = memory_current_.read();
   if (!current) {
     return std::nullopt;
   }
-  CgroupReading reading;
-  reading.memory_bytes = probe::single_value(*current).value_or(0);
+  return probe::single_value(*current).value_or(0);
+}
+
+void CommandCgroup::read_counters(CgroupReading& reading) const {
+  reading.memory_peak_bytes.reset();
   if (auto peak = memory_peak_.read()) {
     reading.memory_peak_bytes = probe::single_value(*peak);
   }
-  reading.cpu_ns = tree_cpu_ns();
+  reading.oom_kills = 0;
+  reading.memory_limit_hits = 0;
   if (auto events = memory_events_.read()) {
     reading.oom_kills = probe::flat_key_value(*events, "oom_kill").value_or(0);
     if (version_ == 2) {
@@ -322,10 +338,10 @@ std::optional<CgroupReading> CommandCgroup::read() const {
       reading.memory_limit_hits += probe::single_value(*text).value_or(0);
     }
   }
+  reading.pids_limit_hits = 0;
   if (auto pids = pids_events_.read()) {
     reading.pids_limit_hits = probe::flat_key_value(*pids, "max").value_or(0);
   }
-  return reading;
 }
 
 std::optional<int64_t> CommandCgroup::tree_cpu_ns() const {

@@ -53,7 +53,15 @@ class CommandCgroup : public TreeCpuCounter {
 
   // Moves `pid` in (v1: the gated command, before it runs).
   Status add(pid_t pid);
+  // All of a reading: memory_bytes(), tree_cpu_ns() and read_counters().
   std::optional<CgroupReading> read() const;
+  // memory.current alone; nullopt when it cannot be read. It moves without the tree
+  // running: the kernel reclaims the tree's page cache.
+  std::optional<int64_t> memory_bytes() const;
+  // The figures that move only when a process of the tree runs (it charges the memory
+  // that raises the peak, trips a limit, or gets OOM-killed), save for rare charges
+  // made on its behalf: the peak, OOM kills and limit hits, into `reading`.
+  void read_counters(CgroupReading& reading) const;
   std::vector<pid_t> members() const;
   // The CPU counter alone (v2 cpu.stat, v1 cpuacct.usage), and the members of the
   // hierarchy that keeps it.

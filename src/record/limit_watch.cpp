@@ -43,16 +43,31 @@ void LimitWatch::tick(int64_t t_ms) {
 }
 
 void LimitWatch::read_cgroup(int64_t t_ms) {
-  auto reading = cgroup_->read();
-  if (!reading) {
+  auto memory = cgroup_->memory_bytes();
+  if (!memory) {
     return;
   }
-  writer_.add_cgroup_tick({t_ms, reading->memory_bytes, reading->memory_peak_bytes, reading->cpu_ns,
-                           reading->oom_kills, reading->memory_limit_hits});
+  CgroupReading reading = last_;
+  reading.memory_bytes = *memory;
+  reading.cpu_ns = sampler_.tree_cpu_read_at(t_ms);
+  if (!reading.cpu_ns) {
+    reading.cpu_ns = cgroup_->tree_cpu_ns();
+  }
+  // The peak, OOM kills and limit hits move only when the tree runs (its CPU moves) or
+  // its memory changes; a charge made on its behalf without either (a swap-in by
+  // another process) is caught within a second, the peak being a high-water mark.
+  const bool tree_ran = !reading.cpu_ns || !last_.cpu_ns || *reading.cpu_ns != *last_.cpu_ns;
+  if (!last_counters_ms_ || tree_ran || *memory != last_.memory_bytes ||
+      t_ms - *last_counters_ms_ >= kCountersAtLeastEveryMs) {
+    cgroup_->read_counters(reading);
+    last_counters_ms_ = t_ms;
+  }
+  writer_.add_cgroup_tick({t_ms, reading.memory_bytes, reading.memory_peak_bytes, reading.cpu_ns,
+                           reading.oom_kills, reading.memory_limit_hits});
   // The failure counters stay 0 on some kernels (this one's v1): the peak reaching
   // the limit says the same.
-  bool at_limit = reading->memory_limit_hits > 0 ||
-                  (limits_.memory_bytes && reading->memory_peak_bytes.value_or(0) >= *limits_.memory_bytes * 99 / 100);
+  bool at_limit = reading.memory_limit_hits > 0 ||
+                  (limits_.memory_bytes && reading.memory_peak_bytes.value_or(0) >= *limits_.memory_bytes * 99 / 100);
   if (limits_.memory_bytes && at_limit && !memory_limit_reached_) {
     memory_limit_reached_ = true;
     set_hit("memory");
@@ -60,18 +75,18 @@ void LimitWatch::read_cgroup(int64_t t_ms) {
          "the tree reached its --memory-limit " + format_bytes(*limits_.memory_bytes) +
              ": the kernel reclaims its memory, and OOM-kills when it cannot");
   }
-  if (limits_.max_processes && reading->pids_limit_hits > last_.pids_limit_hits) {
+  if (limits_.max_processes && reading.pids_limit_hits > last_.pids_limit_hits) {
     set_hit("max-processes");
     note(t_ms, std::nullopt,
-         count_of(static_cast<size_t>(reading->pids_limit_hits - last_.pids_limit_hits), "fork", "forks") +
+         count_of(static_cast<size_t>(reading.pids_limit_hits - last_.pids_limit_hits), "fork", "forks") +
              " refused: the tree has its --max-processes " + std::to_string(*limits_.max_processes));
   }
-  oom_kills_unnamed_ += reading->oom_kills - last_.oom_kills;
-  if (limits_.cpu_time_ms && reading->cpu_ns && !stopping_since_ &&
-      *reading->cpu_ns >= *limits_.cpu_time_ms * 1'000'000) {
+  oom_kills_unnamed_ += reading.oom_kills - last_.oom_kills;
+  if (limits_.cpu_time_ms && reading.cpu_ns && !stopping_since_ &&
+      *reading.cpu_ns >= *limits_.cpu_time_ms * 1'000'000) {
     stop_tree(t_ms, "the tree used up its --cpu-time " + format_duration_ms(*limits_.cpu_time_ms), "cpu-time");
   }
-  last_ = *reading;
+  last_ = reading;
 }
 
 void LimitWatch::name_killed(int64_t t_ms) {

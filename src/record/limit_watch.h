@@ -55,7 +55,10 @@ class LimitWatch {
   std::optional<int64_t> stopping_since_;  // when SIGTERM went out
   bool killed_ = false;                    // SIGKILL went out
   std::unordered_set<pid_t> termed_;       // sent SIGTERM once: a second could cut its cleanup short
+  // The cgroup's counters that need the tree to run are read at least this often.
+  static constexpr int64_t kCountersAtLeastEveryMs = 1000;
   CgroupReading last_;                     // the previous tick's counters
+  std::optional<int64_t> last_counters_ms_;  // when read_counters last ran
   bool memory_limit_reached_ = false;
   int64_t oom_kills_unnamed_ = 0;          // counted by the cgroup, process not yet seen ending
   std::vector<store::ProcessRow> sigkilled_;  // recent SIGKILL ends, candidates for OOM kills

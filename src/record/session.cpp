@@ -148,14 +148,17 @@ void handle_signal(Session& s, const signalfd_siginfo& info) {
   }
 }
 
-void tick(Session& s) {
+// `ready`: the event sockets epoll reported with the timer. Only those are drained
+// first: one that was not had nothing queued a moment ago, and what reaches it during
+// the tick is as late as what reaches it after (an empty drain was a syscall a tick).
+void tick(Session& s, EventsReady ready) {
   if (!s.recording) {
     return;
   }
   if (s.marks && s.marks->poll_fd() < 0) {
     read_marks(s);  // no inotify (its watches can run out): each tick looks instead
   }
-  read_process_events(s);
+  read_process_events(s, ready);
   int64_t t = s.sampler.tick(s.clock.now_ms());
   if (s.limits) {
     s.limits->tick(t);
@@ -231,16 +234,17 @@ bool sampling_loop(Session& s, int signal_fd) {
         handle_signal(s, info);
       }
     }
+    const EventsReady sockets{ready[kProcessEvents], ready[kExitRecords]};
     if (ready[kTimer]) {
       uint64_t expirations = 0;  // >1 when a tick overran: skip, never bunch up
       (void)!::read(timer.get(), &expirations, sizeof expirations);
-      tick(s);
+      tick(s, sockets);
     }
     if (ready[kMarks]) {
       read_marks(s);
     }
-    if (ready[kProcessEvents] || ready[kExitRecords]) {
-      read_process_events(s, {ready[kProcessEvents], ready[kExitRecords]});
+    if ((sockets.process_events || sockets.exit_records) && !ready[kTimer]) {
+      read_process_events(s, sockets);  // with the timer, the tick drained them
     }
     if (ready[kOutput]) {
       s.capture->read_available(s.clock.now_ms());  // both streams, in order

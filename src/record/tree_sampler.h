@@ -88,6 +88,12 @@ class TreeSampler {
   std::vector<store::ProcessRow> take_killed();
   int64_t process_count() const { return process_count_; }
   std::optional<int64_t> process_id(pid_t pid) const;
+  // The tree's CPU counter as read by the tick at `t_ms`: nullopt when that tick did
+  // not read it (no counter, a failed read, or another tick). Saves the limit watch a
+  // second read of the same counter.
+  std::optional<int64_t> tree_cpu_read_at(int64_t t_ms) const {
+    return last_tree_cpu_ms_ == t_ms ? last_tree_cpu_ns_ : std::nullopt;
+  }
 
  private:
   struct Tracked {
@@ -190,6 +196,7 @@ class TreeSampler {
   bool forks_all_heard_;
   bool rediscover_all_ = false;  // the next tick reads every process's children list
   std::optional<int64_t> last_tree_cpu_ns_;  // the counter at the previous tick
+  int64_t last_tree_cpu_ms_ = -1;            // and that tick's time
   int64_t last_members_check_ms_ = std::numeric_limits<int64_t>::min() / 2;
   bool all_members_ = false;  // at that check, the counter covered every live process
   std::unordered_map<pid_t, Tracked> alive_;

@@ -32,6 +32,7 @@ bool TreeSampler::tree_stood_still(int64_t t_ms) {
   std::optional<int64_t> cpu_ns = options_.tree_cpu->tree_cpu_ns();
   const bool moved = !cpu_ns || !last_tree_cpu_ns_ || *cpu_ns != *last_tree_cpu_ns_;
   last_tree_cpu_ns_ = cpu_ns;
+  last_tree_cpu_ms_ = t_ms;
   if (moved) {
     return false;
   }
