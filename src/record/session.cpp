@@ -3,7 +3,6 @@
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
-#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,6 +10,8 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+
+#include "record/tick_schedule.h"
 
 namespace canopy::record {
 
@@ -148,7 +149,7 @@ void handle_signal(Session& s, const signalfd_siginfo& info) {
   }
 }
 
-// `ready`: the event sockets epoll reported with the timer. Only those are drained
+// `ready`: the event sockets epoll reported as the tick fell due. Only those are drained
 // first: one that was not had nothing queued a moment ago, and what reaches it during
 // the tick is as late as what reaches it after (an empty drain was a syscall a tick).
 void tick(Session& s, EventsReady ready) {
@@ -174,23 +175,30 @@ bool root_done(const Session& s) {
   return s.run_mode ? s.root_wait_status.has_value() : !s.sampler.alive(s.root);
 }
 
+// Waits up to `timeout_ns` (nanoseconds, through epoll_pwait2 on Linux 5.11 and
+// later; whole milliseconds, rounded up, before).
+int wait_for_events(int epoll, epoll_event* events, int max_events, int64_t timeout_ns) {
+  static bool has_pwait2 = true;
+  if (has_pwait2) {
+    timespec timeout{static_cast<time_t>(timeout_ns / 1'000'000'000), static_cast<long>(timeout_ns % 1'000'000'000)};
+    int count = ::epoll_pwait2(epoll, events, max_events, &timeout, nullptr);
+    if (count >= 0 || errno != ENOSYS) {
+      return count;
+    }
+    has_pwait2 = false;
+  }
+  return ::epoll_wait(epoll, events, max_events, static_cast<int>((timeout_ns + 999'999) / 1'000'000));
+}
+
 }  // namespace
 
 bool sampling_loop(Session& s, int signal_fd) {
-  ScopedFd timer(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC));
-  itimerspec spec{};
-  spec.it_interval.tv_sec = s.options.interval_ms / 1000;
-  spec.it_interval.tv_nsec = (s.options.interval_ms % 1000) * 1'000'000;
-  spec.it_value = spec.it_interval;
-  if (!timer || ::timerfd_settime(timer.get(), 0, &spec, nullptr) != 0) {
-    print_error(std::string("cannot start the sampling timer: ") + std::strerror(errno));
-    return false;
-  }
+  TickSchedule schedule(static_cast<int64_t>(probe::now_monotonic_ns()), s.options.interval_ms * 1'000'000);
   // epoll, not poll: a build wakes the recorder several times per process it starts,
   // and poll registered with and left every file's wait queue on each wakeup.
   ScopedFd epoll(::epoll_create1(EPOLL_CLOEXEC));
   // Each descriptor is registered with what it is, which epoll hands back.
-  enum Source : uint32_t { kSignals, kTimer, kMarks, kProcessEvents, kExitRecords, kOutput, kSources };
+  enum Source : uint32_t { kSignals, kMarks, kProcessEvents, kExitRecords, kOutput, kSources };
   auto watch = [&](int fd, Source source) {
     epoll_event event{};
     event.events = EPOLLIN;
@@ -200,7 +208,7 @@ bool sampling_loop(Session& s, int signal_fd) {
   // A captured stream's descriptor leaves the set by itself when it is closed at EOF:
   // ours are all close-on-exec, and nothing is forked while the loop runs, so that
   // close drops the last reference.
-  bool watching = epoll && watch(signal_fd, kSignals) && watch(timer.get(), kTimer) &&
+  bool watching = epoll && watch(signal_fd, kSignals) &&
                   watch(s.marks ? s.marks->poll_fd() : -1, kMarks) &&
                   watch(s.process_events ? s.process_events->fd() : -1, kProcessEvents) &&
                   watch(exit_records_watched(s) ? s.exit_records->fd() : -1, kExitRecords);
@@ -215,7 +223,8 @@ bool sampling_loop(Session& s, int signal_fd) {
   }
   while (!root_done(s) && !s.stop_requested) {
     epoll_event events[8];
-    int count = ::epoll_wait(epoll.get(), events, 8, -1);
+    int count =
+        wait_for_events(epoll.get(), events, 8, schedule.ns_until_due(static_cast<int64_t>(probe::now_monotonic_ns())));
     if (count < 0) {
       if (errno == EINTR) {
         continue;
@@ -227,6 +236,8 @@ bool sampling_loop(Session& s, int signal_fd) {
     for (int i = 0; i < count; ++i) {
       ready[events[i].data.u32] = true;
     }
+    const int64_t now_ns = static_cast<int64_t>(probe::now_monotonic_ns());
+    const bool tick_due = schedule.due(now_ns);
     // In this order: a reaped child's figures, then a tick, then what came besides.
     if (ready[kSignals]) {
       signalfd_siginfo info{};
@@ -235,16 +246,16 @@ bool sampling_loop(Session& s, int signal_fd) {
       }
     }
     const EventsReady sockets{ready[kProcessEvents], ready[kExitRecords]};
-    if (ready[kTimer]) {
-      uint64_t expirations = 0;  // >1 when a tick overran: skip, never bunch up
-      (void)!::read(timer.get(), &expirations, sizeof expirations);
+    if (tick_due) {
       tick(s, sockets);
+      // After the tick: one that overran skips what it missed, never bunching up.
+      schedule.take(static_cast<int64_t>(probe::now_monotonic_ns()));
     }
     if (ready[kMarks]) {
       read_marks(s);
     }
-    if ((sockets.process_events || sockets.exit_records) && !ready[kTimer]) {
-      read_process_events(s, sockets);  // with the timer, the tick drained them
+    if ((sockets.process_events || sockets.exit_records) && !tick_due) {
+      read_process_events(s, sockets);  // else the tick drained them
     }
     if (ready[kOutput]) {
       s.capture->read_available(s.clock.now_ms());  // both streams, in order

@@ -77,9 +77,9 @@ void read_marks(Session& s);
 void add_output_line(Session& s, int64_t t_ms, const char* stream, const std::string& text);
 // Reaps the children that have exited, taking their final figures first.
 void handle_child_exits(Session& s);
-// Waits on the tick timer, the signals and the event sockets until the root has ended
-// (or, attaching, the user asks to stop). Returns false on a failure of the loop's own
-// machinery.
+// Waits for the next tick (TickSchedule), the signals and the event sockets until the
+// root has ended (or, attaching, the user asks to stop). Returns false on a failure of
+// the loop's own machinery.
 bool sampling_loop(Session& s, int signal_fd);
 
 }  // namespace canopy::record
