@@ -88,7 +88,8 @@ Result<Writer> Writer::create(const std::string& path, bool force) {
   writer.path_ = path;
   sqlite3* db = nullptr;
   // NOMUTEX: a Writer is used by one thread at a time. Without it every bind and step
-  // takes and releases the connection's mutex, a tenth of the recorder's instructions.
+  // takes and releases the connection's mutex: 4% of the recorder's user-space
+  // instructions on an idle tree at 10 ms.
   int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
   writer.db_ = ScopedDb(db);
   auto fail = [&](const std::string& why) -> Result<Writer> {
