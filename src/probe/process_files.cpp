@@ -87,8 +87,7 @@ std::optional<int64_t> ProcessFiles::read_run_ns() {
 }
 
 std::optional<StatusFields> ProcessFiles::read_status() {
-  ScopedFd fd = open_at(dir_.get(), "status");
-  auto text = pread_all(fd.get(), scratch());
+  auto text = pread_all(kept(status_), scratch());
   return text ? parse_status(*text) : std::nullopt;
 }
 

@@ -65,6 +65,7 @@ class ProcessFiles {
   ScopedFd stat_;
   KeptFile statm_{"statm"};
   KeptFile schedstat_{"schedstat"};
+  KeptFile status_{"status"};  // read on a new peak or shrink, and once a second
   KeptFile io_{"io"};
   KeptFile leader_children_{nullptr};  // task/PID/children
   KeptFile smaps_rollup_{"smaps_rollup"};  // only --pss reads it
