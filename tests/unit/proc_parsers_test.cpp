@@ -56,6 +56,24 @@ TEST(ParseStat, RejectsTruncatedAndGarbage) {
   EXPECT_FALSE(parse_stat(line));
 }
 
+TEST(ParseStat, ReadsUpToVsizeWhenTheLaterFieldsAreMissing) {
+  // A line that ends at field 23 (vsize): the image's addresses are unknown (0), not an error.
+  auto stat = parse_stat("7 (sh) R 1 7 7 0 -1 0 11 0 12 0 13 14 0 0 20 0 3 0 99 4096");
+  ASSERT_TRUE(stat);
+  EXPECT_EQ(stat->state, 'R');
+  EXPECT_EQ(stat->minor_faults, 11);
+  EXPECT_EQ(stat->major_faults, 12);
+  EXPECT_EQ(stat->user_ticks, 13);
+  EXPECT_EQ(stat->system_ticks, 14);
+  EXPECT_EQ(stat->threads, 3);
+  EXPECT_EQ(stat->start_ticks, 99);
+  EXPECT_EQ(stat->vm_size_bytes, 4096);
+  EXPECT_EQ(stat->start_code, 0u);
+  EXPECT_FALSE(parse_stat("7 (sh) RS 1 7 7 0 -1 0 11 0 12 0 13 14 0 0 20 0 3 0 99 4096"));  // a state is one letter
+  EXPECT_FALSE(parse_stat("7 (sh) R 1 7 7 0 -1 0 11 0 12 0 13 14 0 0 20 0 3 0 99"));        // no vsize
+  EXPECT_FALSE(parse_stat("7 (sh) R 1 7 7 0 -1 0 99999999999999999999 0 12 0 13 14 0 0 20 0 3 0 99 4096"));
+}
+
 TEST(ParseStatm, RealLine) {
   auto statm = parse_statm(fixture("statm_bash.txt"));
   ASSERT_TRUE(statm);
@@ -91,6 +109,20 @@ TEST(ParseIo, RealFile) {
   EXPECT_EQ(io->write_bytes, 665893554);
   EXPECT_EQ(io->disk_read_bytes, 196038656);
   EXPECT_EQ(io->disk_write_bytes, 519049216);  // not cancelled_write_bytes
+}
+
+TEST(ParseIo, LastLineWithoutNewlineAndShortLines) {
+  auto io = parse_io("a\nrchar: 1\nwchar: 2\n\nread_bytes: 3\nwrite_bytes: 4");
+  ASSERT_TRUE(io);
+  EXPECT_EQ(io->read_bytes, 1);
+  EXPECT_EQ(io->write_bytes, 2);
+  EXPECT_EQ(io->disk_read_bytes, 3);
+  EXPECT_EQ(io->disk_write_bytes, 4);
+  EXPECT_EQ(parse_io("rchar: 9223372036854775807\nwchar: 2\nread_bytes: 3\nwrite_bytes: 4")->read_bytes, INT64_MAX);
+  EXPECT_FALSE(parse_io("rchar: 9223372036854775808\nwchar: 2\nread_bytes: 3\nwrite_bytes: 4"));  // past int64
+  EXPECT_FALSE(parse_io("rchar: 1\nwchar: 2\nread_bytes: 3\nwrite_bytes:"));    // no number
+  EXPECT_FALSE(parse_io("rchar: 1\nwchar: 2\nread_bytes: 3\nwrite_byte: 4"));   // a key cut short
+  EXPECT_FALSE(parse_io("rchar: 1\nwchar: 2\nread_bytes: 3\nwrite_bytes_: 4"));  // nor a longer one
 }
 
 TEST(ParseSmapsRollup, RealFile) {
