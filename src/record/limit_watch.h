@@ -25,8 +25,9 @@ class LimitWatch {
              int64_t start_ms)
       : limits_(limits), cgroup_(cgroup), writer_(writer), sampler_(sampler), start_ms_(start_ms) {}
 
-  // Every tick, and once more at the end.
-  void tick(int64_t t_ms);
+  // Every tick; last_tick once more at the end, which reads every counter.
+  void tick(int64_t t_ms) { watch(t_ms, false); }
+  void last_tick(int64_t t_ms) { watch(t_ms, true); }
   // After the root has ended: when the run was stopped, what is left of the tree
   // (daemons, orphans) is stopped too, SIGKILL when the grace runs out. Returns true
   // while some of it may still be running, so the caller keeps reaping.
@@ -39,7 +40,8 @@ class LimitWatch {
   int exit_status(int command_status) const;
 
  private:
-  void read_cgroup(int64_t t_ms);
+  void watch(int64_t t_ms, bool last);
+  void read_cgroup(int64_t t_ms, bool last);
   void name_killed(int64_t t_ms);
   void stop_tree(int64_t t_ms, const std::string& why, const std::string& hit);
   void continue_stopping(int64_t t_ms);
@@ -55,7 +57,8 @@ class LimitWatch {
   std::optional<int64_t> stopping_since_;  // when SIGTERM went out
   bool killed_ = false;                    // SIGKILL went out
   std::unordered_set<pid_t> termed_;       // sent SIGTERM once: a second could cut its cleanup short
-  // The cgroup's counters that need the tree to run are read at least this often.
+  // The cgroup's peak, OOM kills and limit hits are read at least this often, and at
+  // the end.
   static constexpr int64_t kCountersAtLeastEveryMs = 1000;
   CgroupReading last_;                     // the previous tick's counters
   std::optional<int64_t> last_counters_ms_;  // when read_counters last ran

@@ -335,7 +335,7 @@ int run_record(const RecordOptions& options, std::string* complete_recording) {
   if (session.recording) {
     end_ms = sampler.tick(end_ms);
     if (session.limits) {
-      session.limits->tick(end_ms);  // the limits that ended the root itself
+      session.limits->last_tick(end_ms);  // the limits that ended the root itself
     }
     sampler.finish(end_ms);
     write_end_meta(*writer, end_ms, sampler.process_count(), session.root_wait_status, run_mode);
