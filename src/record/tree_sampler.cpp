@@ -9,7 +9,12 @@ namespace canopy::record {
 using store::SampleValues;
 
 TreeSampler::TreeSampler(store::Writer& writer, const probe::HostInfo& host, SamplerOptions options)
-    : writer_(writer), host_(host), options_(options), self_(::getpid()), forks_all_heard_(options.process_events) {
+    : writer_(writer),
+      host_(host),
+      options_(options),
+      self_(::getpid()),
+      meminfo_(options.meminfo_path),
+      forks_all_heard_(options.process_events) {
   if (options_.adopt_own_children) {
     self_files_ = probe::ProcessFiles::open(self_);
   }
@@ -328,8 +333,12 @@ int64_t TreeSampler::tick(int64_t t_ms) {
       row.pss_bytes += std::max<int64_t>(0, p.values[store::kPssBytes]);
     }
   }
-  auto meminfo_text = meminfo_.read();
-  if (auto meminfo = meminfo_text ? probe::parse_meminfo(*meminfo_text) : std::nullopt) {
+  if (t_ms - meminfo_last_ms_ >= kMeminfoAtLeastApartMs) {
+    auto meminfo_text = meminfo_.read();
+    meminfo_last_ = meminfo_text ? probe::parse_meminfo(*meminfo_text) : std::nullopt;
+    meminfo_last_ms_ = t_ms;
+  }
+  if (const auto& meminfo = meminfo_last_) {
     row.mem_total_bytes = meminfo->mem_total_bytes;
     row.mem_available_bytes = meminfo->mem_available_bytes;
     row.swap_total_bytes = meminfo->swap_total_bytes;
