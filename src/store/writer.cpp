@@ -246,24 +246,39 @@ void Writer::update_process_end(const ProcessRow& row) {
 
 bool Writer::add_sample(int64_t t_ms, int64_t process_id, const SampleValues& values) {
   SampleValues& last = last_written_.at(static_cast<size_t>(process_id - 1));
-  sqlite3_stmt* s = sample_.get();
+  PendingSample row{t_ms, process_id, {}};
   bool changed = false;
   for (int c = 0; c < kSampleColumnCount; ++c) {
     // Unknown values are never written: NULL already means "as before".
     if (values.v[c] != last.v[c] && values.v[c] != kUnknown) {
-      sqlite3_bind_int64(s, c + 3, values.v[c]);
+      row.changed.v[c] = values.v[c];
       last.v[c] = values.v[c];
       changed = true;
     }
   }
   if (!changed) {
-    sqlite3_clear_bindings(s);
     return false;
   }
-  sqlite3_bind_int64(s, 1, t_ms);
-  sqlite3_bind_int64(s, 2, process_id);
-  step(s);
+  pending_samples_.push_back(row);
+  if (pending_samples_.size() >= kPendingSamplesAtMost) {
+    write_pending_samples();  // an import adds many between commits
+  }
   return true;
+}
+
+void Writer::write_pending_samples() {
+  sqlite3_stmt* s = sample_.get();
+  for (const PendingSample& row : pending_samples_) {
+    sqlite3_bind_int64(s, 1, row.t_ms);
+    sqlite3_bind_int64(s, 2, row.process_id);
+    for (int c = 0; c < kSampleColumnCount; ++c) {
+      if (row.changed.v[c] != kUnknown) {
+        sqlite3_bind_int64(s, c + 3, row.changed.v[c]);
+      }
+    }
+    step(s);
+  }
+  pending_samples_.clear();
 }
 
 void Writer::add_cgroup_tick(const CgroupTickRow& row) { pending_cgroup_ticks_.push_back(row); }
@@ -323,6 +338,7 @@ void Writer::commit_if_due(int64_t now_ms) {
   }
   last_commit_ms_ = now_ms;
   write_pending_processes();
+  write_pending_samples();
   write_pending_ticks();
   if (auto status = exec_sql(db_.get(), "COMMIT; BEGIN"); !status && !failure_) {
     failure_ = Error{"cannot write '" + path_ + "': " + status.error().message};
@@ -331,6 +347,7 @@ void Writer::commit_if_due(int64_t now_ms) {
 
 Status Writer::finish() {
   write_pending_processes();
+  write_pending_samples();
   write_pending_ticks();
   if (failure_) {
     return *failure_;

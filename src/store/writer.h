@@ -54,6 +54,9 @@ class Writer {
   // one written at its tick, and SQLite's code is warm for a batch where a lone
   // insert after each sleep ran cold.
   void write_pending_ticks();
+  // Sample rows wait likewise (up to kPendingSamplesAtMost), with only their changed
+  // columns set.
+  void write_pending_samples();
   // Most of a build's processes start and end between two commits: one insert then
   // costs less than an insert and its updates, and nothing uncommitted survives a
   // crash either way.
@@ -75,6 +78,13 @@ class Writer {
   ScopedStmt event_;
   std::vector<SampleValues> last_written_;  // by process id
   std::vector<ProcessRow> pending_processes_;  // the newest ids, in order
+  struct PendingSample {
+    int64_t t_ms;
+    int64_t process_id;
+    SampleValues changed;  // kUnknown where unchanged: written as NULL
+  };
+  static constexpr size_t kPendingSamplesAtMost = 4096;
+  std::vector<PendingSample> pending_samples_;
   std::vector<TickRow> pending_ticks_;
   std::vector<CgroupTickRow> pending_cgroup_ticks_;
   int64_t last_commit_ms_ = 0;
