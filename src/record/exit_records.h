@@ -55,6 +55,7 @@ class ExitRecords {
   std::unordered_map<pid_t, Totals> records_;  // by process, not yet claimed by an end
   std::unordered_map<pid_t, Ended> ended_;     // ended rows open to late records
   int64_t applied_ = 0;
+  int64_t last_expired_ms_ = 0;
 };
 
 }  // namespace canopy::record
