@@ -184,8 +184,8 @@ class TreeSampler {
   pid_t self_;  // the recorder: never part of the tree it records
   probe::SystemFile meminfo_;
   // The machine's memory is the tree's context, read about ten times a second at most:
-  // at 10 ms, /proc/meminfo was the costliest file of a small tree's tick (about 13 µs,
-  // the kernel summing every zone's counters; a statm is about 1 µs). A tick in
+  // at 10 ms, /proc/meminfo was the costliest file of a small tree's tick (8 to 13 µs,
+  // the kernel summing every zone's counters; a statm is 1 to 2 µs). A tick in
   // between carries the latest reading. 95, not 100: a tick starts up to a few ms late.
   static constexpr int64_t kMeminfoAtLeastApartMs = 95;
   std::optional<probe::MeminfoFields> meminfo_last_;

@@ -29,8 +29,8 @@ class Writer {
   void update_process_exec(const ProcessRow& row);
   // Writes what is known when a process ends: end, exit status, peaks and CPU.
   void update_process_end(const ProcessRow& row);
-  // Writes a row only when some value changed since this process's previous row, and
-  // only the changed columns. Returns whether a row was written.
+  // Adds a row, written at the next commit, only when some value changed since this
+  // process's previous row, and only the changed columns. Returns whether it did.
   bool add_sample(int64_t t_ms, int64_t process_id, const SampleValues& values);
   void add_tick(const TickRow& row);
   void add_cgroup_tick(const CgroupTickRow& row);
