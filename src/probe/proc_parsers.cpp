@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
+#include <cstdint>
 #include <cstring>
 
 #include <string.h>  // memrchr
@@ -12,20 +14,24 @@ namespace canopy::probe {
 namespace {
 
 // A non-negative decimal at the start of [p, end): its value, and p moved past it.
-// nullopt when no digit is there or the number overflows.
+// nullopt when no digit is there or the number is past int64's range. (Unsigned, so
+// from_chars takes no sign.)
 std::optional<int64_t> take_decimal(const char*& p, const char* end) {
-  const char* start = p;
-  int64_t value = 0;
-  while (p < end && static_cast<unsigned char>(*p - '0') <= 9) {
-    if (__builtin_mul_overflow(value, 10, &value) || __builtin_add_overflow(value, *p - '0', &value)) {
-      return std::nullopt;
-    }
-    ++p;
-  }
-  if (p == start) {
+  uint64_t value = 0;
+  auto [after, error] = std::from_chars(p, end, value);
+  if (error != std::errc() || value > uint64_t{INT64_MAX}) {
     return std::nullopt;
   }
-  return value;
+  p = after;
+  return static_cast<int64_t>(value);
+}
+
+// Past the spaces and tabs at the start of [p, end).
+const char* skip_blanks(const char* p, const char* end) {
+  while (p < end && (*p == ' ' || *p == '\t')) {
+    ++p;
+  }
+  return p;
 }
 
 // The first four bytes of a "Key:" line as one word: with keys of three or more
@@ -70,17 +76,12 @@ bool find_kb_fields(std::string_view text, const std::array<std::string_view, N>
           std::memcmp(p, keys[i].data(), size) != 0) {
         continue;
       }
-      const char* q = p + size + 1;
-      while (q < eol && (*q == ' ' || *q == '\t')) {
-        ++q;
-      }
+      const char* q = skip_blanks(p + size + 1, eol);
       auto value = take_decimal(q, eol);
       if (!value) {
         return false;
       }
-      while (q < eol && (*q == ' ' || *q == '\t')) {
-        ++q;
-      }
+      q = skip_blanks(q, eol);
       const bool kilobytes = eol - q == 2 && q[0] == 'k' && q[1] == 'B';
       values[i] = kilobytes ? *value * 1024 : *value;
       found[i] = true;
