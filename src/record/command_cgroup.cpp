@@ -300,18 +300,6 @@ Status CommandCgroup::add(pid_t pid) {
   return Ok{};
 }
 
-std::optional<CgroupReading> CommandCgroup::read() const {
-  auto memory = memory_bytes();
-  if (!memory) {
-    return std::nullopt;
-  }
-  CgroupReading reading;
-  reading.memory_bytes = *memory;
-  reading.cpu_ns = tree_cpu_ns();
-  read_counters(reading);
-  return reading;
-}
-
 std::optional<int64_t> CommandCgroup::memory_bytes() const {
   auto current = memory_current_.read();
   if (!current) {

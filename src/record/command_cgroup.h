@@ -53,8 +53,6 @@ class CommandCgroup : public TreeCpuCounter {
 
   // Moves `pid` in (v1: the gated command, before it runs).
   Status add(pid_t pid);
-  // All of a reading: memory_bytes(), tree_cpu_ns() and read_counters().
-  std::optional<CgroupReading> read() const;
   // memory.current alone; nullopt when it cannot be read. It moves without the tree
   // running: the kernel reclaims the tree's page cache.
   std::optional<int64_t> memory_bytes() const;
