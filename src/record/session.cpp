@@ -238,7 +238,12 @@ bool sampling_loop(Session& s, int signal_fd) {
     }
     const int64_t now_ns = static_cast<int64_t>(probe::now_monotonic_ns());
     const bool tick_due = schedule.due(now_ns);
-    // In this order: a reaped child's figures, then a tick, then what came besides.
+    // In this order: marks, then a reaped child's figures, then a tick, then what came
+    // besides. Marks first: a mark is written before its caller can end, so read after
+    // that end (both ready at one wakeup of a busy machine), it could not name its caller.
+    if (ready[kMarks]) {
+      read_marks(s);
+    }
     if (ready[kSignals]) {
       signalfd_siginfo info{};
       while (::read(signal_fd, &info, sizeof info) == sizeof info) {
@@ -250,9 +255,6 @@ bool sampling_loop(Session& s, int signal_fd) {
       tick(s, sockets);
       // After the tick: one that overran skips what it missed, never bunching up.
       schedule.take(static_cast<int64_t>(probe::now_monotonic_ns()));
-    }
-    if (ready[kMarks]) {
-      read_marks(s);
     }
     if ((sockets.process_events || sockets.exit_records) && !tick_due) {
       read_process_events(s, sockets);  // else the tick drained them
