@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -52,6 +53,50 @@ TEST(Cgroup, ItsPeakSeesWhatFellBetweenTwoSamples) {
   EXPECT_GE(summary["cgroup_peak_bytes"].get<int64_t>(), mib(200));
   EXPECT_LT(summary["peak_tree_rss_bytes"].get<int64_t>(), mib(100));
   EXPECT_NE(result.err.find("the sampled sum missed it"), std::string::npos) << result.err;
+}
+
+// The controllers of a v1 meta, "cgroup v1 (memory, cpuacct, freezer) /sys/...", or
+// none for any other.
+std::vector<std::string> v1_controllers(const std::string& meta) {
+  std::vector<std::string> controllers;
+  const std::string prefix = "cgroup v1 (";
+  if (meta.rfind(prefix, 0) != 0) {
+    return controllers;
+  }
+  std::string list = meta.substr(prefix.size(), meta.find(')') - prefix.size());
+  for (size_t start = 0; start <= list.size();) {
+    size_t comma = std::min(list.find(", ", start), list.size());
+    controllers.push_back(list.substr(start, comma - start));
+    start = comma + 2;
+  }
+  return controllers;
+}
+
+TEST(Cgroup, OnV1CpuAndPidsAreJoinedOnlyForTheirLimits) {
+  // Each hierarchy joined costs a mkdir, a move and an rmdir: cpu and pids carry only
+  // their limits, so without those the command stays out of them.
+  TempDir dir;
+  std::string plain = dir.file("plain.canopy");
+  auto result = run({kCanopy, "record", "-q", "-o", plain, "--", "true"});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  auto joined = v1_controllers(cgroup_meta(open_recording(plain)));
+  if (joined.empty()) {
+    GTEST_SKIP() << "no cgroup v1 here: " << cgroup_meta(open_recording(plain));
+  }
+  auto has = [](const std::vector<std::string>& list, const char* name) {
+    return std::find(list.begin(), list.end(), name) != list.end();
+  };
+  EXPECT_TRUE(has(joined, "memory"));
+  EXPECT_FALSE(has(joined, "cpu"));
+  EXPECT_FALSE(has(joined, "pids"));
+
+  std::string limited = dir.file("limited.canopy");
+  result = run({kCanopy, "record", "-q", "-o", limited, "--cpu-limit", "50", "--max-processes", "100", "--", "true"});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  joined = v1_controllers(cgroup_meta(open_recording(limited)));
+  EXPECT_TRUE(has(joined, "memory"));
+  EXPECT_TRUE(has(joined, "cpu"));
+  EXPECT_TRUE(has(joined, "pids"));
 }
 
 TEST(Cgroup, WithoutOneTheSummarySaysSo) {
