@@ -2,6 +2,7 @@
 // turns it into options, and calls record/, store/, analyze/ and report/.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <initializer_list>
 #include <string_view>
 
 #include "cli/commands.h"
@@ -19,7 +20,6 @@ int usage_error(const CLI::ParseError& e, const CLI::App* subcommand) {
   std::fprintf(stderr, "canopy: %s (see 'canopy %s%s--help')\n", e.what(), name.c_str(), name.empty() ? "" : " ");
   return name == "record" ? canopy::record::kExitRecorderFailed : 2;
 }
-
 
 // The subcommand a command line names in its first word, or "" (`canopy --help`, a
 // typo): then every subcommand is built, for the help and the error to list them.
