@@ -22,7 +22,8 @@ int usage_error(const CLI::ParseError& e, const CLI::App* subcommand) {
 }
 
 // The subcommand a command line names in its first word, or "" (`canopy --help`, a
-// typo): then every subcommand is built, for the help and the error to list them.
+// typo): then every subcommand is built, for the help and the error to list them. A
+// subcommand missing from this list still works, built with all the others.
 std::string_view named_subcommand(int argc, char** argv) {
   static constexpr std::string_view kNames[] = {"record", "report", "view",   "log",
                                                 "mark",   "export", "import", "diff"};
