@@ -59,6 +59,21 @@ def fail(text):
     sys.exit(1)
 
 
+def machine_cpu_times():
+    """/proc/stat's first line: the machine's CPU time so far, in ticks, by kind."""
+    with open("/proc/stat") as stat:
+        return [int(field) for field in stat.readline().split()[1:9]]
+
+
+def stolen_share(start, end):
+    """The share of the CPU time between two machine_cpu_times() readings that the
+    hypervisor gave to other guests (steal, the eighth field): on a shared VM a run
+    with much of it is slower for every tool alike."""
+    elapsed = [after - before for before, after in zip(start, end)]
+    total = sum(elapsed)
+    return 100.0 * elapsed[7] / total if total else 0.0
+
+
 def machine_forks():
     """The kernel's count of tasks created since boot (/proc/stat `processes`)."""
     with open("/proc/stat") as stat:
@@ -496,6 +511,7 @@ def main():
         started = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
         with open("/proc/loadavg") as loadavg:
             load = " ".join(loadavg.read().split()[:3])
+        cpu_at_start = machine_cpu_times()
 
         # Interleaved: run 1 of every configuration, then run 2..., so the drifting
         # noise of a shared machine falls on all of them alike.
@@ -532,6 +548,7 @@ def main():
             forks = bench.values[(workload.key, "unrecorded")]["forks"]
             truth[workload.key] = workload.processes or median(forks)
 
+        stolen = stolen_share(cpu_at_start, machine_cpu_times())
         report = Report(bench.values, workload_list, peers, truth)
         report.table()
         text = [
@@ -542,6 +559,7 @@ def main():
             "",
         ] + describe_machine() + [
             f"- Date: {started}; load average at start: {load}",
+            f"- CPU time stolen by the hypervisor during the run (/proc/stat steal): {stolen:.1f}%",
             f"- Peers: {tool_versions(peers)}" + (f"; not installed, so not measured: {', '.join(missing)}"
                                                   if missing else ""),
             f"- {runs} runs of every configuration, interleaved; figures are medians, with (min–max) for CPU.",
