@@ -478,6 +478,39 @@ def describe_machine():
                           capture_output=True, text=True, check=True).stdout.rstrip("\n").split("\n")
 
 
+def more_runs_note(workload_list, runs):
+    """' (the ramp's: 15)' for the workloads measured more than once a round."""
+    more = [f"the {w.key}'s: {runs * w.runs_per_round}" for w in workload_list if w.runs_per_round > 1]
+    return f" ({'; '.join(more)})" if more else ""
+
+
+def measure_workload(bench, workload, peers, idle_seconds, run_id, say):
+    """One run of every configuration on one workload; run_id names its files."""
+    say(f"{workload.title}: unrecorded")
+    if workload.key != "idle":  # sleeping needs no warming up
+        bench.warm_up(workload)
+    bench.unrecorded(workload)
+    for interval in CANOPY_INTERVALS:
+        say(f"{workload.key}: canopy -i {interval}")
+        bench.canopy_run(workload, interval, run_id)
+    say(f"{workload.key}: canopy {' '.join(SAMPLING_ONLY)} -i {SAMPLING_ONLY_INTERVAL}")
+    bench.canopy_run(workload, SAMPLING_ONLY_INTERVAL, run_id, SAMPLING_ONLY)
+    if workload.key == "idle":
+        for interval in FLOOR_INTERVALS:
+            say(f"idle: canopy {' '.join(EVERY_PROCESS_ASKED)} -i {interval}")
+            bench.canopy_run(workload, interval, run_id, EVERY_PROCESS_ASKED)
+        for interval in FLOOR_INTERVALS:
+            say(f"idle: floor -i {interval}")
+            bench.floor_run(workload, interval, 200, idle_seconds)
+    else:
+        for interval in CANOPY_INTERVALS:
+            say(f"{workload.key}: floor --events -i {interval}")
+            bench.floor_events_run(workload, interval)
+    for peer in peers:
+        say(f"{workload.key}: {peer.key}")
+        bench.peer_run(workload, peer, run_id)
+
+
 def main():
     if len(sys.argv) != 2:
         fail("usage: bench/compare.py BUILD_DIR")
@@ -519,29 +552,9 @@ def main():
             progress(f"run {run}/{runs}: fixed costs")
             bench.fixed_cost_run()
             for workload in workload_list:
-                progress(f"run {run}/{runs}: {workload.title}: unrecorded")
-                if workload.key != "idle":  # sleeping needs no warming up
-                    bench.warm_up(workload)
-                bench.unrecorded(workload)
-                for interval in CANOPY_INTERVALS:
-                    progress(f"run {run}/{runs}: {workload.key}: canopy -i {interval}")
-                    bench.canopy_run(workload, interval, run)
-                progress(f"run {run}/{runs}: {workload.key}: canopy {' '.join(SAMPLING_ONLY)} -i {SAMPLING_ONLY_INTERVAL}")
-                bench.canopy_run(workload, SAMPLING_ONLY_INTERVAL, run, SAMPLING_ONLY)
-                if workload.key == "idle":
-                    for interval in FLOOR_INTERVALS:
-                        progress(f"run {run}/{runs}: idle: canopy {' '.join(EVERY_PROCESS_ASKED)} -i {interval}")
-                        bench.canopy_run(workload, interval, run, EVERY_PROCESS_ASKED)
-                    for interval in FLOOR_INTERVALS:
-                        progress(f"run {run}/{runs}: idle: floor -i {interval}")
-                        bench.floor_run(workload, interval, 200, idle_seconds)
-                else:
-                    for interval in CANOPY_INTERVALS:
-                        progress(f"run {run}/{runs}: {workload.key}: floor --events -i {interval}")
-                        bench.floor_events_run(workload, interval)
-                for peer in peers:
-                    progress(f"run {run}/{runs}: {workload.key}: {peer.key}")
-                    bench.peer_run(workload, peer, run)
+                for repeat in range(1, workload.runs_per_round + 1):
+                    measure_workload(bench, workload, peers, idle_seconds, f"{run}.{repeat}",
+                                     lambda what: progress(f"run {run}/{runs}: {what}"))
 
         truth = {}
         for workload in workload_list:
@@ -562,7 +575,8 @@ def main():
             f"- CPU time stolen by the hypervisor during the run (/proc/stat steal): {stolen:.1f}%",
             f"- Peers: {tool_versions(peers)}" + (f"; not installed, so not measured: {', '.join(missing)}"
                                                   if missing else ""),
-            f"- {runs} runs of every configuration, interleaved; figures are medians, with (min–max) for CPU.",
+            f"- {runs} runs of every configuration{more_runs_note(workload_list, runs)}, interleaved; figures are "
+            "medians, with (min–max) for CPU.",
             "",
             "Workloads:",
             "",
