@@ -35,6 +35,25 @@ SampleValues memory(int64_t anon, int64_t cpu_user_ns) {
   return v;
 }
 
+// Command lines hold whatever a process was given: quotes, backslashes, control
+// characters, other scripts, bytes that are not UTF-8 (replaced by U+FFFD).
+TEST(Store, CommandLinesRoundTripThroughTheirJsonText) {
+  const std::vector<std::string> argv = {"sh",  "-c",       "echo \"a\\b\"\t$HOME\n", "",
+                                         "ünï", "\x01\x1f", "{\"not\": [\"json\"]}"};
+  EXPECT_EQ(parse_json_string_array(json_string_array(argv)), argv);
+  EXPECT_EQ(parse_json_string_array(json_string_array({})), std::vector<std::string>{});
+  EXPECT_EQ(parse_json_string_array(json_string_array({"a\xff" "b"})), std::vector<std::string>{"a\uFFFDb"});
+}
+
+TEST(Store, ACommandLineThatIsNotAJsonArrayOfStringsReadsAsItsStrings) {
+  EXPECT_EQ(parse_json_string_array("[\"make\", 8, null, \"-j8\"]"), (std::vector<std::string>{"make", "-j8"}));
+  // Damaged text yields no arguments, never the ones before the damage.
+  EXPECT_EQ(parse_json_string_array("[\"make\", \"-j8\""), std::vector<std::string>{});
+  EXPECT_EQ(parse_json_string_array("[\"make\"] trailing"), std::vector<std::string>{});
+  EXPECT_EQ(parse_json_string_array("\"make\""), std::vector<std::string>{});
+  EXPECT_EQ(parse_json_string_array(""), std::vector<std::string>{});
+}
+
 TEST(Store, RoundTripWithCarryForward) {
   TempDir dir;
   std::string path = dir.file("a.canopy");
