@@ -40,7 +40,6 @@ EVERY_PROCESS_ASKED = ["--no-cgroup"]
 # figure beside pidstat at 1 s; with events canopy also reads every process it hears of.
 SAMPLING_ONLY = ["--no-process-events"]
 SAMPLING_ONLY_INTERVAL = 1000
-PEER_WARMUP_S = 0.5  # a tool starts (and takes its first sample) before the workload
 FIXED_COST_REPEATS = 20  # per run: each is a few milliseconds
 
 # Targets from the issue.
@@ -214,15 +213,15 @@ class Bench:
 
     def peer_run(self, workload, peer, run):
         workload.prepare()
-        out = os.path.join(self.tmp, f"{peer.key.split()[0]}-{run}.out")
-        if os.path.exists(out):
-            os.remove(out)
+        out = os.path.join(self.tmp, f"{peer.key.split()[0]}-{peer.interval_ms}-{run}.out")
+        for stale in peer.written(out):
+            os.remove(stale)
         stdout = subprocess.DEVNULL if peer.output_is_file else open(out, "w")
         tool = subprocess.Popen(peer.argv(out), stdout=stdout, stderr=subprocess.DEVNULL, start_new_session=True)
         if stdout is not subprocess.DEVNULL:
             stdout.close()
         try:
-            time.sleep(PEER_WARMUP_S)
+            time.sleep(peer.startup_s)
             existing = live_pids()
             wall = run_checked(workload.argv, workload.key)
             time.sleep(0.2)
@@ -244,8 +243,11 @@ class Bench:
         peak = max((sum(rss for pid, rss in sample.items() if ours(pid)) for sample in seen.samples.values()),
                    default=0)
         cpu_s = usage.ru_utime + usage.ru_stime
-        self.keep(workload, peer.key, cpu=cpu_s, wall=wall, bytes=os.path.getsize(out), captured=len(pids), peak=peak)
-        os.remove(out)
+        written = peer.written(out)
+        self.keep(workload, peer.key, cpu=cpu_s, wall=wall, bytes=sum(os.path.getsize(f) for f in written),
+                  captured=len(pids), peak=peak)
+        for f in written:
+            os.remove(f)
 
 
 def canopy_config(interval, flags=()):
@@ -588,7 +590,8 @@ def main():
             "",
             fixed_costs_line(bench.values, runs),
             "",
-            "Not measured: pidstat and atop below 1 s (both take whole seconds); top and the ps loop at 10 ms; "
+            "Not measured: pidstat and atop below 1 s (both take whole seconds); top and the ps loop at 10 ms "
+            "(collectl is the peer at 10 ms); "
             "the floor with process events for idle (its tree never changes, so the fixed floor does the same "
             "reads); CPU per process-sample for the peers (they read every process on the machine, not "
             "the workload's: compare their CPU seconds instead).",

@@ -2,6 +2,8 @@
 runs them: how each is started, stopped, and how its output is read back into what it
 saw (per sample: each process's PID and resident memory)."""
 
+import glob
+import os
 import re
 import shutil
 import signal
@@ -31,12 +33,18 @@ class Peer:
     interval_ms: int
     stop_signal: int   # how it is asked to stop and write what it has
     output_is_file: bool  # its output is a file it writes (else its stdout)
+    # How long it is given to start and take its first sample before the workload starts.
+    startup_s: float = 0.5
 
     def available(self):
         return shutil.which(self.command_name()) is not None
 
     def command_name(self):
         return self.argv("out")[0]
+
+    def written(self, out):
+        """The files its output went to: what its output size counts."""
+        return [out] if os.path.exists(out) else []
 
 
 class Pidstat(Peer):
@@ -148,7 +156,48 @@ class PsLoop(Peer):
         return seen
 
 
+class Collectl(Peer):
+    """collectl -sZ -i S:S -f OUT: every process's figures, written to its compressed raw
+    file (OUT-host-date.raw.gz) as one would leave it recording; read back with
+    collectl -p FILE -sZ -P -om. Its interval may be a fraction of a second."""
+
+    def __init__(self, interval_ms):
+        # Perl starting up: its first sample came 0.96 s after its start on the bench's VM.
+        super().__init__(f"collectl -sZ -i {interval_ms / 1000:g}", "collectl", interval_ms, signal.SIGTERM, True,
+                         startup_s=1.5)
+
+    def argv(self, out):
+        # The second interval is the one for processes; both are this peer's interval.
+        seconds = f"{self.interval_ms / 1000:g}"
+        return ["collectl", "-sZ", "-i", f"{seconds}:{seconds}", "-f", out]
+
+    def written(self, out):
+        return sorted(glob.glob(glob.escape(out) + "-*.raw.gz"))
+
+    def read(self, out):
+        seen = Seen()
+        columns = None
+        for raw in self.written(out):
+            # -P: one line a process and sample; -om: times to the millisecond, so that
+            # samples less than a second apart stay apart.
+            text = subprocess.run(["collectl", "-p", raw, "-sZ", "-P", "-om"], capture_output=True, text=True,
+                                  errors="replace").stdout
+            for line in text.splitlines():
+                if line.startswith("#"):
+                    columns = line[1:].split()
+                    continue
+                fields = line.split()
+                if not columns or len(fields) < len(columns) or not fields[2].isdigit():
+                    continue
+                row = dict(zip(columns, fields))
+                seen.add(row["Date"] + " " + row["Time"], int(row["PID"]), int(row["VmRSS"]) * 1024,
+                         ppid=int(row["PPID"]))
+        return seen
+
+
 def all_peers():
     """Each at 1 s, where every one of them can go, and the ones that can go faster also
-    at 100 ms. pidstat and atop take whole seconds only."""
-    return [Pidstat(), Atop(), Top(1000), PsLoop(1000), Top(100), PsLoop(100)]
+    at 100 ms, and collectl, the one that keeps up at all below that, at 10 ms too.
+    pidstat and atop take whole seconds only."""
+    return [Pidstat(), Atop(), Top(1000), PsLoop(1000), Collectl(1000), Top(100), PsLoop(100), Collectl(100),
+            Collectl(10)]

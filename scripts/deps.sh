@@ -16,7 +16,7 @@ packages=(
   libgtest-dev
   libbenchmark-dev
   util-linux procps
-  python3 sysstat atop
+  python3 sysstat atop collectl
 )
 
 missing=()
@@ -41,6 +41,13 @@ if [ ${#missing[@]} -ne 0 ]; then
   if ! $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"; then
     $sudo apt-get update -q
     $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+  fi
+  # collectl is a peer the bench starts itself, but its package also starts a recording
+  # daemon for the whole machine at boot: one that we installed is stopped and disabled,
+  # so that it does not run behind the bench's figures. One installed before is left be.
+  if [[ " ${missing[*]} " == *" collectl "* ]] && [ -d /run/systemd/system ]; then
+    echo "deps: stopping and disabling the collectl daemon the package started (the bench runs its own)"
+    $sudo systemctl disable --now collectl >/dev/null 2>&1 || true
   fi
 fi
 
