@@ -26,6 +26,20 @@ class Seen:
             self.parents[pid] = ppid
 
 
+def rows_under_header(lines):
+    """The rows of a table whose column names are on a line starting with "#" (pidstat's
+    and collectl's): each row's fields, and the row by column name. Lines with fewer
+    fields than columns (blank lines, banners) are left out."""
+    columns = None
+    for line in lines:
+        if line.startswith("#"):
+            columns = line[1:].split()
+            continue
+        fields = line.split()
+        if columns and len(fields) >= len(columns):
+            yield fields, dict(zip(columns, fields))
+
+
 @dataclass
 class Peer:
     key: str           # as in the table
@@ -59,17 +73,10 @@ class Pidstat(Peer):
 
     def read(self, out):
         seen = Seen()
-        columns = None
         with open(out, errors="replace") as text:
-            for line in text:
-                if line.startswith("#"):
-                    columns = line[1:].split()
-                    continue
-                fields = line.split()
-                if not columns or len(fields) < len(columns) or not fields[0][0].isdigit():
-                    continue
-                row = dict(zip(columns, fields))
-                seen.add(row["Time"], int(row["PID"]), int(row["RSS"]) * 1024)
+            for fields, row in rows_under_header(text):
+                if fields[0][0].isdigit():
+                    seen.add(row["Time"], int(row["PID"]), int(row["RSS"]) * 1024)
         return seen
 
 
@@ -176,22 +183,15 @@ class Collectl(Peer):
 
     def read(self, out):
         seen = Seen()
-        columns = None
         for raw in self.written(out):
             # -P: one line a process and sample; -om: times to the millisecond, so that
             # samples less than a second apart stay apart.
             text = subprocess.run(["collectl", "-p", raw, "-sZ", "-P", "-om"], capture_output=True, text=True,
                                   errors="replace").stdout
-            for line in text.splitlines():
-                if line.startswith("#"):
-                    columns = line[1:].split()
-                    continue
-                fields = line.split()
-                if not columns or len(fields) < len(columns) or not fields[2].isdigit():
-                    continue
-                row = dict(zip(columns, fields))
-                seen.add(row["Date"] + " " + row["Time"], int(row["PID"]), int(row["VmRSS"]) * 1024,
-                         ppid=int(row["PPID"]))
+            for fields, row in rows_under_header(text.splitlines()):
+                if fields[2].isdigit():
+                    seen.add(row["Date"] + " " + row["Time"], int(row["PID"]), int(row["VmRSS"]) * 1024,
+                             ppid=int(row["PPID"]))
         return seen
 
 
