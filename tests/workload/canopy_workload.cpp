@@ -34,6 +34,7 @@
 //   canopy_workload wave MIB UP_MS IDLE_MS
 //                                      MIB MiB touched over UP_MS ms of busy CPU, given
 //                                      back, then IDLE_MS ms asleep
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -71,6 +72,28 @@ pid_t spawn_self(std::vector<std::string> args) {
   return pid;
 }
 
+// Set by `tree` for its holders: "READY_FD GO_FD". A holder that has touched its
+// memory says so on READY_FD, then waits for GO_FD to close before its MS ms start, so
+// the holders overlap for their whole MS ms however slowly a loaded machine starts them.
+constexpr const char* kHoldTogetherEnv = "CANOPY_WORKLOAD_HOLD_TOGETHER";
+
+void wait_for_the_others() {
+  const char* fds = std::getenv(kHoldTogetherEnv);
+  int ready_fd = -1;
+  int go_fd = -1;
+  if (!fds || std::sscanf(fds, "%d %d", &ready_fd, &go_fd) != 2) {
+    return;
+  }
+  char byte = 1;
+  if (write(ready_fd, &byte, 1) != 1) {
+    perror("hold: ready");
+  }
+  close(ready_fd);
+  while (read(go_fd, &byte, 1) > 0) {
+  }
+  close(go_fd);
+}
+
 int hold(long mib, long ms) {
   size_t bytes = static_cast<size_t>(mib) << 20;
   void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -79,6 +102,7 @@ int hold(long mib, long ms) {
     return 1;
   }
   std::memset(memory, 1, bytes);  // every page touched: resident and anonymous
+  wait_for_the_others();
   sleep_ms(ms);
   return 0;
 }
@@ -90,11 +114,33 @@ int hold(long mib, long ms) {
 //  └─ spawn-daemon: forks an intermediate, which forks the daemon and exits after
 //     300 ms; the daemon (setsid, then `hold 20 1200 daemon`) is orphaned and
 //     reparented to the nearest subreaper. Root exits at about 1.6 s, after it.
+//
+// The three holders hold together (see wait_for_the_others): the tree's peak is all
+// three at once even when a loaded machine starts the last one late.
 int run_tree() {
+  int ready[2];
+  int go[2];
+  if (pipe(ready) != 0 || pipe(go) != 0) {
+    perror("pipe");
+    return 1;
+  }
+  // The holders keep only their ends: GO's write end must be the root's alone, or
+  // closing it would not release them.
+  fcntl(ready[0], F_SETFD, FD_CLOEXEC);
+  fcntl(go[1], F_SETFD, FD_CLOEXEC);
+  setenv(kHoldTogetherEnv, (std::to_string(ready[1]) + " " + std::to_string(go[0])).c_str(), 1);
   std::vector<pid_t> children;
   for (const char* mib : {"50", "100", "150"}) {
     children.push_back(spawn_self({"hold", mib, "1000", "child"}));
   }
+  unsetenv(kHoldTogetherEnv);
+  close(ready[1]);
+  close(go[0]);
+  char byte;
+  for (int holders = 0; holders < 3 && read(ready[0], &byte, 1) == 1; ++holders) {
+  }
+  close(ready[0]);
+  close(go[1]);  // all three hold their memory: their MS ms start now
   children.push_back(spawn_self({"spawn-daemon"}));
   for (pid_t child : children) {
     waitpid(child, nullptr, 0);
