@@ -414,8 +414,8 @@ class Report:
                 ours = median(self.figure(idle, f"canopy/{interval}", "us_per_sample"))
                 floor = median(self.figure(idle, f"floor/{interval}", "us_per_sample"))
                 if ours and floor:
-                    target(f"canopy / floor, idle, -i {interval}", f"{ours / floor:.2f}", f"≤ {MAX_FLOOR_RATIO}",
-                           ours / floor <= MAX_FLOOR_RATIO)
+                    target(f"canopy / floor, idle, -i {interval}", floor_ratio_text(ours / floor),
+                           f"≤ {MAX_FLOOR_RATIO}", ours / floor <= MAX_FLOOR_RATIO)
             ours = median(self.figure(idle, "canopy/100", "us_per_sample"))
             if ours:
                 # 100 processes at 10 Hz are 1,000 process-samples a second.
@@ -429,14 +429,15 @@ class Report:
                 ours = median(self.figure(workload, f"canopy/{interval}", "cpu"))
                 floor = median(self.figure(workload, f"floor-events/{interval}", "cpu"))
                 if ours and floor:
-                    target(f"canopy / floor with process events, {workload.key}, -i {interval}", f"{ours / floor:.2f}",
-                           f"≤ {MAX_FLOOR_RATIO}", ours / floor <= MAX_FLOOR_RATIO)
+                    target(f"canopy / floor with process events, {workload.key}, -i {interval}",
+                           floor_ratio_text(ours / floor), f"≤ {MAX_FLOOR_RATIO}", ours / floor <= MAX_FLOOR_RATIO)
                 # The same with each one's whole life on `-- true` taken off: what the
                 # workload's ticks and processes cost, apart from starting and finishing.
                 if ours and floor and canopy_fixed and floor_fixed and floor > floor_fixed:
                     beyond = (ours - canopy_fixed) / (floor - floor_fixed)
                     target(f"the same beyond each one's fixed cost (CPU less its `-- true`), {workload.key}, "
-                           f"-i {interval}", f"{beyond:.2f}", f"≤ {MAX_FLOOR_RATIO}", beyond <= MAX_FLOOR_RATIO)
+                           f"-i {interval}", floor_ratio_text(beyond), f"≤ {MAX_FLOOR_RATIO}",
+                           beyond <= MAX_FLOOR_RATIO)
         for workload in self.workloads:
             pidstat = median(self.figure(workload, "pidstat -p ALL", "cpu"))
             ours = median(self.figure(workload, "canopy/1000", "cpu"))
@@ -489,6 +490,13 @@ class Report:
                 "is the least a recorder that reads each process it captures pays; where this ratio is under "
                 f"{MIN_PIDSTAT_RATIO:.0f}×, no such recorder can be {MIN_PIDSTAT_RATIO:.0f}× cheaper than pidstat, "
                 "which reads the machine once a second and misses what lives between."]
+
+
+def floor_ratio_text(ratio):
+    """Two decimals, or three where two would print the bound itself (1.503 as 1.50
+    beside a **no**)."""
+    text = f"{ratio:.2f}"
+    return text if text != f"{MAX_FLOOR_RATIO:.2f}" else f"{ratio:.3f}"
 
 
 def fixed_costs_line(values, runs):
