@@ -29,8 +29,9 @@ TEST(Growth, ASteadyLeakIsFlaggedWithItsRate) {
   EXPECT_EQ(leak["verdict"], "steady");
   EXPECT_TRUE(leak["monotonic"].get<bool>());
   EXPECT_GE(leak["r_squared"].get<double>(), 0.9);
-  // The rate, from the growing part alone (a sleep per step lasts a little longer than
-  // asked, and more so on a loaded machine: the rate can only come out lower).
+  // The rate, from the growing part alone. The workload keeps its steps to a schedule,
+  // but a loaded machine can still run the last steps late (lower) or the first one
+  // late (higher), more likely the former.
   EXPECT_LE(leak["slope_bytes_per_min"].get<double>(), 2400.0 * 1.10 * mib(1));
   EXPECT_GE(leak["slope_bytes_per_min"].get<double>(), 2400.0 * 0.70 * mib(1));
   EXPECT_GE(leak["max_bytes"].get<int64_t>() - leak["start_bytes"].get<int64_t>(), mib(120));

@@ -264,8 +264,12 @@ int untouched(long mib, long ms) {
 
 // Anonymous memory touched and kept: MIB MiB more every STEP_MS ms, STEPS times, then
 // IDLE_MS ms asleep holding all of it (a leak, as the growth analysis should see it).
+// The steps keep to a schedule set at the start, not a sleep after each: a step that
+// a loaded machine runs late does not push back the ones after it, so the rate stays
+// MIB per STEP_MS.
 int leak(long mib, long step_ms, long steps, long idle_ms) {
   size_t step_bytes = static_cast<size_t>(mib) << 20;
+  const auto start = std::chrono::steady_clock::now();
   for (long i = 0; i < steps; ++i) {
     void* memory = mmap(nullptr, step_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (memory == MAP_FAILED) {
@@ -273,7 +277,7 @@ int leak(long mib, long step_ms, long steps, long idle_ms) {
       return 1;
     }
     std::memset(memory, 1, step_bytes);  // never unmapped
-    sleep_ms(step_ms);
+    std::this_thread::sleep_until(start + std::chrono::milliseconds(step_ms * (i + 1)));
   }
   sleep_ms(idle_ms);
   return 0;
