@@ -71,10 +71,20 @@ Result<MarkChannel> MarkChannel::create() {
   }
   // Without inotify (its watch limit reached), markers are still read every tick.
   channel.inotify_ = ScopedFd(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
-  if (channel.inotify_ && ::inotify_add_watch(channel.inotify_.get(), channel.path_.c_str(), IN_MODIFY) < 0) {
-    channel.inotify_.reset();
+  if (channel.inotify_) {
+    channel.watch_ = ::inotify_add_watch(channel.inotify_.get(), channel.path_.c_str(), IN_MODIFY);
+    if (channel.watch_ < 0) {
+      channel.inotify_.reset();
+    }
   }
   return channel;
+}
+
+void MarkChannel::stop_watching() {
+  if (inotify_ && watch_ >= 0) {
+    ::inotify_rm_watch(inotify_.get(), watch_);
+    watch_ = -1;
+  }
 }
 
 MarkChannel::MarkChannel(MarkChannel&& other) noexcept
@@ -82,6 +92,7 @@ MarkChannel::MarkChannel(MarkChannel&& other) noexcept
       path_(std::exchange(other.path_, {})),
       file_(std::move(other.file_)),
       inotify_(std::move(other.inotify_)),
+      watch_(std::exchange(other.watch_, -1)),
       partial_(std::move(other.partial_)) {}
 
 MarkChannel::~MarkChannel() {

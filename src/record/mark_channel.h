@@ -40,6 +40,12 @@ class MarkChannel {
 
   const std::string& path() const { return path_; }
   int poll_fd() const { return inotify_.get(); }
+  // Once no more wakeups are wanted (the sampling has ended): read_new still reads
+  // every line. Closing an inotify instance that holds a watch waits for the kernel to
+  // free the watch (an SRCU grace period, up to about 20 ms here), and the recorder's
+  // exit waited with it; a watch removed early is freed while the recording is
+  // finished instead.
+  void stop_watching();
   // Reads the lines appended since the last call; `now_ms` times plain-text marks.
   void read_new(int64_t now_ms, const std::function<void(const Mark&)>& on_mark);
 
@@ -50,6 +56,7 @@ class MarkChannel {
   std::string path_;
   ScopedFd file_;  // read end; holds the flock
   ScopedFd inotify_;
+  int watch_ = -1;  // in inotify_
   std::string partial_;  // a line still being written
 };
 

@@ -333,6 +333,9 @@ int run_record(const RecordOptions& options, std::string* complete_recording) {
   if (capture) {
     capture->drain(session.clock.now_ms());
   }
+  if (marks) {
+    marks->stop_watching();  // no more wakeups: its release overlaps the finishing below
+  }
   read_marks(session);
   read_process_events(session);
   int64_t end_ms = session.clock.now_ms();
