@@ -223,6 +223,10 @@ void Writer::update_process_exec(const ProcessRow& row) {
     pending->cmdline = row.cmdline;
     return;
   }
+  pending_exec_updates_.push_back(row);
+}
+
+void Writer::write_process_exec(const ProcessRow& row) {
   sqlite3_stmt* s = process_exec_.get();
   sqlite3_bind_int64(s, 1, row.id);
   bind_text(s, 2, row.name);
@@ -237,6 +241,10 @@ void Writer::update_process_end(const ProcessRow& row) {
     pending->start_ms = row.start_ms;
     return;
   }
+  pending_end_updates_.push_back(row);
+}
+
+void Writer::write_process_end(const ProcessRow& row) {
   sqlite3_stmt* s = process_end_.get();
   sqlite3_bind_int64(s, 1, row.id);
   bind_end_columns(s, 2, row);
@@ -322,7 +330,32 @@ void Writer::write_tick(const TickRow& row) {
   step(s);
 }
 
+void Writer::write_pending_updates() {
+  for (const ProcessRow& row : pending_exec_updates_) {
+    write_process_exec(row);
+  }
+  pending_exec_updates_.clear();
+  for (const ProcessRow& row : pending_end_updates_) {
+    write_process_end(row);
+  }
+  pending_end_updates_.clear();
+}
+
 void Writer::add_event(const EventRow& row) {
+  pending_events_.push_back(row);
+  if (pending_events_.size() >= kPendingEventsAtMost) {
+    write_pending_events();
+  }
+}
+
+void Writer::write_pending_events() {
+  for (const EventRow& row : pending_events_) {
+    write_event(row);
+  }
+  pending_events_.clear();
+}
+
+void Writer::write_event(const EventRow& row) {
   sqlite3_stmt* s = event_.get();
   sqlite3_bind_int64(s, 1, row.t_ms);
   bind_text(s, 2, row.kind);
@@ -338,6 +371,8 @@ void Writer::commit_if_due(int64_t now_ms) {
   }
   last_commit_ms_ = now_ms;
   write_pending_processes();
+  write_pending_updates();
+  write_pending_events();
   write_pending_samples();
   write_pending_ticks();
   if (auto status = exec_sql(db_.get(), "COMMIT; BEGIN"); !status && !failure_) {
@@ -347,6 +382,8 @@ void Writer::commit_if_due(int64_t now_ms) {
 
 Status Writer::finish() {
   write_pending_processes();
+  write_pending_updates();
+  write_pending_events();
   write_pending_samples();
   write_pending_ticks();
   if (failure_) {

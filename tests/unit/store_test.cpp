@@ -160,11 +160,37 @@ TEST(Store, AProcessRowIsCommittedWithTheUpdatesMadeBeforeAndAfterItsCommit) {
   running.end_ms = running.last_seen_ms = 900;
   running.exit_signal = 9;
   writer->update_process_end(running);  // a row written at the previous commit
+  running.name = "ld";                  // its exec, seen after its end
+  writer->update_process_exec(running);
+  writer->add_event({900, "exec", running.id, "ld"});
   writer->commit_if_due(2 * kCommitEveryMs);
   EXPECT_EQ(count_rows(path, "SELECT exit_signal FROM process WHERE id = 1 AND end_ms = 900"), 9);
+  EXPECT_EQ(query_text(path, "SELECT name FROM process WHERE id = 1"), "ld");
+  EXPECT_EQ(count_rows(path, "SELECT count(*) FROM event WHERE process_id = 1 AND text = 'ld'"), 1);
   EXPECT_EQ(count_rows(path, "SELECT count(*) FROM process WHERE id = 3"), 1);
   ASSERT_TRUE(writer->finish());
   EXPECT_EQ(count_rows(path, "SELECT count(*) FROM process"), 3);
+}
+
+// Events wait in memory for the next commit; more than fit are written early, and all
+// keep the order they were added in.
+TEST(Store, EveryEventIsWrittenInOrderAcrossCommits) {
+  TempDir dir;
+  std::string path = dir.file("a.canopy");
+  auto writer = Writer::create(path, false);
+  ASSERT_TRUE(writer) << writer.error().message;
+  constexpr int kEvents = 10000;  // more than wait in memory at once
+  for (int i = 0; i < kEvents; ++i) {
+    writer->add_event({i / 100, "stdout", std::nullopt, std::to_string(i)});
+    if (i == kEvents / 2) {
+      writer->commit_if_due(kCommitEveryMs);
+      EXPECT_EQ(count_rows(path, "SELECT count(*) FROM event"), kEvents / 2 + 1);
+    }
+  }
+  ASSERT_TRUE(writer->finish());
+  EXPECT_EQ(count_rows(path, "SELECT count(*) FROM event"), kEvents);
+  EXPECT_EQ(count_rows(path, "SELECT count(*) FROM event WHERE CAST(text AS INTEGER) + 1 != rowid"), 0)
+      << "each event's row is the place it was added at";
 }
 
 TEST(Store, RefusesToOverwriteWithoutForce) {
