@@ -561,6 +561,12 @@ def measure_workload(bench, workload, peers, idle_seconds, run_id, say):
 def main():
     if len(sys.argv) != 2:
         fail("usage: bench/compare.py BUILD_DIR")
+    # A peer runs in a session of its own (so that its helpers can be killed with it),
+    # which a kill of the bench does not reach. SIGTERM's default ends Python without
+    # the `finally` that stops the peer: an orphaned ps loop then forked twice a second
+    # through the whole of the next run, adding to the kernel's fork counter and to
+    # every peer's processes captured. As an exit, SIGTERM runs that `finally`.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     build_dir = os.path.abspath(sys.argv[1])
     # Five, not three: on a shared 2-core VM one run in three can be off by half (the
     # floor's CPU on the build ranged 0.026-0.044 s in three runs), and a median of three
