@@ -365,27 +365,27 @@ void Writer::write_event(const EventRow& row) {
   step(s);
 }
 
-void Writer::commit_if_due(int64_t now_ms) {
-  if (now_ms - last_commit_ms_ < kCommitEveryMs) {
-    return;
-  }
-  last_commit_ms_ = now_ms;
+void Writer::write_everything_pending() {
   write_pending_processes();
   write_pending_updates();
   write_pending_events();
   write_pending_samples();
   write_pending_ticks();
+}
+
+void Writer::commit_if_due(int64_t now_ms) {
+  if (now_ms - last_commit_ms_ < kCommitEveryMs) {
+    return;
+  }
+  last_commit_ms_ = now_ms;
+  write_everything_pending();
   if (auto status = exec_sql(db_.get(), "COMMIT; BEGIN"); !status && !failure_) {
     failure_ = Error{"cannot write '" + path_ + "': " + status.error().message};
   }
 }
 
 Status Writer::finish() {
-  write_pending_processes();
-  write_pending_updates();
-  write_pending_events();
-  write_pending_samples();
-  write_pending_ticks();
+  write_everything_pending();
   if (failure_) {
     return *failure_;
   }

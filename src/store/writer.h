@@ -76,6 +76,8 @@ class Writer {
   void write_event(const EventRow& row);
   void write_tick(const TickRow& row);
   void write_cgroup_tick(const CgroupTickRow& row);
+  // What waits in memory, written before each commit and at the finish alike.
+  void write_everything_pending();
 
   std::string path_;
   ScopedDb db_;
