@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
     }
     tick.mem_available_bytes = tick.mem_total_bytes - tick.rss_bytes;
     writer->add_tick(tick);
-    writer->commit_if_due(t);
+    writer->commit_if_due(t, t + interval_ms);
   }
   for (Worker& w : workers) {
     store::ProcessRow row;

@@ -164,7 +164,7 @@ void tick(Session& s, EventsReady ready) {
   if (s.limits) {
     s.limits->tick(t);
   }
-  s.writer.commit_if_due(t);
+  s.writer.commit_if_due(t, t + s.options.interval_ms);
   if (s.writer.failure()) {
     print_error(s.writer.failure()->message + "; recording stopped, the command goes on");
     s.recording = false;

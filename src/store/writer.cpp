@@ -373,8 +373,8 @@ void Writer::write_everything_pending() {
   write_pending_ticks();
 }
 
-void Writer::commit_if_due(int64_t now_ms) {
-  if (now_ms - last_commit_ms_ < kCommitEveryMs) {
+void Writer::commit_if_due(int64_t now_ms, int64_t next_tick_ms) {
+  if (next_tick_ms - last_commit_ms_ < kUncommittedUnderMs) {
     return;
   }
   last_commit_ms_ = now_ms;

@@ -146,7 +146,7 @@ TEST(Store, AProcessRowIsCommittedWithTheUpdatesMadeBeforeAndAfterItsCommit) {
   brief.end_ms = brief.last_seen_ms = 300;
   brief.exit_code = 3;
   writer->update_process_end(brief);
-  writer->commit_if_due(kCommitEveryMs);
+  writer->commit_if_due(kUncommittedUnderMs, kUncommittedUnderMs);
 
   // As a reader sees it while the recording goes on (or after the recorder is killed).
   EXPECT_EQ(query_text(path, "SELECT name || ' ' || cmdline FROM process WHERE id = 1"), R"(cc ["cc","-c","a.c"])");
@@ -163,13 +163,47 @@ TEST(Store, AProcessRowIsCommittedWithTheUpdatesMadeBeforeAndAfterItsCommit) {
   running.name = "ld";                  // its exec, seen after its end
   writer->update_process_exec(running);
   writer->add_event({900, "exec", running.id, "ld"});
-  writer->commit_if_due(2 * kCommitEveryMs);
+  writer->commit_if_due(2 * kUncommittedUnderMs, 2 * kUncommittedUnderMs);
   EXPECT_EQ(count_rows(path, "SELECT exit_signal FROM process WHERE id = 1 AND end_ms = 900"), 9);
   EXPECT_EQ(query_text(path, "SELECT name FROM process WHERE id = 1"), "ld");
   EXPECT_EQ(count_rows(path, "SELECT count(*) FROM event WHERE process_id = 1 AND text = 'ld'"), 1);
   EXPECT_EQ(count_rows(path, "SELECT count(*) FROM process WHERE id = 3"), 1);
   ASSERT_TRUE(writer->finish());
   EXPECT_EQ(count_rows(path, "SELECT count(*) FROM process"), 3);
+}
+
+// A kill loses under a second: each commit comes at the last tick before the next
+// would leave a second uncommitted, and no sooner (a commit costs about a tick's reads).
+TEST(Store, ACommitComesAtTheLastTickBeforeASecondWouldBeUncommitted) {
+  TempDir dir;
+  std::string path = dir.file("a.canopy");
+  auto writer = Writer::create(path, false);
+  ASSERT_TRUE(writer) << writer.error().message;
+  auto tick_at = [&](int64_t t_ms, int64_t interval_ms) {
+    TickRow row;
+    row.t_ms = t_ms;
+    writer->add_tick(row);
+    writer->commit_if_due(t_ms, t_ms + interval_ms);
+  };
+  auto committed = [&] { return count_rows(path, "SELECT max(t_ms) FROM tick"); };
+  const int64_t start = 1'700'000'000'000;
+  tick_at(start, 100);
+  EXPECT_EQ(committed(), start) << "the first tick commits the recording's start";
+  for (int64_t t = start + 100; t <= start + 800; t += 100) {
+    tick_at(t, 100);
+  }
+  EXPECT_EQ(committed(), start) << "ticks up to +800 ms wait";
+  tick_at(start + 900, 100);
+  EXPECT_EQ(committed(), start + 900) << "the next tick, at +1000 ms, would be a second on";
+  tick_at(start + 1000, 100);
+  EXPECT_EQ(committed(), start + 900);
+
+  // At intervals of a second or more, each tick commits.
+  tick_at(start + 2500, 1500);
+  EXPECT_EQ(committed(), start + 2500);
+  tick_at(start + 4000, 1500);
+  EXPECT_EQ(committed(), start + 4000);
+  ASSERT_TRUE(writer->finish());
 }
 
 // Events wait in memory for the next commit; more than fit are written early, and all
@@ -183,7 +217,7 @@ TEST(Store, EveryEventIsWrittenInOrderAcrossCommits) {
   for (int i = 0; i < kEvents; ++i) {
     writer->add_event({i / 100, "stdout", std::nullopt, std::to_string(i)});
     if (i == kEvents / 2) {
-      writer->commit_if_due(kCommitEveryMs);
+      writer->commit_if_due(kUncommittedUnderMs, kUncommittedUnderMs);
       EXPECT_EQ(count_rows(path, "SELECT count(*) FROM event"), kEvents / 2 + 1);
     }
   }
