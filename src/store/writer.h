@@ -1,7 +1,8 @@
 // Writes a recording while it is being made. Crash-safe: the file is in WAL mode and
-// committed so that less than kUncommittedUnderMs is ever uncommitted, so a recorder
-// killed with SIGKILL leaves a recording that opens, missing at most its last second.
-// finish() checkpoints it into one self-contained file.
+// committed before kUncommittedUnderMs passes uncommitted (see commit_if_due), so a
+// recorder killed with SIGKILL leaves a recording that opens, missing at most its last
+// second (its last interval, at intervals longer than that). finish() checkpoints it
+// into one self-contained file.
 #pragma once
 
 #include <string>
@@ -39,7 +40,8 @@ class Writer {
   void add_event(const EventRow& row);
 
   // Commits at the last tick before the next (due at `next_tick_ms`) would leave
-  // kUncommittedUnderMs or more since the previous commit: at 100 ms, every 900 ms.
+  // kUncommittedUnderMs or more since the previous commit: at 100 ms, every 900 ms; at
+  // a second or more, every tick.
   // A commit costs about as much as a tick's reads (SQLite's code runs cold after each
   // sleep), so the fewer the cheaper, as long as a kill loses under a second.
   void commit_if_due(int64_t now_ms, int64_t next_tick_ms);
