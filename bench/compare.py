@@ -310,13 +310,19 @@ def size(value):
     return f"{value:.0f} B"
 
 
-def times_canopy(values, canopy_values, digits=".1f"):
-    """'; N× canopy': the median of a figure over canopy's median of it, or nothing
-    when either has no runs (the floor writes no output)."""
+def median_ratio(values, canopy_values):
+    """The median of a figure over canopy's median of it; None when either has no runs
+    (the floor writes no output) or canopy's is zero."""
     ours = median(canopy_values)
     if not values or not ours:
-        return ""
-    return f"; {median(values) / ours:{digits}}× canopy"
+        return None
+    return median(values) / ours
+
+
+def times_canopy(values, canopy_values, digits=".1f"):
+    """'; N× canopy' (median_ratio), or nothing when there is no ratio."""
+    ratio = median_ratio(values, canopy_values)
+    return "" if ratio is None else f"; {ratio:{digits}}× canopy"
 
 
 def percent_error(found, truth):
@@ -360,12 +366,11 @@ class Report:
             return
         cpu = values["cpu"]
         relative = ""
-        if canopy_config and cpu:
-            canopy_cpu = median(self.figure(workload, canopy_config, "cpu"))
-            relative = f"{median(cpu) / canopy_cpu:.1f}×" if canopy_cpu else ""
         output = size(median(values["bytes"])) if values["bytes"] else ""
         captured = self.captured_cell(workload, values["captured"])
         if canopy_config:
+            cpu_ratio = median_ratio(cpu, self.figure(workload, canopy_config, "cpu"))
+            relative = "" if cpu_ratio is None else f"{cpu_ratio:.1f}×"
             # The issue asks for a peer's output and processes captured as ratios to
             # canopy's too, at the same interval as its CPU.
             output += times_canopy(values["bytes"], self.figure(workload, canopy_config, "bytes"))
