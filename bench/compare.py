@@ -290,12 +290,14 @@ def median(values):
 
 
 def spread(values, unit_format):
-    """'median (min–max)' of a figure's runs; empty without runs."""
+    """'median (min–max)' of a figure's runs, the range left out where it would print as
+    one value; empty without runs."""
     if not values:
         return ""
     text = unit_format(median(values))
-    if len(values) > 1 and min(values) != max(values):
-        text += f" ({unit_format(min(values))}–{unit_format(max(values))})"
+    low, high = unit_format(min(values)), unit_format(max(values))
+    if low != high:
+        text += f" ({low}–{high})"
     return text
 
 
@@ -346,15 +348,15 @@ class Report:
             return ""
         middle = median(captured)
         text = f"{middle:.0f} of {truth:.0f} ({100 * middle / truth:.0f}%)"
-        if min(captured) != middle:
-            text += f", min {min(captured)}"
+        if min(captured) != max(captured):
+            text += f", range {min(captured):.0f}–{max(captured):.0f}"
         return text
 
     def peak_cell(self, workload, values):
         if not values["peak"] or not workload.peak_bytes:
             return ""
         found = median(values["peak"])
-        text = f"{mib(found)}: {percent_error(found, workload.peak_bytes)} vs truth"
+        text = f"{spread(values['peak'], mib)}: {percent_error(found, workload.peak_bytes)} vs truth"
         cgroup = median(self.figure(workload, "canopy/100", "cgroup_peak"))
         if cgroup:
             text += f", {percent_error(found, cgroup)} vs cgroup"
@@ -366,7 +368,7 @@ class Report:
             return
         cpu = values["cpu"]
         relative = ""
-        output = size(median(values["bytes"])) if values["bytes"] else ""
+        output = spread(values["bytes"], size)
         captured = self.captured_cell(workload, values["captured"])
         if canopy_config:
             cpu_ratio = median_ratio(cpu, self.figure(workload, canopy_config, "cpu"))
@@ -376,7 +378,7 @@ class Report:
             output += times_canopy(values["bytes"], self.figure(workload, canopy_config, "bytes"))
             captured += times_canopy(values["captured"], self.figure(workload, canopy_config, "captured"), ".2f")
         baseline = median(self.figure(workload, "unrecorded", "wall"))
-        slowdown = f"{median(values['wall']) / baseline:.3f}" if values["wall"] and baseline else ""
+        slowdown = spread([wall / baseline for wall in values["wall"]], lambda v: f"{v:.3f}") if baseline else ""
         cells = [
             workload.key,
             tool,
@@ -386,7 +388,7 @@ class Report:
             spread(values["us_per_sample"], lambda v: f"{v:.2f}"),
             slowdown,
             output,
-            f"{median(values['bytes_per_sample']):.2f}" if values["bytes_per_sample"] else "",
+            spread(values["bytes_per_sample"], lambda v: f"{v:.2f}"),
             captured,
             self.peak_cell(workload, values),
         ]
@@ -410,7 +412,7 @@ class Report:
                 if cgroup:
                     self.lines.append(
                         f"| {workload.key} | the cgroup's peak (canopy -i 100) | | | | | | | | | "
-                        f"{mib(median(cgroup))}: {percent_error(median(cgroup), workload.peak_bytes)} vs truth |")
+                        f"{spread(cgroup, mib)}: {percent_error(median(cgroup), workload.peak_bytes)} vs truth |")
             for interval in FLOOR_INTERVALS:
                 self.row(workload, canopy_config(interval, EVERY_PROCESS_ASKED),
                          f"canopy {' '.join(EVERY_PROCESS_ASKED)}: every process asked every tick", str(interval))
@@ -650,7 +652,7 @@ def main():
             f"- Peers: {tool_versions(peers)}" + (f"; not installed, so not measured: {', '.join(missing)}"
                                                   if missing else ""),
             f"- {runs} runs of every configuration{more_runs_note(workload_list, runs)}, interleaved; figures are "
-            "medians, with (min–max) for CPU.",
+            "medians, with (min–max) wherever the runs differ.",
             "",
             "Workloads:",
             "",
