@@ -33,7 +33,7 @@ bench: build
 	@bench/log_import.sh $(BUILD)
 	@bench/export.sh $(BUILD)
 
-# canopy against pidstat, atop, top and a ps loop on four workloads.
+# canopy against pidstat, atop, top, a ps loop and collectl on four workloads.
 bench-compare: build
 	@cmake --build $(BUILD) -j $(JOBS) --target canopy_bench
 	@python3 bench/compare.py $(BUILD)
