@@ -332,6 +332,11 @@ def percent_error(found, truth):
     return f"{100 * (found - truth) / truth:+.1f}%"
 
 
+def peak_against_truth(peaks, truth):
+    """'1029 MiB (964 MiB–1029 MiB): +0.5% vs truth': the peaks found, with the median's error."""
+    return f"{spread(peaks, mib)}: {percent_error(median(peaks), truth)} vs truth"
+
+
 class Report:
     def __init__(self, values, workload_list, peers, truth_processes):
         self.values = values
@@ -356,11 +361,10 @@ class Report:
     def peak_cell(self, workload, values):
         if not values["peak"] or not workload.peak_bytes:
             return ""
-        found = median(values["peak"])
-        text = f"{spread(values['peak'], mib)}: {percent_error(found, workload.peak_bytes)} vs truth"
+        text = peak_against_truth(values["peak"], workload.peak_bytes)
         cgroup = median(self.figure(workload, "canopy/100", "cgroup_peak"))
         if cgroup:
-            text += f", {percent_error(found, cgroup)} vs cgroup"
+            text += f", {percent_error(median(values['peak']), cgroup)} vs cgroup"
         return text
 
     def row(self, workload, config, tool, interval, canopy_config=None):
@@ -413,7 +417,7 @@ class Report:
                 if cgroup:
                     self.lines.append(
                         f"| {workload.key} | the cgroup's peak (canopy -i 100) | | | | | | | | | "
-                        f"{spread(cgroup, mib)}: {percent_error(median(cgroup), workload.peak_bytes)} vs truth |")
+                        f"{peak_against_truth(cgroup, workload.peak_bytes)} |")
             for interval in FLOOR_INTERVALS:
                 self.row(workload, canopy_config(interval, EVERY_PROCESS_ASKED),
                          f"canopy {' '.join(EVERY_PROCESS_ASKED)}: every process asked every tick", str(interval))
