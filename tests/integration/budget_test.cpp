@@ -56,8 +56,12 @@ TEST(Budget, OverThePeakExits123AndNamesTheProcessThatPushedItOver) {
   EXPECT_EQ(verdict["limit"].get<int64_t>(), mib(120));
   EXPECT_EQ(verdict["used"].get<int64_t>(), json["peak_tree_rss_bytes"].get<int64_t>());
   EXPECT_EQ(verdict["culprit"]["pid"].get<int64_t>(), pusher.pid);
-  // It grew by most of its 150 MiB at that tick (a tick may have caught it half-way).
-  EXPECT_GT(verdict["culprit"]["growth_bytes"].get<int64_t>(), mib(40));
+  EXPECT_EQ(verdict["culprit"]["name"].get<std::string>(), "canopy_workload");
+  // How much of its 150 MiB it touched within that one tick is the machine's
+  // page-fault speed, not canopy's promise: only that it grew, and no more than it has.
+  int64_t growth_bytes = verdict["culprit"]["growth_bytes"].get<int64_t>();
+  EXPECT_GT(growth_bytes, 0);
+  EXPECT_LE(growth_bytes, verdict["culprit"]["value"].get<int64_t>());
   EXPECT_GE(verdict["culprit"]["value"].get<int64_t>(), mib(150));
 }
 
