@@ -3,6 +3,8 @@
 // statuses. Children are started with fork+exec of this same binary, as a build would.
 //
 //   canopy_workload hold MIB MS [TAG]  touch MIB MiB of anonymous memory, hold it MS ms
+//                                      (with CANOPY_WORKLOAD_HOLD_WITH="DIR N": once
+//                                      N holders have touched theirs, see below)
 //   canopy_workload tree               the test tree (see run_tree)
 //   canopy_workload exit N             exit with status N
 //   canopy_workload signal N           kill itself with signal N
@@ -34,6 +36,7 @@
 //   canopy_workload wave MIB UP_MS IDLE_MS
 //                                      MIB MiB touched over UP_MS ms of busy CPU, given
 //                                      back, then IDLE_MS ms asleep
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -77,7 +80,43 @@ pid_t spawn_self(std::vector<std::string> args) {
 // the holders overlap for their whole MS ms however slowly a loaded machine starts them.
 constexpr const char* kHoldTogetherEnv = "CANOPY_WORKLOAD_HOLD_TOGETHER";
 
+// The same for holders a shell starts, which cannot hand them pipes: "DIR N". Each one
+// that has touched its memory leaves a file named after its pid in DIR, then waits until
+// N are there (for at most a minute, so that a test gone wrong still ends).
+constexpr const char* kHoldWithEnv = "CANOPY_WORKLOAD_HOLD_WITH";
+
+void wait_for_the_others_in_dir() {
+  const char* spec = std::getenv(kHoldWithEnv);
+  char dir[4096];
+  int count = 0;
+  if (!spec || std::sscanf(spec, "%4095s %d", dir, &count) != 2) {
+    return;
+  }
+  std::string mine = std::string(dir) + "/" + std::to_string(getpid());
+  int fd = open(mine.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    perror("hold: ready file");
+    return;
+  }
+  close(fd);
+  for (int waited_ms = 0; waited_ms < 60000; waited_ms += 5) {
+    int present = 0;
+    if (DIR* d = opendir(dir)) {
+      while (dirent* entry = readdir(d)) {
+        present += entry->d_name[0] != '.' ? 1 : 0;
+      }
+      closedir(d);
+    }
+    if (present >= count) {
+      return;
+    }
+    sleep_ms(5);
+  }
+  std::fprintf(stderr, "hold: the others never came\n");
+}
+
 void wait_for_the_others() {
+  wait_for_the_others_in_dir();
   const char* fds = std::getenv(kHoldTogetherEnv);
   int ready_fd = -1;
   int go_fd = -1;
