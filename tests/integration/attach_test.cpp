@@ -43,7 +43,17 @@ TEST(Attach, RecordsARunningTreeUntilItEnds) {
 
 TEST(Attach, CtrlCStopsAndKeepsTheRecording) {
   TempDir dir;
-  Started sleeper({kWorkload, "hold", "8", "20000"});
+  // Attach only once its 8 MiB are touched (it says so with a file in `ready`): how
+  // long touching takes is the machine's page-fault speed.
+  std::string ready = dir.file("ready");
+  std::filesystem::create_directory(ready);
+  RunOptions options;
+  options.env["CANOPY_WORKLOAD_HOLD_WITH"] = ready + " 1";
+  Started sleeper({kWorkload, "hold", "8", "20000"}, options);
+  for (int waited_ms = 0; std::filesystem::is_empty(ready) && waited_ms < 60'000; waited_ms += 10) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_FALSE(std::filesystem::is_empty(ready)) << "the holder never touched its memory";
   std::string path = dir.file("stop.canopy");
   Started canopy({kCanopy, "record", "-q", "--pid", std::to_string(sleeper.pid()), "-o", path});
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
