@@ -40,14 +40,14 @@ TEST(Cgroup, SharedPagesCountOnceInTheTreesFigure) {
 }
 
 TEST(Cgroup, ItsPeakSeesWhatFellBetweenTwoSamples) {
-  // 200 MiB for 30 ms, with samples 2 s apart: the command is over in about 1 s, so
-  // only its start and end are sampled. With 500 ms, a loaded machine that stretched
-  // the touching of 200 MiB could put a tick inside it (a full `make test` failed
-  // this once so, and passed on the rerun).
+  // 200 MiB for 30 ms, after a second's sleep, with samples a minute apart: the first
+  // tick comes as the command starts and the next one would come long after it ended,
+  // so none can fall inside the spike, however long a loaded machine takes to touch
+  // 200 MiB (with samples 2 s apart, 7 s of touching under load put ticks inside it).
   TempDir dir;
   std::string path = dir.file("between.canopy");
-  auto result = run({kCanopy, "record", "-i", "2000", "-o", path, "--", "sh", "-c",
-                     kWorkload + " hold 200 30; sleep 1"});
+  auto result = run({kCanopy, "record", "-i", "60000", "-o", path, "--", "sh", "-c",
+                     "sleep 1; " + kWorkload + " hold 200 30"});
   ASSERT_EQ(result.exit_status, 0) << result.err;
   auto summary = summary_of(path);
   EXPECT_GE(summary["cgroup_peak_bytes"].get<int64_t>(), mib(200));
