@@ -111,7 +111,7 @@ TEST(Budget, PerCommandPeakHoldsEachProcessOfThatName) {
 }
 
 TEST(Budget, CpuTimeOfTheTreeAndPerCommand) {
-  // One busy second of CPU, then half a second asleep.
+  // One second of CPU, then half a second asleep.
   TempDir dir;
   std::string path = dir.file("cpu.canopy");
   auto result = run({kCanopy, "record", "-o", path, "--max-cpu", "300ms", "--", "sh", "-c",
@@ -125,8 +125,9 @@ TEST(Budget, CpuTimeOfTheTreeAndPerCommand) {
   const auto& verdict = json["budgets"][0];
   EXPECT_FALSE(verdict["over"].get<bool>());
   EXPECT_EQ(verdict["limit"].get<int64_t>(), 5'000'000'000);
-  // About one second of CPU; a loaded machine gives it less of the wall time.
-  EXPECT_GT(verdict["used"].get<int64_t>(), 300'000'000);
+  // The workload spins until its own CPU clock reads one second, however loaded the
+  // machine: the kernel's figure is at least that, plus its start-up.
+  EXPECT_GE(verdict["used"].get<int64_t>(), 1'000'000'000);
   EXPECT_LE(verdict["used"].get<int64_t>(), 1'100'000'000);
 }
 

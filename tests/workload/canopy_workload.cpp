@@ -32,18 +32,20 @@
 //                                      long, a tree large enough that canopy skips the
 //                                      memory reads of processes that did not run. A
 //                                      test writes the pages from outside
-//   canopy_workload spin MS            busy for MS ms
+//   canopy_workload spin MS            busy for MS ms of its own CPU time
 //   canopy_workload wave MIB UP_MS IDLE_MS
-//                                      MIB MiB touched over UP_MS ms of busy CPU, given
+//                                      MIB MiB touched over UP_MS ms of its own CPU, given
 //                                      back, then IDLE_MS ms asleep
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -333,10 +335,16 @@ int ramp(long mib, long step_ms, long steps, long spike_mib, long spike_ms) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
-// Busy for MS ms of wall time: about MS ms of CPU.
+// Busy until this process has had MS ms of CPU: on a loaded machine, wall time
+// stretches but the CPU a test expects does not shrink.
 void spin_ms(long ms) {
-  auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
-  while (std::chrono::steady_clock::now() < until) {
+  auto cpu_ns = [] {
+    timespec now{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+    return static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+  };
+  int64_t until_ns = cpu_ns() + static_cast<int64_t>(ms) * 1'000'000;
+  while (cpu_ns() < until_ns) {
   }
 }
 
