@@ -35,11 +35,12 @@ struct GrowthFinding {
     kHeld,      // rose and stayed up, but not steadily: a cache or state that stays
     kReturned,  // rose, then came back down most of the way
   };
-  // Why its memory counts as still held at the end.
+  // How its life ended in the recording, which decides whether memory that stayed up
+  // counts as still held.
   enum class Ending {
     kRunning,  // still running when the recording ended
-    kStopped,  // running when the recording stopped the tree (--timeout): judged up to then
-    kExited,   // exited on its own, after holding it idle for kGrowthIdleHoldShare of its life
+    kStopped,  // running when the recording stopped the tree (--timeout, --cpu-time): judged up to then
+    kExited,   // exited on its own: held only if idle on it for kGrowthIdleHoldShare of its life
   };
   Verdict verdict = Verdict::kSteady;
   Ending ending = Ending::kRunning;
