@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <optional>
 #include <unordered_map>
+#include <utility>
 
 namespace canopy::analyze {
 namespace {
@@ -25,12 +27,17 @@ constexpr double kIdleCoreShare = 0.01;   // under 1% of one core is idle
 
 struct Series {
   const store::ProcessRow* process = nullptr;
+  GrowthFinding::Ending ending = GrowthFinding::Ending::kRunning;
   int64_t begin_ms = 0;
-  int64_t span_ms = 0;
+  int64_t span_ms = 0;  // from begin_ms to where it is judged up to
   int64_t ticks = 0;
-  std::optional<int64_t> end_ms;
+  std::optional<int64_t> end_ms;  // the process's
   std::vector<int64_t> rss_bytes;  // at each bucket's end; -1 until a row lands in it
   std::vector<int64_t> cpu_ns;
+  // Whether the recorder ticked in the bucket. Rows are written on change: a bucket
+  // with no row of the process is idle when a tick looked and found nothing new, but
+  // says nothing when the recorder missed it (starved on a loaded machine).
+  std::vector<bool> observed;
 };
 
 struct Fit {
@@ -77,6 +84,7 @@ std::optional<GrowthFinding> judge(const Series& s) {
   const int64_t first = points / kStartupShareInverse;
   const double bucket_ms = static_cast<double>(s.span_ms) / static_cast<double>(points);
   GrowthFinding f;
+  f.ending = s.ending;
   f.process_id = s.process->id;
   f.pid = s.process->pid;
   f.name = s.process->name;
@@ -116,8 +124,13 @@ std::optional<GrowthFinding> judge(const Series& s) {
   f.r_squared = fit.r_squared;
   f.growth_ms = static_cast<int64_t>(static_cast<double>(reached - first + 1) * bucket_ms);
   const bool along_a_line = reached - first + 1 >= kMinFitPoints && f.r_squared >= kSteadyFit;
+  // A line over a short stretch is a cache filling up, not growth that goes on.
+  const bool sustained = static_cast<double>(f.growth_ms) >= kGrowthSustainedShare * static_cast<double>(s.span_ms);
 
   auto idle = [&](int64_t i) {
+    if (!s.observed[static_cast<size_t>(i)]) {
+      return false;
+    }
     int64_t used = s.cpu_ns[static_cast<size_t>(i)] - (i > 0 ? s.cpu_ns[static_cast<size_t>(i - 1)] : 0);
     return static_cast<double>(used) < kIdleCoreShare * bucket_ms * 1e6;
   };
@@ -130,7 +143,7 @@ std::optional<GrowthFinding> judge(const Series& s) {
 
   if (static_cast<double>(f.end_bytes - f.start_bytes) <= kReturnedShare * static_cast<double>(rise)) {
     f.verdict = GrowthFinding::Verdict::kReturned;
-  } else if (f.monotonic && along_a_line) {
+  } else if (f.monotonic && along_a_line && sustained) {
     f.verdict = GrowthFinding::Verdict::kSteady;
   } else {
     f.verdict = GrowthFinding::Verdict::kHeld;
@@ -138,20 +151,76 @@ std::optional<GrowthFinding> judge(const Series& s) {
   return f;
 }
 
+int64_t bucket_of(const Series& s, int64_t t_ms) {
+  const auto points = static_cast<int64_t>(s.rss_bytes.size());
+  return std::clamp<int64_t>((t_ms - s.begin_ms) * points / s.span_ms, 0, points - 1);
+}
+
+// `ticks` in time order.
+void mark_observed(Series& s, const std::vector<store::TickRow>& ticks) {
+  s.observed.assign(s.rss_bytes.size(), false);
+  auto tick = std::lower_bound(ticks.begin(), ticks.end(), s.begin_ms,
+                               [](const store::TickRow& row, int64_t t_ms) { return row.t_ms < t_ms; });
+  for (; tick != ticks.end() && tick->t_ms <= s.begin_ms + s.span_ms; ++tick) {
+    s.observed[static_cast<size_t>(bucket_of(s, tick->t_ms))] = true;
+  }
+}
+
+// Memory that rose and stayed up is worth a claim only while it is still held: by a
+// process running at the end (or until the recording stopped it), or by one that
+// exited after sitting idle on it. One that exited while growing, or while still busy
+// with what it had, was using its memory until the kernel freed it.
+bool still_held(const GrowthFinding& f) {
+  return f.verdict == GrowthFinding::Verdict::kReturned || f.ending != GrowthFinding::Ending::kExited ||
+         static_cast<double>(f.idle_after_max_ms) >= kGrowthIdleHoldShare * static_cast<double>(f.span_ms);
+}
+
+// Where a process is judged up to, and why its memory would still be held there.
+std::pair<GrowthFinding::Ending, int64_t> judged_until(const store::ProcessRow& p, std::optional<int64_t> tree_stopped_ms,
+                                                       int64_t end_ms) {
+  if (tree_stopped_ms && p.first_seen_ms < *tree_stopped_ms && p.end_ms.value_or(end_ms) > *tree_stopped_ms) {
+    return {GrowthFinding::Ending::kStopped, *tree_stopped_ms};  // its shutdown is the recording's doing
+  }
+  if (p.end_ms) {
+    return {GrowthFinding::Ending::kExited, *p.end_ms};
+  }
+  // Still running at the end: seen until the recording's end (or, interrupted, its
+  // last sample).
+  return {GrowthFinding::Ending::kRunning, p.last_seen_ms.value_or(end_ms)};
+}
+
 }  // namespace
+
+std::vector<GrowthGroup> group_by_command(const GrowthReport& report) {
+  std::vector<GrowthGroup> groups;
+  std::map<std::pair<std::string, GrowthFinding::Verdict>, size_t> index;
+  for (const auto& f : report.findings) {
+    auto [it, added] = index.try_emplace({f.name, f.verdict}, groups.size());
+    if (added) {
+      groups.push_back({&f, 0});  // the findings come largest rise first
+    }
+    ++groups[it->second].count;
+  }
+  return groups;
+}
 
 Result<GrowthReport> analyze_growth(const store::Reader& reader, const std::vector<store::ProcessRow>& processes,
                                     int64_t interval_ms, int64_t end_ms) {
   GrowthReport report;
+  const auto tree_stopped_ms = reader.meta_int("tree_stopped_ms");
+  auto ticks = reader.ticks();
+  if (!ticks) {
+    return ticks.error();
+  }
   std::unordered_map<int64_t, Series> series;
   for (const auto& p : processes) {
     Series s;
     s.process = &p;
     s.begin_ms = p.first_seen_ms;
     s.end_ms = p.end_ms;
-    // Still running at the end: seen until the recording's end (or, interrupted, its
-    // last sample).
-    s.span_ms = p.end_ms.value_or(p.last_seen_ms.value_or(end_ms)) - s.begin_ms;
+    auto [ending, until_ms] = judged_until(p, tree_stopped_ms, end_ms);
+    s.ending = ending;
+    s.span_ms = until_ms - s.begin_ms;
     s.ticks = interval_ms > 0 ? s.span_ms / interval_ms : 0;
     if (s.span_ms < kGrowthMinSpanMs || s.ticks < kGrowthMinTicks) {
       continue;
@@ -159,6 +228,7 @@ Result<GrowthReport> analyze_growth(const store::Reader& reader, const std::vect
     auto points = static_cast<size_t>(std::min(kMaxPoints, s.ticks));
     s.rss_bytes.assign(points, -1);
     s.cpu_ns.assign(points, -1);
+    mark_observed(s, *ticks);
     series.emplace(p.id, std::move(s));
   }
   report.judged = static_cast<int64_t>(series.size());
@@ -174,13 +244,15 @@ Result<GrowthReport> analyze_growth(const store::Reader& reader, const std::vect
           return;
         }
         Series& s = it->second;
+        if (t_ms > s.begin_ms + s.span_ms) {
+          return;  // after the recording stopped it: its shutdown
+        }
         // No address space: the process is exiting (its memory is being torn down),
         // which is not memory coming back down while it lived.
         if (v[store::kVmSizeBytes] == 0) {
           return;
         }
-        const auto points = static_cast<int64_t>(s.rss_bytes.size());
-        int64_t bucket = std::clamp<int64_t>((t_ms - s.begin_ms) * points / s.span_ms, 0, points - 1);
+        const int64_t bucket = bucket_of(s, t_ms);
         s.rss_bytes[static_cast<size_t>(bucket)] = v.rss_bytes();  // rows come in time order: the last wins
         // The sample at its end holds the zombie's final CPU, which includes the exit
         // itself (unmapping its memory, closing its files): not work it did while
@@ -197,8 +269,11 @@ Result<GrowthReport> analyze_growth(const store::Reader& reader, const std::vect
   for (auto& [id, s] : series) {
     carry_forward(s.rss_bytes);
     carry_forward(s.cpu_ns);
-    if (auto finding = judge(s)) {
+    auto finding = judge(s);
+    if (finding && still_held(*finding)) {
       report.findings.push_back(std::move(*finding));
+    } else if (finding) {
+      ++report.exited_while_busy;
     }
   }
   std::sort(report.findings.begin(), report.findings.end(), [](const GrowthFinding& a, const GrowthFinding& b) {

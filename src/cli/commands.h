@@ -16,6 +16,7 @@ int run_record_command(record::RecordOptions& options, const BudgetFlags& budget
 struct ReportOptions {
   std::string path;
   bool json = false;
+  bool growth = false;  // every memory growth finding instead of the summary
   std::string html;  // write the self-contained HTML report here
   BudgetFlags budgets;
 };

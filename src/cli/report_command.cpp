@@ -4,6 +4,7 @@
 #include "cli/commands.h"
 #include "common/text.h"
 #include "report/budget_format.h"
+#include "report/growth_format.h"
 #include "report/summary_format.h"
 #include "store/reader.h"
 #include "web/web_module.h"
@@ -37,7 +38,10 @@ int write_html_report(const store::Reader& reader, const ReportOptions& options)
 CLI::App* add_report_command(CLI::App& app, ReportOptions& options) {
   CLI::App* cmd = app.add_subcommand("report", "Summarise a recording");
   cmd->add_option("recording", options.path, "The .canopy file")->required();
-  cmd->add_flag("--json", options.json, "Print the summary as JSON");
+  CLI::Option* json = cmd->add_flag("--json", options.json, "Print the summary as JSON");
+  cmd->add_flag("--growth", options.growth,
+                "List every memory growth finding, one line per process (the summary groups them; --json has them all)")
+      ->excludes(json);
   cmd->add_option("--html", options.html,
                   "Also write the viewer's page with the recording embedded, one file that opens offline");
   add_budget_options(*cmd, options.budgets);
@@ -71,6 +75,8 @@ int run_report_command(const ReportOptions& options) {
       json["budgets"] = report::budgets_json(*verdicts);
     }
     std::fputs((json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n").c_str(), stdout);
+  } else if (options.growth) {
+    std::fputs(report::growth_list_text(*summary->growth).c_str(), stdout);
   } else {
     std::fputs(report::summary_text(*summary, options.path).c_str(), stdout);
   }

@@ -126,6 +126,8 @@ void LimitWatch::name_killed(int64_t t_ms) {
 void LimitWatch::stop_tree(int64_t t_ms, const std::string& why, const std::string& hit) {
   stopping_since_ = t_ms;
   set_hit(hit);
+  // What ran until now did not end on its own: the growth analysis judges it up to here.
+  writer_.set_meta("tree_stopped_ms", std::to_string(t_ms));
   note(t_ms, std::nullopt, why + ": SIGTERM to the tree (" + count_of(tree().size(), "process", "processes") + ")");
 }
 

@@ -3,10 +3,12 @@
 #include <cstdio>
 
 #include "common/text.h"
+#include "report/summary_format.h"
 
 namespace canopy::report {
 namespace {
 
+using Ending = analyze::GrowthFinding::Ending;
 using Verdict = analyze::GrowthFinding::Verdict;
 
 std::string fit_text(double r_squared) {
@@ -27,33 +29,125 @@ const char* verdict_name(Verdict verdict) {
   return "";
 }
 
+const char* ending_name(Ending ending) {
+  switch (ending) {
+    case Ending::kRunning:
+      return "running";
+    case Ending::kStopped:
+      return "stopped";
+    case Ending::kExited:
+      return "exited";
+  }
+  return "";
+}
+
+// Where the memory was still held, and how long it sat idle on it.
+std::string still_held_text(const analyze::GrowthFinding& f) {
+  std::string line = "and still held it when ";
+  switch (f.ending) {
+    case Ending::kRunning:
+      line += "the recording ended";
+      break;
+    case Ending::kStopped:
+      line += "the recording stopped it";
+      break;
+    case Ending::kExited:
+      line += "it exited";
+      break;
+  }
+  return f.idle_after_max_ms > 0 ? line + ", after " + format_duration_ms(f.idle_after_max_ms) + " idle" : line;
+}
+
+std::string plural(int64_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// "  memory growth" and what there is to say when nothing is listed; else the header.
+std::string growth_header(const analyze::GrowthReport& report) {
+  char line[256];
+  std::string busy = plural(report.exited_while_busy, "process", "processes") + " rose but exited while still busy with it";
+  if (!report.findings.empty()) {
+    return report.exited_while_busy == 0 ? "  memory growth:\n" : "  memory growth:     (" + busy + ": no claim)\n";
+  }
+  std::string none;
+  if (report.judged == 0) {
+    none = "not judged: no process lived " + format_duration_ms(analyze::kGrowthMinSpanMs) + " and " +
+           std::to_string(analyze::kGrowthMinTicks) + " ticks";
+  } else if (report.exited_while_busy == 0) {
+    none = "none: " + plural(report.judged, "process", "processes") + " lived long enough to judge, and none rose significantly";
+  } else {
+    none = "none held: of " + plural(report.judged, "process", "processes") + " judged, " + busy +
+           " (the kernel frees it at the exit)";
+  }
+  std::snprintf(line, sizeof line, "  %-18s %s\n", "memory growth", none.c_str());
+  return line;
+}
+
+std::string finding_line(const analyze::GrowthFinding& f) {
+  char line[640];
+  std::snprintf(line, sizeof line, "    %-16s pid %-8lld %s\n", f.name.c_str(), static_cast<long long>(f.pid),
+                growth_text(f).c_str());
+  return line;
+}
+
+std::string group_line(const analyze::GrowthGroup& group) {
+  if (group.count == 1) {
+    return finding_line(*group.largest);
+  }
+  char line[700];
+  std::snprintf(line, sizeof line, "    %-16s %lld processes; the largest, pid %lld: %s\n", group.largest->name.c_str(),
+                static_cast<long long>(group.count), static_cast<long long>(group.largest->pid),
+                growth_text(*group.largest).c_str());
+  return line;
+}
+
 }  // namespace
 
 std::string growth_text(const analyze::GrowthFinding& f) {
   const int64_t rise = f.max_bytes - f.start_bytes;
   switch (f.verdict) {
-    case Verdict::kSteady: {
-      std::string line = "grew " + format_bytes(static_cast<int64_t>(f.slope_bytes_per_min)) + "/min for " +
-                         format_duration_ms(f.growth_ms) + " (fit " + fit_text(f.r_squared) + "), to " +
-                         format_bytes(f.max_bytes) + ", and never came back down";
-      if (f.idle_after_max_ms > 0) {
-        line += ", not even while idle for " + format_duration_ms(f.idle_after_max_ms);
-      }
-      return line + ": a leak?";
-    }
-    case Verdict::kHeld: {
-      std::string line = "rose " + format_bytes(rise) + " to " + format_bytes(f.max_bytes) + " and stayed up, not along a line (fit " +
-                         fit_text(f.r_squared) + ")";
-      if (f.idle_after_max_ms > 0) {
-        line += ", also while idle for " + format_duration_ms(f.idle_after_max_ms);
-      }
-      return line + ": state that is kept?";
-    }
+    case Verdict::kSteady:
+      return "grew steadily " + format_bytes(static_cast<int64_t>(f.slope_bytes_per_min)) + "/min for " +
+             format_duration_ms(f.growth_ms) + " (fit " + fit_text(f.r_squared) + "), to " + format_bytes(f.max_bytes) +
+             ", " + still_held_text(f);
+    case Verdict::kHeld:
+      return "rose " + format_bytes(rise) + " to " + format_bytes(f.max_bytes) + ", not steadily (fit " +
+             fit_text(f.r_squared) + " over " + format_duration_ms(f.growth_ms) + " of its " +
+             format_duration_ms(f.span_ms) + "), " + still_held_text(f) + ": state that is kept?";
     case Verdict::kReturned:
       return "rose " + format_bytes(rise) + " under load and came back down to " + format_bytes(f.end_bytes) +
              (f.idle_at_end ? " once idle" : "");
   }
   return "";
+}
+
+std::string growth_summary_text(const analyze::GrowthReport& report, const std::string& path) {
+  std::string out = growth_header(report);
+  auto groups = analyze::group_by_command(report);
+  // All of them when they fit; else one line fewer, for the line that says how many more.
+  size_t shown = groups.size() <= kSummaryGrowthLines ? groups.size() : kSummaryGrowthLines - 1;
+  int64_t processes_not_shown = 0;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    if (i < shown) {
+      out += group_line(groups[i]);
+    } else {
+      processes_not_shown += groups[i].count;
+    }
+  }
+  if (shown < groups.size()) {
+    out += "    and " + std::to_string(groups.size() - shown) + " more (" +
+           plural(processes_not_shown, "process", "processes") + "): canopy report " + shell_join({path}) +
+           " --growth\n";
+  }
+  return out;
+}
+
+std::string growth_list_text(const analyze::GrowthReport& report) {
+  std::string out = growth_header(report);
+  for (const auto& f : report.findings) {
+    out += finding_line(f);
+  }
+  return out;
 }
 
 nlohmann::json growth_json(const analyze::GrowthReport& report) {
@@ -62,6 +156,7 @@ nlohmann::json growth_json(const analyze::GrowthReport& report) {
     findings.push_back({{"pid", f.pid},
                         {"name", f.name},
                         {"verdict", verdict_name(f.verdict)},
+                        {"ending", ending_name(f.ending)},
                         {"span_ms", f.span_ms},
                         {"ticks", f.ticks},
                         {"growth_ms", f.growth_ms},
@@ -74,10 +169,21 @@ nlohmann::json growth_json(const analyze::GrowthReport& report) {
                         {"idle_after_max_ms", f.idle_after_max_ms},
                         {"idle_at_end", f.idle_at_end}});
   }
+  nlohmann::json by_command = nlohmann::json::array();
+  for (const auto& group : analyze::group_by_command(report)) {
+    by_command.push_back({{"name", group.largest->name},
+                          {"verdict", verdict_name(group.largest->verdict)},
+                          {"count", group.count},
+                          {"largest_pid", group.largest->pid}});
+  }
   return {{"judged", report.judged},
+          {"exited_while_busy", report.exited_while_busy},
           {"min_span_ms", analyze::kGrowthMinSpanMs},
           {"min_ticks", analyze::kGrowthMinTicks},
-          {"findings", findings}};
+          {"sustained_share", analyze::kGrowthSustainedShare},
+          {"idle_hold_share", analyze::kGrowthIdleHoldShare},
+          {"findings", findings},
+          {"by_command", by_command}};
 }
 
 }  // namespace canopy::report

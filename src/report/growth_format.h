@@ -10,9 +10,20 @@
 
 namespace canopy::report {
 
-// One line per finding, "grew 40.0 MiB/min for 12 m 00.0 s (fit R² 0.98), never came
-// back down, not even while idle for 3 m 10.0 s: a leak?"; without the process.
+// The summary shows at most this many lines of findings, one per command and verdict;
+// past that, the last line says how many more and the command that lists them all.
+inline constexpr size_t kSummaryGrowthLines = 5;
+
+// One line per finding, "grew steadily 40.0 MiB/min for 12 m 00.0 s (fit R² 0.98), to
+// 500.0 MiB, and still held it when the recording ended"; without the process.
 std::string growth_text(const analyze::GrowthFinding& finding);
+
+// The summary's growth section: findings grouped by command, at most
+// kSummaryGrowthLines of them; `path` is the recording, for the command that lists all.
+std::string growth_summary_text(const analyze::GrowthReport& report, const std::string& path);
+
+// Every finding, one line per process (`canopy report --growth`).
+std::string growth_list_text(const analyze::GrowthReport& report);
 
 nlohmann::json growth_json(const analyze::GrowthReport& report);
 

@@ -83,28 +83,6 @@ std::optional<std::string> possibly_missed_line(const analyze::Summary& s) {
          s.process_events + ")";
 }
 
-// Only what the samples support: a process is judged after kGrowthMinSpanMs and
-// kGrowthMinTicks, and listed only when its memory rose significantly.
-void add_growth_lines(const analyze::GrowthReport& growth, std::string& out) {
-  char line[640];
-  if (growth.findings.empty()) {
-    std::snprintf(line, sizeof line, "  %-18s %s\n", "memory growth",
-                  growth.judged == 0
-                      ? ("not judged: no process lived " + format_duration_ms(analyze::kGrowthMinSpanMs) + " and " +
-                         std::to_string(analyze::kGrowthMinTicks) + " ticks").c_str()
-                      : ("none: " + std::to_string(growth.judged) + " process" + (growth.judged == 1 ? "" : "es") +
-                         " lived long enough to judge, and none rose significantly").c_str());
-    out += line;
-    return;
-  }
-  out += "  memory growth:\n";
-  for (const auto& f : growth.findings) {
-    std::snprintf(line, sizeof line, "    %-16s pid %-8lld %s\n", f.name.c_str(), static_cast<long long>(f.pid),
-                  growth_text(f).c_str());
-    out += line;
-  }
-}
-
 }  // namespace
 
 std::string summary_text(const analyze::Summary& s, const std::string& path) {
@@ -150,7 +128,7 @@ std::string summary_text(const analyze::Summary& s, const std::string& path) {
     }
   }
   if (s.growth) {
-    add_growth_lines(*s.growth, out);
+    out += growth_summary_text(*s.growth, path);
   }
   add("recording", path);
   add("open it with", "canopy report " + shell_join({path}));

@@ -1,11 +1,14 @@
 // The growth analysis on recordings written through the store's Writer, with figures
 // worked out by hand: a line of known slope, a rise that returns, a step that holds, a
-// life too short to judge.
+// life too short to judge, and the edges of the rule for a claim: growth sustained over
+// half the life, and memory still held at the end (still running, stopped by the
+// recording, or held while idle for a tenth of the life before exiting).
 #include "analyze/growth.h"
 
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <optional>
 
 #include "store/reader.h"
 #include "store/writer.h"
@@ -20,6 +23,13 @@ constexpr int64_t kMiB = 1 << 20;
 constexpr int64_t kStartMs = 1'700'000'000'000;
 constexpr int64_t kIntervalMs = 100;
 
+// How the process's life ends in the recording.
+enum class End {
+  kExits,              // on its own, at `life_ms`
+  kStillRunning,       // the recording ends at `life_ms` with the process alive
+  kStoppedAtTheLast2s,  // the recording stops the tree 2 s before its exit at `life_ms`
+};
+
 // One process sampled every 100 ms for `life_ms`; `rss_at` and `cpu_at` give its
 // resident memory and cumulative CPU at each moment (ms since its start).
 struct Shape {
@@ -30,6 +40,10 @@ struct Shape {
   bool torn_down_at_exit = false;
   // CPU its exit took (unmapping, closing), in the zombie's final figures at its end.
   int64_t exit_cpu_ns = 0;
+  End end = End::kExits;
+  // The recorder starved from then on (a loaded machine): no tick, no sample, until
+  // after the process's end.
+  std::optional<int64_t> recorder_starved_from_ms = std::nullopt;
 };
 
 Result<GrowthReport> growth_of(const TempDir& dir, const Shape& shape) {
@@ -46,6 +60,12 @@ Result<GrowthReport> growth_of(const TempDir& dir, const Shape& shape) {
     row.first_seen_ms = kStartMs;
     row.id = writer->add_process(row);
     for (int64_t t = 0; t <= shape.life_ms; t += kIntervalMs) {
+      if (shape.recorder_starved_from_ms && t > *shape.recorder_starved_from_ms) {
+        break;
+      }
+      store::TickRow tick;
+      tick.t_ms = kStartMs + t;
+      writer->add_tick(tick);
       store::SampleValues v;
       v[store::kRssAnonBytes] = shape.rss_at(t);
       v[store::kRssFileBytes] = 0;
@@ -73,9 +93,14 @@ Result<GrowthReport> growth_of(const TempDir& dir, const Shape& shape) {
       zombie[store::kCpuSystemNs] = 0;
       writer->add_sample(kStartMs + shape.life_ms, row.id, zombie);
     }
-    row.end_ms = kStartMs + shape.life_ms;
-    row.last_seen_ms = row.end_ms;
+    if (shape.end != End::kStillRunning) {
+      row.end_ms = kStartMs + shape.life_ms;
+    }
+    row.last_seen_ms = kStartMs + shape.life_ms;
     writer->update_process_end(row);
+    if (shape.end == End::kStoppedAtTheLast2s) {
+      writer->set_meta("tree_stopped_ms", std::to_string(kStartMs + shape.life_ms - 2000));
+    }
     if (auto finished = writer->finish(); !finished) {
       return finished.error();
     }
@@ -94,15 +119,21 @@ Result<GrowthReport> growth_of(const TempDir& dir, const Shape& shape) {
 // Busy at half a core all along.
 int64_t half_core(int64_t t_ms) { return t_ms * 500'000; }
 
-TEST(Growth, ALineIsSteadyWithItsSlope) {
-  // 10 MiB, then 1 MiB more per second for a minute: 60 MiB/min.
+// 10 MiB, then 1 MiB more per second: 60 MiB/min.
+int64_t a_mib_a_second(int64_t t_ms) { return 10 * kMiB + t_ms * kMiB / 1000; }
+
+TEST(Growth, ALineStillRunningAtTheEndIsSteadyWithItsSlope) {
+  // A minute of it, still running when the recording ends.
   TempDir dir;
-  auto report = growth_of(dir, {60'000, [](int64_t t) { return 10 * kMiB + t * kMiB / 1000; }, half_core});
+  Shape shape{60'000, a_mib_a_second, half_core};
+  shape.end = End::kStillRunning;
+  auto report = growth_of(dir, shape);
   ASSERT_TRUE(report) << report.error().message;
   EXPECT_EQ(report->judged, 1);
   ASSERT_EQ(report->findings.size(), 1u);
   const GrowthFinding& f = report->findings[0];
   EXPECT_EQ(f.verdict, GrowthFinding::Verdict::kSteady);
+  EXPECT_EQ(f.ending, GrowthFinding::Ending::kRunning);
   EXPECT_EQ(f.pid, 4242);
   EXPECT_EQ(f.span_ms, 60'000);
   EXPECT_EQ(f.ticks, 600);
@@ -115,16 +146,127 @@ TEST(Growth, ALineIsSteadyWithItsSlope) {
   EXPECT_EQ(f.end_bytes, 70 * kMiB);
   EXPECT_EQ(f.idle_after_max_ms, 0);
   EXPECT_FALSE(f.idle_at_end);
+  EXPECT_EQ(report->exited_while_busy, 0);
+}
+
+TEST(Growth, ALineThatExitsWhileGrowingIsNoClaim) {
+  // The same line, busy to the end and exiting at its highest: a compiler. The kernel
+  // frees its memory at the exit; nothing is claimed, only counted.
+  TempDir dir;
+  auto report = growth_of(dir, {60'000, a_mib_a_second, half_core});
+  ASSERT_TRUE(report) << report.error().message;
+  EXPECT_EQ(report->judged, 1);
+  EXPECT_TRUE(report->findings.empty());
+  EXPECT_EQ(report->exited_while_busy, 1);
+}
+
+TEST(Growth, HeldWhileBusyUntilItsExitIsNoClaim) {
+  // Up 30 MiB over 30 s, then flat and still working with it (half a core) until it
+  // exits at 60 s: a compiler's code generation after its parse.
+  TempDir dir;
+  auto rss = [](int64_t t) { return 10 * kMiB + std::min<int64_t>(t, 30'000) * kMiB / 1000; };
+  auto report = growth_of(dir, {60'000, rss, half_core});
+  ASSERT_TRUE(report) << report.error().message;
+  EXPECT_TRUE(report->findings.empty());
+  EXPECT_EQ(report->exited_while_busy, 1);
+}
+
+// Up 1 MiB a second for 40 s under half a core, flat and busy until `idle_from_ms`,
+// then asleep holding it until its exit at 60 s.
+Shape grows_then_sleeps_from(int64_t idle_from_ms) {
+  auto rss = [](int64_t t) { return 10 * kMiB + std::min<int64_t>(t, 40'000) * kMiB / 1000; };
+  auto cpu = [idle_from_ms](int64_t t) { return std::min(t, idle_from_ms) * 500'000; };
+  return {60'000, rss, cpu};
+}
+
+TEST(Growth, AnExitedProcessIsClaimedOnlyWhenItHeldItIdleForATenthOfItsLife) {
+  // A tenth of its 60 s life is 6 s. Asleep from 53.4 s: the 250 ms buckets from
+  // 53.5 s on, 6.5 s of them, are idle.
+  TempDir dir;
+  auto held = growth_of(dir, grows_then_sleeps_from(53'400));
+  ASSERT_TRUE(held) << held.error().message;
+  ASSERT_EQ(held->findings.size(), 1u);
+  const GrowthFinding& f = held->findings[0];
+  EXPECT_EQ(f.verdict, GrowthFinding::Verdict::kSteady);
+  EXPECT_EQ(f.ending, GrowthFinding::Ending::kExited);
+  EXPECT_NEAR(static_cast<double>(f.idle_after_max_ms), 6'500, 1);
+  EXPECT_EQ(held->exited_while_busy, 0);
+  // Asleep from 54.6 s: 5.25 s idle, under the tenth.
+  TempDir other;
+  auto brief = growth_of(other, grows_then_sleeps_from(54'600));
+  ASSERT_TRUE(brief) << brief.error().message;
+  EXPECT_TRUE(brief->findings.empty());
+  EXPECT_EQ(brief->exited_while_busy, 1);
+}
+
+// Still running at 60 s, up 1 MiB a second until `until_ms`, flat afterwards.
+Shape grows_until(int64_t until_ms) {
+  auto rss = [until_ms](int64_t t) { return 10 * kMiB + std::min(t, until_ms) * kMiB / 1000; };
+  Shape shape{60'000, rss, half_core};
+  shape.end = End::kStillRunning;
+  return shape;
+}
+
+TEST(Growth, WhatTheRecorderMissedIsNotIdle) {
+  // Up 1 MiB a second to 40 s, then flat and busy until its exit at 60 s; the recorder
+  // saw nothing after 50 s. Those 10 s are not idle: it was still busy when last seen.
+  TempDir dir;
+  Shape shape = grows_then_sleeps_from(60'000);
+  shape.recorder_starved_from_ms = 50'000;
+  auto report = growth_of(dir, shape);
+  ASSERT_TRUE(report) << report.error().message;
+  EXPECT_TRUE(report->findings.empty());
+  EXPECT_EQ(report->exited_while_busy, 1);
+}
+
+TEST(Growth, SteadyOnlyWhenTheGrowthLastedHalfItsLife) {
+  // Judged from 6 s (the first tenth is start-up): growth to 39 s is 33 s of the
+  // 60 s life, over half; to 33 s it is 27 s, under, and only state that is kept.
+  TempDir dir;
+  auto sustained = growth_of(dir, grows_until(39'000));
+  ASSERT_TRUE(sustained) << sustained.error().message;
+  ASSERT_EQ(sustained->findings.size(), 1u);
+  EXPECT_EQ(sustained->findings[0].verdict, GrowthFinding::Verdict::kSteady);
+  EXPECT_NEAR(static_cast<double>(sustained->findings[0].growth_ms), 33'000, 500);
+  TempDir other;
+  auto brief = growth_of(other, grows_until(33'000));
+  ASSERT_TRUE(brief) << brief.error().message;
+  ASSERT_EQ(brief->findings.size(), 1u);
+  EXPECT_EQ(brief->findings[0].verdict, GrowthFinding::Verdict::kHeld);
+  EXPECT_GT(brief->findings[0].r_squared, 0.99);  // a line, but too short a share of its life
+  EXPECT_NEAR(static_cast<double>(brief->findings[0].growth_ms), 27'000, 500);
+}
+
+TEST(Growth, StoppedByTheRecordingIsJudgedUpToTheStop) {
+  // The line until the recording stops the tree at 58 s; it gives its memory back
+  // while shutting down (down to 10 MiB) and exits at 60 s. Judged up to 58 s, it was
+  // still growing when stopped.
+  TempDir dir;
+  auto rss = [](int64_t t) { return t <= 58'000 ? a_mib_a_second(t) : 10 * kMiB; };
+  Shape shape{60'000, rss, half_core};
+  shape.end = End::kStoppedAtTheLast2s;
+  auto report = growth_of(dir, shape);
+  ASSERT_TRUE(report) << report.error().message;
+  ASSERT_EQ(report->findings.size(), 1u);
+  const GrowthFinding& f = report->findings[0];
+  EXPECT_EQ(f.verdict, GrowthFinding::Verdict::kSteady);
+  EXPECT_EQ(f.ending, GrowthFinding::Ending::kStopped);
+  EXPECT_EQ(f.span_ms, 58'000);
+  EXPECT_EQ(f.max_bytes, 68 * kMiB);
+  EXPECT_EQ(f.end_bytes, 68 * kMiB);
 }
 
 TEST(Growth, MemoryTornDownAtExitIsNotAReturn) {
-  // The same line, its last sample taken as the process exits (statm all zeros).
+  // Grows for 40 s, asleep holding it from 45 s; its last sample is taken as it exits
+  // (statm all zeros).
   TempDir dir;
-  auto report = growth_of(dir, {60'000, [](int64_t t) { return 10 * kMiB + t * kMiB / 1000; }, half_core, true});
+  Shape shape = grows_then_sleeps_from(45'000);
+  shape.torn_down_at_exit = true;
+  auto report = growth_of(dir, shape);
   ASSERT_TRUE(report) << report.error().message;
   ASSERT_EQ(report->findings.size(), 1u);
   EXPECT_EQ(report->findings[0].verdict, GrowthFinding::Verdict::kSteady);
-  EXPECT_GE(report->findings[0].end_bytes, 69 * kMiB);
+  EXPECT_EQ(report->findings[0].end_bytes, 50 * kMiB);
 }
 
 TEST(Growth, ARiseThatFallsBackWhenIdleReturned) {
@@ -167,9 +309,11 @@ TEST(Growth, TheExitsOwnCpuDoesNotMakeTheEndBusy) {
 }
 
 TEST(Growth, AStepThatStaysUpIsHeldNotSteady) {
-  // 20 MiB, then 50 MiB more at once at 30 s, kept to the end.
+  // 20 MiB, then 50 MiB more at once at 30 s, kept to the end; still running.
   TempDir dir;
-  auto report = growth_of(dir, {60'000, [](int64_t t) { return (t < 30'000 ? 20 : 70) * kMiB; }, half_core});
+  Shape shape{60'000, [](int64_t t) { return (t < 30'000 ? 20 : 70) * kMiB; }, half_core};
+  shape.end = End::kStillRunning;
+  auto report = growth_of(dir, shape);
   ASSERT_TRUE(report) << report.error().message;
   ASSERT_EQ(report->findings.size(), 1u);
   const GrowthFinding& f = report->findings[0];
