@@ -100,6 +100,46 @@ TEST(LogAdd, LinesWithCrlfUtf8AndAStackTrace) {
   EXPECT_EQ(logs[0].source_id, (*sources)[0].id);
 }
 
+TEST(LogAdd, AnEntryOverOneMiBKeepsItsFirstMiB) {
+  // README: an entry of a `lines` log is cut at 1 MiB. What is kept is its first MiB
+  // (less the bytes of a character the cut would split), then the marker.
+  constexpr size_t kMiB = 1 << 20;
+  const std::string marker = "\n[... truncated by canopy: entry over 1 MiB]";
+  std::string ascii;  // no two neighbouring bytes alike, so a shifted cut shows
+  for (size_t i = 0; i < 3'000'000; ++i) {
+    ascii += static_cast<char>('a' + i % 26);
+  }
+  std::string accented = "x";  // then 2-byte characters: byte 1 MiB is a character's second
+  while (accented.size() < 3'000'000) {
+    accented += "\xC3\xA9";  // é
+  }
+  std::string first_line(600 << 10, 'p');  // a stack trace of two long lines
+  std::string second_line(600 << 10, 'q');
+  struct Case {
+    std::string entry;  // after the timestamp, lines joined by \n
+    std::string kept;
+  } cases[] = {
+      {ascii, ascii.substr(0, kMiB)},
+      {accented, accented.substr(0, kMiB - 1)},
+      {first_line + "\n" + second_line, first_line + "\n" + second_line.substr(0, kMiB - first_line.size() - 1)},
+  };
+  for (const Case& c : cases) {
+    TempDir dir;
+    std::string rec = make_recording(dir);
+    std::string log = dir.file("long.log");
+    std::ofstream(log, std::ios::binary) << "2026-11-22 11:00:01 " << c.entry << "\n2026-11-22 11:00:02 next\n";
+    auto result = add(rec, log);
+    ASSERT_EQ(result.exit_status, 0) << result.err;
+    auto logs = logs_of(rec);
+    ASSERT_EQ(logs.size(), 2u);
+    EXPECT_EQ(logs[0].t_ms, kStartMs + 1000);
+    ASSERT_EQ(logs[0].text.size(), c.kept.size() + marker.size());
+    EXPECT_TRUE(logs[0].text == c.kept + marker) << logs[0].text.substr(0, 40) << "..."
+                                                  << logs[0].text.substr(logs[0].text.size() - 80);
+    EXPECT_EQ(logs[1].text, "next");
+  }
+}
+
 TEST(LogAdd, SyslogTakesTheRecordingsYearAndZone) {
   TempDir dir;
   std::string rec = make_recording(dir);
