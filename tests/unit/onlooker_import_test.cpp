@@ -4,8 +4,11 @@
 // then exported again and compared with the file field by field.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -36,6 +39,61 @@ Result<importers::ImportSummary> import(const std::string& input, const std::str
   options.cpu_count = cpus;
   options.force = force;
   return importers::import_onlooker(options);
+}
+
+// One Onlooker element; each sample is {time, workingSetSize, peakWorkingSetSize}.
+std::string element(int64_t pid, int64_t ppid, const std::string& name,
+                    const std::vector<std::array<int64_t, 3>>& samples) {
+  std::string text = "{\"pid\":" + std::to_string(pid) + ",\"ppid\":" + std::to_string(ppid) + ",\"name\":\"" + name +
+                     "\",\"data\":[";
+  for (size_t k = 0; k < samples.size(); ++k) {
+    auto [t_ms, working_set, peak] = samples[k];
+    text += (k ? "," : "") + std::string("{\"time\":") + std::to_string(t_ms) +
+            ",\"cpuUsage\":0,\"memory\":{\"workingSetSize\":" + std::to_string(working_set) +
+            ",\"pagefileUsage\":" + std::to_string(working_set) + ",\"peakWorkingSetSize\":" + std::to_string(peak) + "}}";
+  }
+  return text + "]}";
+}
+
+std::string write_file(const TempDir& dir, const std::string& name, const std::string& text) {
+  std::string path = dir.file(name);
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+std::vector<store::ProcessRow> imported_processes(const TempDir& dir, const std::string& name,
+                                                  const std::vector<std::string>& elements) {
+  std::string text = "[";
+  for (size_t i = 0; i < elements.size(); ++i) {
+    text += (i ? "," : "") + elements[i];
+  }
+  std::string out = dir.file(name + ".canopy");
+  auto summary = import(write_file(dir, name + ".json", text + "]"), out);
+  EXPECT_TRUE(summary) << summary.error().message;
+  auto reader = store::Reader::open(out);
+  EXPECT_TRUE(reader) << reader.error().message;
+  auto processes = reader->processes();
+  EXPECT_TRUE(processes);
+  return *processes;
+}
+
+// Each process as "name(pid) <- parent's name(pid)", in the recording's order.
+std::vector<std::string> tree_of(const std::vector<store::ProcessRow>& processes) {
+  std::map<int64_t, const store::ProcessRow*> by_id;
+  for (const auto& p : processes) {
+    by_id[p.id] = &p;
+  }
+  std::vector<std::string> lines;
+  for (const auto& p : processes) {
+    std::string line = p.name + "(" + std::to_string(p.pid) + ")";
+    if (p.parent_id) {
+      auto parent = by_id.find(*p.parent_id);
+      line += " <- " + (parent == by_id.end() ? "missing id " + std::to_string(*p.parent_id)
+                                              : parent->second->name + "(" + std::to_string(parent->second->pid) + ")");
+    }
+    lines.push_back(line);
+  }
+  return lines;
 }
 
 TEST(OnlookerImport, WindowsNamesAndHugePids) {
@@ -138,6 +196,77 @@ TEST(OnlookerImport, ExportGivesTheFileBack) {
         EXPECT_EQ(y["memory"][key], x["memory"][key]) << key << ", entry " << k;
       }
     }
+  }
+}
+
+TEST(OnlookerImport, ChildListedBeforeItsParentAtTheSameTime) {
+  // Onlooker sorts by (start, end, pid, ppid): a child whose first round is its
+  // parent's comes first when its PID is lower.
+  TempDir dir;
+  auto processes = imported_processes(dir, "child_first", {element(8, 20, "child.exe", {{{1000, 1 << 20, 1 << 20}}}),
+                                                           element(20, 4, "root.exe", {{{1000, 2 << 20, 2 << 20}}})});
+  EXPECT_EQ(tree_of(processes), (std::vector<std::string>{"root.exe(20)", "child.exe(8) <- root.exe(20)"}))
+      << "a parent is numbered before its children, as the recorder numbers them";
+}
+
+TEST(OnlookerImport, FileOrderDoesNotChangeTheTree) {
+  TempDir dir;
+  std::vector<std::string> elements = {
+      element(30, 10, "cl.exe", {{{1100, 5 << 20, 5 << 20}}}),
+      element(10, 1, "cmake.exe", {{{1000, 1 << 20, 1 << 20}, {1100, 1 << 20, 1 << 20}}}),
+      element(40, 30, "link.exe", {{{1100, 3 << 20, 3 << 20}}}),
+      element(20, 10, "msbuild.exe", {{{1000, 2 << 20, 2 << 20}, {1100, 2 << 20, 2 << 20}}}),
+  };
+  auto forward = tree_of(imported_processes(dir, "forward", elements));
+  std::reverse(elements.begin(), elements.end());
+  auto backward = tree_of(imported_processes(dir, "backward", elements));
+  auto sorted = [](std::vector<std::string> lines) {
+    std::sort(lines.begin(), lines.end());
+    return lines;
+  };
+  EXPECT_EQ(sorted(forward), (std::vector<std::string>{"cl.exe(30) <- cmake.exe(10)", "cmake.exe(10)",
+                                                       "link.exe(40) <- cl.exe(30)", "msbuild.exe(20) <- cmake.exe(10)"}));
+  EXPECT_EQ(sorted(backward), sorted(forward));
+}
+
+TEST(OnlookerImport, TwoProcessesNamingEachOtherAsParentMakeNoCycle) {
+  // Only a file can say this (a parent starts before its child), but a recording whose
+  // tree loops would hang whatever walks it. The lower PID is taken for the root.
+  TempDir dir;
+  std::vector<std::string> elements = {element(7, 5, "a.exe", {{{1000, 1 << 20, 1 << 20}}}),
+                                       element(5, 7, "b.exe", {{{1000, 1 << 20, 1 << 20}}})};
+  auto forward = tree_of(imported_processes(dir, "forward", elements));
+  std::reverse(elements.begin(), elements.end());
+  auto backward = tree_of(imported_processes(dir, "backward", elements));
+  EXPECT_EQ(forward, (std::vector<std::string>{"b.exe(5)", "a.exe(7) <- b.exe(5)"}));
+  EXPECT_EQ(backward, forward);
+}
+
+TEST(OnlookerImport, AnElementHoldingTwoInstancesOfAPidIsSplit) {
+  // Onlooker keys processes by (pid, ppid, name), so a PID reused under the same parent
+  // and name is one element. Onlooker samples a process at every round while it lives,
+  // so the round missed at +300 parts two processes; and a peak working set only
+  // grows, so one going back down parts two more (at +600, with no round missed).
+  TempDir dir;
+  auto processes = imported_processes(
+      dir, "reused",
+      {element(100, 1, "build.exe", {{{1000, 1 << 20, 1 << 20}, {1100, 1 << 20, 1 << 20}, {1200, 1 << 20, 1 << 20}, {1300, 1 << 20, 1 << 20},
+                                     {1400, 1 << 20, 1 << 20}, {1500, 1 << 20, 1 << 20}, {1600, 1 << 20, 1 << 20}, {1700, 1 << 20, 1 << 20}}}),
+       element(300, 100, "worker.exe",
+               {{{1100, 10 << 20, 10 << 20}, {1200, 12 << 20, 12 << 20},   // the first
+                 {1400, 30 << 20, 30 << 20}, {1500, 40 << 20, 40 << 20},   // the second, after a gap
+                 {1600, 20 << 20, 20 << 20}, {1700, 25 << 20, 25 << 20}}})});  // the third, right after
+  EXPECT_EQ(tree_of(processes),
+            (std::vector<std::string>{"build.exe(100)", "worker.exe(300) <- build.exe(100)",
+                                      "worker.exe(300) <- build.exe(100)", "worker.exe(300) <- build.exe(100)"}));
+  ASSERT_EQ(processes.size(), 4u);
+  const int64_t expected[][3] = {{1100, 1200, 12 << 20}, {1400, 1500, 40 << 20}, {1600, 1700, 25 << 20}};
+  for (size_t i = 0; i < 3; ++i) {
+    const store::ProcessRow& worker = processes[i + 1];
+    EXPECT_EQ(worker.first_seen_ms, expected[i][0]) << i;
+    EXPECT_EQ(worker.end_ms, expected[i][1]) << i;
+    EXPECT_EQ(worker.peak_rss_bytes, expected[i][2]) << i;
+    EXPECT_EQ(worker.start_ticks, worker.first_seen_ms) << "instances told apart by their start, as /proc's";
   }
 }
 
