@@ -11,10 +11,12 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 
 #include "export/onlooker_json.h"
 #include "import/onlooker_import.h"
 #include "store/reader.h"
+#include "store/writer.h"
 #include "support/temp_dir.h"
 
 namespace canopy::testing {
@@ -268,6 +270,118 @@ TEST(OnlookerImport, AnElementHoldingTwoInstancesOfAPidIsSplit) {
     EXPECT_EQ(worker.peak_rss_bytes, expected[i][2]) << i;
     EXPECT_EQ(worker.start_ticks, worker.first_seen_ms) << "instances told apart by their start, as /proc's";
   }
+}
+
+// A recording where PID 300 served two workers of the same parent and name, 10 and
+// 12 MiB at +100 and +200, then 30 and 40 MiB at +400 and +500; a tick every 100 ms.
+std::string write_reused_pid_recording(const TempDir& dir) {
+  std::string path = dir.file("reused.canopy");
+  auto writer = store::Writer::create(path, false);
+  EXPECT_TRUE(writer) << writer.error().message;
+  writer->set_meta("start_ms", std::to_string(kT));
+  writer->set_meta("end_ms", std::to_string(kT + 600));
+  writer->set_meta("interval_ms", "100");
+  writer->set_meta("mode", "run");
+  auto process = [&](int64_t pid, int64_t ppid, std::optional<int64_t> parent, const char* name, int64_t start_ms) {
+    store::ProcessRow row;
+    row.pid = pid;
+    row.ppid = ppid;
+    row.parent_id = parent;
+    row.name = name;
+    row.start_ticks = start_ms / 10;
+    row.start_ms = row.first_seen_ms = start_ms;
+    row.id = writer->add_process(row);
+    return row;
+  };
+  store::ProcessRow build = process(100, 1, std::nullopt, "build", kT);
+  store::ProcessRow first = process(300, 100, build.id, "worker", kT + 100);
+  store::ProcessRow second = process(300, 100, build.id, "worker", kT + 400);
+  auto values = [](int64_t mib, int64_t faults) {
+    store::SampleValues v;
+    v[store::kRssAnonBytes] = mib << 20;
+    v[store::kRssFileBytes] = 0;
+    v[store::kRssShmemBytes] = 0;
+    v[store::kSwapBytes] = 0;
+    v[store::kCpuUserNs] = 0;
+    v[store::kCpuSystemNs] = 0;
+    v[store::kMinorFaults] = faults;
+    v[store::kMajorFaults] = 0;
+    return v;
+  };
+  const std::map<int64_t, std::pair<const store::ProcessRow*, int64_t>> worker_at = {
+      {100, {&first, 10}}, {200, {&first, 12}}, {400, {&second, 30}}, {500, {&second, 40}}};
+  for (int64_t t = 0; t <= 600; t += 100) {
+    writer->add_sample(kT + t, build.id, values(1, 10));
+    int64_t rss_mib = 1;
+    if (auto w = worker_at.find(t); w != worker_at.end()) {
+      writer->add_sample(kT + t, w->second.first->id, values(w->second.second, w->second.second * 10));
+      rss_mib += w->second.second;
+    }
+    writer->add_tick({kT + t, 1 + (worker_at.count(t) ? 1 : 0), rss_mib << 20, 0, store::kUnknown, 0, 0, 0, 0, 0});
+  }
+  auto end = [&](store::ProcessRow& row, int64_t end_ms, int64_t peak_mib, int64_t peak_t_ms) {
+    row.end_ms = row.last_seen_ms = end_ms;
+    row.peak_rss_bytes = row.hwm_bytes = peak_mib << 20;
+    row.peak_rss_t_ms = peak_t_ms;
+    row.cpu_user_ns = row.cpu_system_ns = 0;
+    writer->update_process_end(row);
+  };
+  end(build, kT + 600, 1, kT);
+  end(first, kT + 250, 12, kT + 200);
+  end(second, kT + 550, 40, kT + 500);
+  EXPECT_TRUE(writer->finish());
+  return path;
+}
+
+TEST(OnlookerImport, AReusedPidShowsBothInstancesInCutelookerAndImportsAsTwo) {
+  TempDir dir;
+  std::string recording = write_reused_pid_recording(dir);
+  auto reader = store::Reader::open(recording);
+  ASSERT_TRUE(reader) << reader.error().message;
+  std::string exported;
+  ASSERT_TRUE(exporters::write_onlooker_json(*reader, [&](std::string_view b) { exported.append(b); }));
+  json doc = json::parse(exported);
+
+  // Cutelooker's loader (Cutelooker/MainWindow.cpp, loadJsonChart): a map keyed by
+  // (pid, ppid, name) whose vector each element resizes and overwrites.
+  std::map<std::tuple<int64_t, int64_t, std::string>, std::vector<std::pair<int64_t, int64_t>>> cutelooker;
+  for (const json& p : doc) {
+    auto& data = cutelooker[{p["pid"], p["ppid"], p["name"]}];
+    data.resize(p["data"].size());
+    for (size_t j = 0; j < p["data"].size(); ++j) {
+      data[j] = {p["data"][j]["time"], p["data"][j]["memory"]["workingSetSize"]};
+    }
+  }
+  const std::vector<std::pair<int64_t, int64_t>> both = {
+      {kT + 100, 10 << 20}, {kT + 200, 12 << 20}, {kT + 400, 30 << 20}, {kT + 500, 40 << 20}};
+  EXPECT_EQ(cutelooker[std::make_tuple(300, 100, "worker")], both)
+      << "both workers' samples, in time order, the rounds between them empty";
+  ASSERT_EQ(doc.size(), 2u);
+  std::vector<int64_t> peaks;
+  for (const json& e : doc[1]["data"]) {
+    peaks.push_back(e["memory"]["peakWorkingSetSize"]);
+  }
+  EXPECT_EQ(peaks, (std::vector<int64_t>{10 << 20, 12 << 20, 30 << 20, 40 << 20})) << "each instance's own peak";
+
+  // And back: two workers again, each with its samples and peak.
+  std::string back = dir.file("back.canopy");
+  ASSERT_TRUE(import(write_file(dir, "reused.json", exported), back, 1));
+  auto again = store::Reader::open(back);
+  ASSERT_TRUE(again) << again.error().message;
+  auto processes = again->processes();
+  ASSERT_TRUE(processes);
+  EXPECT_EQ(tree_of(*processes), (std::vector<std::string>{"build(100)", "worker(300) <- build(100)",
+                                                           "worker(300) <- build(100)"}));
+  ASSERT_EQ(processes->size(), 3u);
+  EXPECT_EQ((*processes)[1].first_seen_ms, kT + 100);
+  EXPECT_EQ((*processes)[1].end_ms, kT + 200);
+  EXPECT_EQ((*processes)[1].peak_rss_bytes, 12 << 20);
+  EXPECT_EQ((*processes)[2].first_seen_ms, kT + 400);
+  EXPECT_EQ((*processes)[2].end_ms, kT + 500);
+  EXPECT_EQ((*processes)[2].peak_rss_bytes, 40 << 20);
+  std::string twice;
+  ASSERT_TRUE(exporters::write_onlooker_json(*again, [&](std::string_view b) { twice.append(b); }));
+  EXPECT_EQ(json::parse(twice)[1]["data"], doc[1]["data"]) << "exported again, the same element";
 }
 
 TEST(OnlookerImport, DefaultOutputBesideTheInput) {
