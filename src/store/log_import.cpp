@@ -104,7 +104,7 @@ Result<LogImport> LogImport::begin(const std::string& path, const LogSourceRow& 
       const LogSourceRow& e = **earlier;
       return Error{"cannot add '" + source.name + "' to '" + path + "': the same content was added on " +
                    format_local_time_ms(e.added_ms) + " (from '" + e.name + "', " + std::to_string(e.events) +
-                   " events); --again adds it a second time"};
+                   (e.events == 1 ? " event" : " events") + "); --again adds it a second time"};
     }
   }
   auto source_insert = prepare(
