@@ -10,7 +10,7 @@ packages=(
   build-essential cmake pkg-config
   libsqlite3-dev sqlite3
   libcli11-dev nlohmann-json3-dev
-  libcpp-httplib-dev zlib1g-dev libssl-dev
+  libcpp-httplib-dev zlib1g-dev libssl-dev nettle-dev
   libcctz-dev tzdata libsimdjson-dev libnl-genl-3-dev
   chromium
   libgtest-dev

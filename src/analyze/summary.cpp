@@ -167,6 +167,12 @@ Result<Summary> summarize(const store::Reader& reader, size_t top_count, bool wi
     s.growth = std::move(*growth);
   }
 
+  auto logs = reader.log_sources();
+  if (!logs) {
+    return logs.error();
+  }
+  s.logs = std::move(*logs);
+
   auto recorder_user = reader.meta_int("recorder_cpu_user_ns");
   auto recorder_system = reader.meta_int("recorder_cpu_system_ns");
   if (recorder_user && recorder_system) {

@@ -72,6 +72,7 @@ struct Summary {
   // Memory trends of the processes that lived long enough, when asked for (it reads
   // every sample of those processes).
   std::optional<GrowthReport> growth;
+  std::vector<store::LogSourceRow> logs;  // imported with `canopy log add`, in order
 };
 
 Result<Summary> summarize(const store::Reader& reader, size_t top_count = 5, bool with_growth = false);

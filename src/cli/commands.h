@@ -39,6 +39,7 @@ struct LogAddCliOptions {
   std::string tz;
   std::string time_field;
   std::string message_field;
+  bool again = false;
 };
 // Returns the `log add` subcommand (its parent `log` only groups).
 CLI::App* add_log_command(CLI::App& app, LogAddCliOptions& options);

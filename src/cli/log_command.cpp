@@ -20,6 +20,9 @@ CLI::App* add_log_command(CLI::App& app, LogAddCliOptions& options) {
                   "(default: the zone of the recording's host)");
   add->add_option("--time-field", options.time_field, "jsonl: the field holding the time");
   add->add_option("--message-field", options.message_field, "jsonl: the field holding the message");
+  add->add_flag("--again", options.again,
+                "Add the file even if the recording already holds a log with the same content "
+                "(its events are then there twice)");
   return add;
 }
 
@@ -37,6 +40,7 @@ int run_log_add_command(const LogAddCliOptions& cli) {
   options.tz = cli.tz;
   options.time_field = cli.time_field;
   options.message_field = cli.message_field;
+  options.again = cli.again;
   ProgressLine progress("importing " + cli.file);
   options.progress = [&](int64_t done, int64_t total) { progress.update(done, total); };
 
@@ -55,7 +59,7 @@ int run_log_add_command(const LogAddCliOptions& cli) {
     std::fprintf(stderr, "canopy: warning: %lld of them are outside the recording's time span; kept%s\n",
                  static_cast<long long>(result->outside_span),
                  result->outside_span == result->events
-                     ? " (all of them: if the log was written in another time zone, add it again with --tz)"
+                     ? " (all of them: if the log was written in another time zone, add it again with --tz and --again)"
                      : "");
   }
   return 0;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 
 namespace canopy {
 
@@ -56,6 +57,15 @@ std::string format_duration_ms(int64_t ms) {
     std::snprintf(buf, sizeof buf, "%lld h %02lld m %02lld s", static_cast<long long>(ms / 3'600'000),
                   static_cast<long long>(ms / 60'000 % 60), static_cast<long long>(ms / 1000 % 60));
   }
+  return buf;
+}
+
+std::string format_local_time_ms(int64_t epoch_ms) {
+  std::time_t seconds = static_cast<std::time_t>(epoch_ms / 1000);
+  std::tm local{};
+  ::localtime_r(&seconds, &local);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S %z", &local);
   return buf;
 }
 

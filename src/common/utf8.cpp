@@ -95,4 +95,15 @@ std::string_view sanitized_utf8(std::string_view text, std::string& scratch) {
   return scratch;
 }
 
+std::string_view utf8_prefix(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) {
+    return text;
+  }
+  size_t n = max_bytes;
+  while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) {  // 10xxxxxx: inside a character
+    --n;
+  }
+  return text.substr(0, n);
+}
+
 }  // namespace canopy

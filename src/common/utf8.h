@@ -17,4 +17,8 @@ void append_sanitized_utf8(std::string& out, std::string_view text);
 // `scratch`.
 std::string_view sanitized_utf8(std::string_view text, std::string& scratch);
 
+// The longest prefix of `text` of at most `max_bytes` that does not end inside a
+// character: a cut there would leave an invalid sequence behind.
+std::string_view utf8_prefix(std::string_view text, size_t max_bytes);
+
 }  // namespace canopy

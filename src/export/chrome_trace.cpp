@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/utf8.h"
 #include "export/json_text.h"
 #include "export/tick_frames.h"
 
@@ -46,18 +47,6 @@ std::string metric_value(size_t metric, const ProcessAtTick& at) {
 }
 
 std::string us(int64_t t_ms) { return std::to_string(t_ms * 1000); }
-
-// The longest prefix of at most `max_bytes` that ends on a character boundary.
-std::string_view utf8_prefix(std::string_view text, size_t max_bytes) {
-  if (text.size() <= max_bytes) {
-    return text;
-  }
-  size_t n = max_bytes;
-  while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) {
-    --n;
-  }
-  return text.substr(0, n);
-}
 
 class TraceWriter {
  public:

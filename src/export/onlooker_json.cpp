@@ -1,6 +1,11 @@
 #include "export/onlooker_json.h"
 
 #include <algorithm>
+#include <map>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "export/json_text.h"
@@ -31,6 +36,12 @@ Entry entry_at(int64_t t_ms, const ProcessAtTick& at) {
           known(v[store::kMinorFaults]) + known(v[store::kMajorFaults]), at.cpu_percent};
 }
 
+// One process's entries, in time order.
+struct Instance {
+  const store::ProcessRow* process;
+  const std::vector<Entry>* entries;
+};
+
 class OnlookerWriter {
  public:
   OnlookerWriter(int64_t cpu_count, const std::function<void(std::string_view)>& out)
@@ -39,29 +50,59 @@ class OnlookerWriter {
   void begin() { out_("["); }
   void end() { out_(wrote_any_ ? "\n]\n" : "]\n"); }
 
-  void process(const store::ProcessRow& p, const std::vector<Entry>& entries) {
-    if (entries.empty()) {
+  // One element: the instances of one (pid, ppid, name), in order of start.
+  void element(std::span<const Instance> instances) {
+    size_t entries = 0;
+    for (const Instance& instance : instances) {
+      entries += instance.entries->size();
+    }
+    if (entries == 0) {
       return;  // never alive at a tick: Onlooker writes only processes it sampled
     }
+    const store::ProcessRow& p = *instances.front().process;
     text_.clear();
     text_ += wrote_any_ ? ",\n{" : "\n{";
     wrote_any_ = true;
     text_ += "\"pid\":" + std::to_string(p.pid) + ",\"ppid\":" + std::to_string(p.ppid) +
              ",\"name\":" + json_string(p.name) + ",\"data\":[";
-    int64_t peak_working_set = 0;
+    first_entry_ = true;
+    for (size_t i = 0; i < instances.size(); ++i) {
+      // A PID has one process at a time: an instance's entries end where the next
+      // one's begin (the ticks count a process whose end was never seen as alive to
+      // the recording's end).
+      std::optional<int64_t> next_start;
+      for (size_t j = i + 1; j < instances.size() && !next_start; ++j) {
+        if (!instances[j].entries->empty()) {
+          next_start = instances[j].entries->front().t_ms;
+        }
+      }
+      write_instance(*instances[i].process, *instances[i].entries, next_start);
+    }
+    text_ += "]}";
+    out_(text_);
+  }
+
+ private:
+  void write_instance(const store::ProcessRow& p, const std::vector<Entry>& entries, std::optional<int64_t> until_ms) {
+    size_t count = entries.size();
+    while (count > 0 && until_ms && entries[count - 1].t_ms >= *until_ms) {
+      --count;
+    }
+    int64_t peak_working_set = 0;  // each instance's own, as Windows counts them
     int64_t peak_private = 0;
-    for (size_t k = 0; k < entries.size(); ++k) {
+    for (size_t k = 0; k < count; ++k) {
       const Entry& e = entries[k];
       peak_working_set = std::max(peak_working_set, e.working_set_bytes);
       peak_private = std::max(peak_private, e.private_bytes);
-      if (k + 1 == entries.size()) {
+      if (k + 1 == count) {
         // The last entry knows what the ticks could miss: the highest sample (taken
         // between ticks, at its exit) and the kernel's high-water mark (VmHWM).
         peak_working_set = std::max({peak_working_set, p.peak_rss_bytes.value_or(0), p.hwm_bytes.value_or(0)});
       }
       // Field order as Onlooker writes them (PROCESS_MEMORY_COUNTERS_EX). Linux has
       // no per-process paged/non-paged pool quotas: those are 0.
-      text_ += k == 0 ? "\n" : ",\n";
+      text_ += first_entry_ ? "\n" : ",\n";
+      first_entry_ = false;
       text_ += "{\"time\":" + std::to_string(e.t_ms) +
                ",\"cpuUsage\":" + json_decimal(e.cpu_percent / static_cast<double>(cpu_count_), 3) +
                ",\"memory\":{\"pageFaultCount\":" + std::to_string(e.page_faults) +
@@ -76,16 +117,36 @@ class OnlookerWriter {
         text_.clear();
       }
     }
-    text_ += "]}";
-    out_(text_);
   }
 
- private:
   int64_t cpu_count_;
   const std::function<void(std::string_view)>& out_;
   std::string text_;
   bool wrote_any_ = false;
+  bool first_entry_ = true;
 };
+
+// Onlooker and Cutelooker key a process by (pid, ppid, name). Cutelooker's loader
+// keeps one series per key, and an element with the key of an earlier one resizes
+// and overwrites it: a second instance of a reused PID would wipe the first from its
+// chart. So, as Onlooker itself writes them, the instances of one key go out as one
+// element, their entries in time order, the ticks between them empty (Cutelooker
+// draws 0 there). canopy's import splits such an element again
+// (import/onlooker_tree.h). Each element is a list of indices into `processes`, in
+// order of discovery; the elements are in the order of their first instance.
+std::vector<std::vector<size_t>> elements_by_key(const std::vector<store::ProcessRow>& processes) {
+  std::map<std::tuple<int64_t, int64_t, std::string_view>, size_t> element_of;
+  std::vector<std::vector<size_t>> elements;
+  for (size_t i = 0; i < processes.size(); ++i) {
+    const store::ProcessRow& p = processes[i];
+    auto [it, added] = element_of.try_emplace({p.pid, p.ppid, p.name}, elements.size());
+    if (added) {
+      elements.emplace_back();
+    }
+    elements[it->second].push_back(i);
+  }
+  return elements;
+}
 
 }  // namespace
 
@@ -104,17 +165,30 @@ Status write_onlooker_json(const store::Reader& reader, const std::function<void
   OnlookerWriter writer(reader.meta_int("cpu_count").value_or(1), out);
   writer.begin();
   const std::vector<store::ProcessRow>& all = *processes;
+  std::vector<std::vector<size_t>> elements = elements_by_key(all);
+  auto entries_of = [&](const std::vector<size_t>& element) {
+    size_t entries = 0;
+    for (size_t i : element) {
+      entries += ticks_alive(all[i], *ticks);
+    }
+    return entries;
+  };
   size_t begin = 0;
-  while (begin < all.size()) {
-    // The next batch: consecutive processes (in order of discovery, which is about
-    // the order of their start, as Onlooker sorts them) up to the budget, at least one.
+  while (begin < elements.size()) {
+    // The next batch: consecutive elements (in order of discovery, which is about the
+    // order of their start, as Onlooker sorts them) up to the budget, at least one.
     size_t end = begin;
     size_t entries = 0;
-    while (end < all.size() && (end == begin || entries + ticks_alive(all[end], *ticks) <= batch_entries)) {
-      entries += ticks_alive(all[end], *ticks);
+    while (end < elements.size() && (end == begin || entries + entries_of(elements[end]) <= batch_entries)) {
+      entries += entries_of(elements[end]);
       ++end;
     }
-    std::span<const store::ProcessRow> batch(all.data() + begin, end - begin);
+    std::vector<store::ProcessRow> batch;  // the batch's processes, element by element
+    for (size_t e = begin; e < end; ++e) {
+      for (size_t i : elements[e]) {
+        batch.push_back(all[i]);
+      }
+    }
     std::vector<std::vector<Entry>> data(batch.size());
     for (size_t i = 0; i < batch.size(); ++i) {
       data[i].reserve(ticks_alive(batch[i], *ticks));
@@ -130,8 +204,13 @@ Status write_onlooker_json(const store::Reader& reader, const std::function<void
     if (!status) {
       return status;
     }
-    for (size_t i = 0; i < batch.size(); ++i) {
-      writer.process(batch[i], data[i]);
+    size_t next = 0;
+    for (size_t e = begin; e < end; ++e) {
+      std::vector<Instance> instances;
+      for (size_t k = 0; k < elements[e].size(); ++k, ++next) {
+        instances.push_back({&batch[next], &data[next]});
+      }
+      writer.element(instances);
     }
     begin = end;
   }

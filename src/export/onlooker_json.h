@@ -3,7 +3,9 @@
 //     {"time": 1643811426000, "cpuUsage": 12.5, "memory": {"pageFaultCount": ..., ...}}, ...]}, ...]
 // One entry per tick for every process alive at it (values carried forward), all
 // stamped with that tick's time: Cutelooker stacks bars only where processes share the
-// exact same time. The field mapping is in README.md ("Export and import").
+// exact same time. One element per (pid, ppid, name), as Onlooker keys processes: the
+// instances of a reused PID share one. The field mapping is in README.md ("Export and
+// import").
 #pragma once
 
 #include <functional>

@@ -6,11 +6,12 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <map>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "import/onlooker_file.h"
+#include "import/onlooker_tree.h"
 #include "import/staged_recording.h"
 #include "store/reader.h"
 
@@ -34,29 +35,6 @@ int64_t median_gap_ms(const std::vector<int64_t>& times) {
   }
   std::nth_element(gaps.begin(), gaps.begin() + static_cast<ptrdiff_t>(gaps.size() / 2), gaps.end());
   return gaps[gaps.size() / 2];
-}
-
-// Windows does not reparent orphans, so a PPID may name a process long gone, or a
-// later one that reused the PID. As Onlooker itself decides: the parent is the
-// latest process with that PID that started no later than the child.
-std::vector<std::optional<size_t>> find_parents(const std::vector<OnlookerProcess>& processes) {
-  std::map<int64_t, std::vector<size_t>> by_pid;  // in order of start
-  for (size_t i = 0; i < processes.size(); ++i) {
-    by_pid[processes[i].pid].push_back(i);
-  }
-  std::vector<std::optional<size_t>> parents(processes.size());
-  for (size_t i = 0; i < processes.size(); ++i) {
-    auto it = by_pid.find(processes[i].ppid);
-    if (it == by_pid.end()) {
-      continue;
-    }
-    for (size_t candidate : it->second) {
-      if (candidate != i && processes[candidate].entries.front().t_ms <= processes[i].entries.front().t_ms) {
-        parents[i] = candidate;
-      }
-    }
-  }
-  return parents;
 }
 
 // Onlooker's two memory figures as canopy's columns, chosen so that canopy's export
@@ -95,29 +73,29 @@ Result<ImportSummary> import_onlooker(const OnlookerImportOptions& options) {
   if (!read) {
     return read.error();
   }
-  std::vector<OnlookerProcess>& processes = *read;
-  if (processes.empty()) {
+  if (read->empty()) {
     return Error{options.input + ": no process with samples: nothing to import"};
   }
-  // Processes in order of their first sample (file order among equals), as canopy
-  // numbers them in order of discovery.
-  std::stable_sort(processes.begin(), processes.end(), [](const OnlookerProcess& a, const OnlookerProcess& b) {
-    return a.entries.front().t_ms < b.entries.front().t_ms;
-  });
   std::vector<int64_t> times;
-  std::vector<std::pair<int64_t, size_t>> order;  // (time, process): the samples in time order
-  for (size_t i = 0; i < processes.size(); ++i) {
-    for (const OnlookerEntry& e : processes[i].entries) {
+  for (const OnlookerProcess& p : *read) {
+    for (const OnlookerEntry& e : p.entries) {
       times.push_back(e.t_ms);
-      order.emplace_back(e.t_ms, i);
     }
   }
   std::sort(times.begin(), times.end());
   times.erase(std::unique(times.begin(), times.end()), times.end());
+  OnlookerTree tree = build_onlooker_tree(std::move(*read), times);
+  const std::vector<OnlookerProcess>& processes = tree.processes;
+  const std::vector<std::optional<size_t>>& parents = tree.parents;
+  std::vector<std::pair<int64_t, size_t>> order;  // (time, process): the samples in time order
+  for (size_t i = 0; i < processes.size(); ++i) {
+    for (const OnlookerEntry& e : processes[i].entries) {
+      order.emplace_back(e.t_ms, i);
+    }
+  }
   std::sort(order.begin(), order.end());
   int64_t interval_ms = median_gap_ms(times);
   int64_t cpu_count = options.cpu_count.value_or(1);
-  auto parents = find_parents(processes);
 
   auto staged = StagedRecording::create(options.output, options.force);
   if (!staged) {
@@ -160,7 +138,7 @@ Result<ImportSummary> import_onlooker(const OnlookerImportOptions& options) {
     // /proc's start time does for recorded processes.
     row.start_ticks = row.start_ms;
     if (parents[i]) {
-      row.parent_id = followed[*parents[i]].id;  // parents start earlier: already numbered
+      row.parent_id = followed[*parents[i]].id;  // parents come first: already numbered
     }
     followed[i].id = row.id = writer.add_process(row);
   }

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "common/file_digest.h"
 #include "common/scoped_resource.h"
 #include "common/utf8.h"
 #include "logs/log_parser.h"
@@ -139,11 +140,19 @@ Result<LogAddResult> add_log(const LogAddOptions& options) {
     result.format = *detected;
   }
 
+  // What tells a log already added from a new one, whatever its name: one more pass
+  // over the file, before the parse, so that a refusal comes before the long part.
+  auto content_sha256 = file_sha256_hex(options.file);
+  if (!content_sha256) {
+    return content_sha256.error();
+  }
   store::LogSourceRow source;
   source.name = options.file;
   source.format = log_format_name(result.format);
   source.added_ms = probe::now_epoch_ms();
-  auto import = store::LogImport::begin(options.recording, source, facts->start_ms, facts->end_ms);
+  auto import = store::LogImport::begin(options.recording, source, *content_sha256,
+                                        options.again ? store::SameContent::kAddAgain : store::SameContent::kRefuse,
+                                        facts->start_ms, facts->end_ms);
   if (!import) {
     return import.error();
   }

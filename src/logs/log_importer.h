@@ -18,6 +18,7 @@ struct LogAddOptions {
   std::string tz;                   // zone of naive times; default: the recording host's
   std::string time_field;           // jsonl
   std::string message_field;
+  bool again = false;  // add it even if the recording holds a log with the same content
   std::function<void(int64_t bytes_done, int64_t bytes_total)> progress;
 };
 

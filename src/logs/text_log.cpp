@@ -7,6 +7,7 @@
 // lines before the first timestamp go with the first entry. The importer locks onto
 // the form of the first timestamp (ISO, syslog, epoch), so that a continuation line
 // that happens to start with a number is not taken for a new entry.
+#include "common/utf8.h"
 #include "logs/line_reader.h"
 #include "logs/log_parser.h"
 #include "logs/timestamp.h"
@@ -15,7 +16,8 @@ namespace canopy::logs {
 namespace {
 
 // One entry's text is capped: a file with one timestamp and a gigabyte of
-// continuation lines must still import in bounded memory.
+// continuation lines must still import in bounded memory. Its first MiB is kept (the
+// line that crosses the cap too, up to it, in whole characters), then the marker.
 constexpr size_t kMaxEntryBytes = 1 << 20;
 constexpr std::string_view kTruncated = "\n[... truncated by canopy: entry over 1 MiB]";
 
@@ -28,14 +30,17 @@ struct Entry {
     if (truncated) {
       return;
     }
-    if (text.size() + 1 + line.size() > kMaxEntryBytes) {
+    size_t separator = text.empty() ? 0 : 1;
+    if (text.size() + separator + line.size() > kMaxEntryBytes) {
+      if (text.size() + separator < kMaxEntryBytes) {
+        text.append(separator, '\n');
+        text += utf8_prefix(line, kMaxEntryBytes - text.size());
+      }
       text += kTruncated;
       truncated = true;
       return;
     }
-    if (!text.empty()) {
-      text += '\n';
-    }
+    text.append(separator, '\n');
     text += line;
   }
 };
@@ -79,7 +84,8 @@ Status parse_text_log(const ParseInput& input, const EventSink& sink) {
     entry->t_ms = stamp->epoch_ms;
     if (!preamble.text.empty()) {
       entry->text = std::move(preamble.text);
-      preamble.text.clear();
+      entry->truncated = preamble.truncated;  // its marker is in the text already
+      preamble = Entry{};
     }
     entry->append_line(line.substr(stamp->length));
   }

@@ -83,6 +83,16 @@ std::optional<std::string> possibly_missed_line(const analyze::Summary& s) {
          s.process_events + ")";
 }
 
+// A log added with `canopy log add`: "app.log: 11973 events (lines)".
+std::string log_line(const store::LogSourceRow& log) {
+  std::string line = log.name + ": " + std::to_string(log.events) + " event" + (log.events == 1 ? "" : "s") + " (" +
+                     log.format + ")";
+  if (log.outside_span > 0) {
+    line += ", " + std::to_string(log.outside_span) + " outside the recording's time span";
+  }
+  return line;
+}
+
 }  // namespace
 
 std::string summary_text(const analyze::Summary& s, const std::string& path) {
@@ -129,6 +139,9 @@ std::string summary_text(const analyze::Summary& s, const std::string& path) {
   }
   if (s.growth) {
     out += growth_summary_text(*s.growth, path);
+  }
+  for (size_t i = 0; i < s.logs.size(); ++i) {
+    add(i == 0 ? "logs" : "", log_line(s.logs[i]));
   }
   add("recording", path);
   add("open it with", "canopy report " + shell_join({path}));
@@ -182,6 +195,15 @@ nlohmann::json summary_json_object(const analyze::Summary& s, const std::string&
   if (s.growth) {
     json["growth"] = growth_json(*s.growth);
   }
+  nlohmann::json logs = nlohmann::json::array();
+  for (const store::LogSourceRow& log : s.logs) {
+    logs.push_back({{"name", log.name},
+                    {"format", log.format},
+                    {"added_ms", log.added_ms},
+                    {"events", log.events},
+                    {"outside_span", log.outside_span}});
+  }
+  json["logs"] = std::move(logs);
   return json;
 }
 

@@ -1,16 +1,52 @@
 #include "store/log_import.h"
 
+#include <optional>
 #include <utility>
 
+#include "common/text.h"
 #include "store/event_batch_writer.h"
 #include "store/reader.h"
 #include "store/schema.h"
 
 namespace canopy::store {
+namespace {
+
+// Logs added by a canopy from before content digests left a log_source table without
+// the column.
+Status add_digest_column(sqlite3* db) {
+  auto has = prepare(db, "SELECT count(*) FROM pragma_table_info('log_source') WHERE name = 'content_sha256'");
+  if (!has) {
+    return has.error();
+  }
+  if (sqlite3_step(has->get()) == SQLITE_ROW && sqlite3_column_int64(has->get(), 0) > 0) {
+    return Ok{};
+  }
+  return exec_sql(db, "ALTER TABLE log_source ADD COLUMN content_sha256 TEXT");
+}
+
+// The first log of the recording with this content, if any.
+Result<std::optional<LogSourceRow>> find_same_content(sqlite3* db, const std::string& content_sha256) {
+  auto query = prepare(db, "SELECT name, added_ms, events FROM log_source WHERE content_sha256 = ? ORDER BY id LIMIT 1");
+  if (!query) {
+    return query.error();
+  }
+  bind_text(query->get(), 1, content_sha256);
+  if (sqlite3_step(query->get()) != SQLITE_ROW) {
+    return std::optional<LogSourceRow>();
+  }
+  LogSourceRow row;
+  row.name = column_text(query->get(), 0);
+  row.added_ms = sqlite3_column_int64(query->get(), 1);
+  row.events = sqlite3_column_int64(query->get(), 2);
+  return std::optional(row);
+}
+
+}  // namespace
 
 Error LogImport::write_error() const { return Error{"cannot write '" + path_ + "': " + last_error(db_.get())}; }
 
-Result<LogImport> LogImport::begin(const std::string& path, const LogSourceRow& source, int64_t span_start_ms,
+Result<LogImport> LogImport::begin(const std::string& path, const LogSourceRow& source,
+                                   const std::string& content_sha256, SameContent same_content, int64_t span_start_ms,
                                    int64_t span_end_ms) {
   // The reader's checks first: a file that is not a recording gets the same one line.
   auto reader = Reader::open(path, Reader::Verify::kWhileReading);
@@ -55,14 +91,31 @@ Result<LogImport> LogImport::begin(const std::string& path, const LogSourceRow& 
       return Error{"cannot upgrade '" + path + "' to format 2: " + status.error().message};
     }
   }
-  auto source_insert =
-      prepare(db, "INSERT INTO log_source(name, format, added_ms, events, outside_span) VALUES(?, ?, ?, 0, 0)");
+  if (auto status = add_digest_column(db); !status) {
+    return Error{"cannot write '" + path + "': " + status.error().message};
+  }
+  // Inside the transaction: two imports of one file at once cannot both pass.
+  if (same_content == SameContent::kRefuse) {
+    auto earlier = find_same_content(db, content_sha256);
+    if (!earlier) {
+      return import.write_error();
+    }
+    if (*earlier) {
+      const LogSourceRow& e = **earlier;
+      return Error{"cannot add '" + source.name + "' to '" + path + "': the same content was added on " +
+                   format_local_time_ms(e.added_ms) + " (from '" + e.name + "', " + std::to_string(e.events) +
+                   (e.events == 1 ? " event" : " events") + "); --again adds it a second time"};
+    }
+  }
+  auto source_insert = prepare(
+      db, "INSERT INTO log_source(name, format, added_ms, events, outside_span, content_sha256) VALUES(?, ?, ?, 0, 0, ?)");
   if (!source_insert) {
     return import.write_error();
   }
   bind_text(source_insert->get(), 1, source.name);
   bind_text(source_insert->get(), 2, source.format);
   sqlite3_bind_int64(source_insert->get(), 3, source.added_ms);
+  bind_text(source_insert->get(), 4, content_sha256);
   if (sqlite3_step(source_insert->get()) != SQLITE_DONE) {
     return import.write_error();
   }

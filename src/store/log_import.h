@@ -32,13 +32,18 @@ struct EventBatch {
 
 class EventBatchWriter;
 
+// What begin() does when the recording already holds a log with the same content:
+// its events would be there twice.
+enum class SameContent { kRefuse, kAddAgain };
+
 class LogImport {
  public:
   // Opens `path` for writing, refusing a recording that is still being recorded,
-  // upgrades a format 1 file, and registers the source. Events outside
-  // [span_start_ms, span_end_ms] are kept but counted.
-  static Result<LogImport> begin(const std::string& path, const LogSourceRow& source, int64_t span_start_ms,
-                                 int64_t span_end_ms);
+  // upgrades a format 1 file, and registers the source with the SHA-256 of its
+  // content (64 hex digits). Events outside [span_start_ms, span_end_ms] are kept but
+  // counted.
+  static Result<LogImport> begin(const std::string& path, const LogSourceRow& source, const std::string& content_sha256,
+                                 SameContent same_content, int64_t span_start_ms, int64_t span_end_ms);
   LogImport(LogImport&&) noexcept;
   LogImport& operator=(LogImport&&) = delete;
   ~LogImport();

@@ -66,6 +66,8 @@ CREATE TABLE event(
 std::string log_tables_sql() {
   // Imported lines arrive out of time order relative to the recorder's own events,
   // and the viewer pages through a million of them by time: hence the index.
+  // content_sha256 (of the file's bytes) came later within format 2: it is NULL for
+  // logs added by an older canopy, and added to their table by the next import.
   return R"(
 CREATE TABLE IF NOT EXISTS log_source(
   id INTEGER PRIMARY KEY,
@@ -73,7 +75,8 @@ CREATE TABLE IF NOT EXISTS log_source(
   format TEXT NOT NULL,
   added_ms INTEGER NOT NULL,
   events INTEGER NOT NULL,
-  outside_span INTEGER NOT NULL);
+  outside_span INTEGER NOT NULL,
+  content_sha256 TEXT);
 CREATE INDEX IF NOT EXISTS event_by_time ON event(t_ms);
 )";
 }

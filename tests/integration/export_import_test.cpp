@@ -192,6 +192,35 @@ TEST(ExportImport, WindowsFileWithHugePids) {
   EXPECT_NE(no_cpus.err.find("--cpus"), std::string::npos) << no_cpus.err;
 }
 
+TEST(ExportImport, TheSameProcessesInTwoOrdersDiffAsTheSame) {
+  // Onlooker's own sort puts a child first when it started at its parent's round and
+  // its PID is lower: the parent is found all the same, whatever the order.
+  TempDir dir;
+  const std::string child =
+      R"({"pid":8,"ppid":20,"name":"child.exe","data":[{"time":1000,"cpuUsage":0,"memory":{"workingSetSize":1048576,"pagefileUsage":1048576}}]})";
+  const std::string root =
+      R"({"pid":20,"ppid":4,"name":"root.exe","data":[{"time":1000,"cpuUsage":0,"memory":{"workingSetSize":2097152,"pagefileUsage":2097152}}]})";
+  std::ofstream(dir.file("child_first.json")) << "[" << child << "," << root << "]";
+  std::ofstream(dir.file("root_first.json")) << "[" << root << "," << child << "]";
+  for (const char* name : {"child_first", "root_first"}) {
+    auto in = run({kCanopy, "import", dir.file(std::string(name) + ".json")});
+    ASSERT_EQ(in.exit_status, 0) << in.err;
+  }
+  auto diff = run({kCanopy, "diff", "--json", dir.file("child_first.canopy"), dir.file("root_first.canopy")});
+  ASSERT_EQ(diff.exit_status, 0) << diff.err;
+  json found = json::parse(diff.out);
+  EXPECT_EQ(found["matched"], 2);
+  EXPECT_TRUE(found["only_a"].empty()) << found["only_a"];
+  EXPECT_TRUE(found["only_b"].empty()) << found["only_b"];
+  std::set<std::string> keys;
+  for (const json& pair : found["pairs"]) {
+    keys.insert(pair["key"].get<std::string>());
+    EXPECT_EQ(pair["peak_rss_bytes"]["change"], 0) << pair["key"];
+    EXPECT_EQ(pair["cpu_ns"]["change"], 0) << pair["key"];
+  }
+  EXPECT_EQ(keys, (std::set<std::string>{"root.exe", "root.exe/child.exe"}));
+}
+
 TEST(ExportImport, DefaultOutputAndForce) {
   TempDir dir;
   std::string input = dir.file("Onlooker_run.json");

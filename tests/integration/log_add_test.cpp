@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -98,6 +99,101 @@ TEST(LogAdd, LinesWithCrlfUtf8AndAStackTrace) {
   EXPECT_EQ((*sources)[0].events, 4);
   EXPECT_EQ((*sources)[0].outside_span, 0);
   EXPECT_EQ(logs[0].source_id, (*sources)[0].id);
+}
+
+TEST(LogAdd, AnEntryOverOneMiBKeepsItsFirstMiB) {
+  // README: an entry of a `lines` log is cut at 1 MiB. What is kept is its first MiB
+  // (less the bytes of a character the cut would split), then the marker.
+  constexpr size_t kMiB = 1 << 20;
+  const std::string marker = "\n[... truncated by canopy: entry over 1 MiB]";
+  std::string ascii;  // no two neighbouring bytes alike, so a shifted cut shows
+  for (size_t i = 0; i < 3'000'000; ++i) {
+    ascii += static_cast<char>('a' + i % 26);
+  }
+  std::string accented = "x";  // then 2-byte characters: byte 1 MiB is a character's second
+  while (accented.size() < 3'000'000) {
+    accented += "\xC3\xA9";  // é
+  }
+  std::string first_line(600 << 10, 'p');  // a stack trace of two long lines
+  std::string second_line(600 << 10, 'q');
+  struct Case {
+    std::string entry;  // after the timestamp, lines joined by \n
+    std::string kept;
+  } cases[] = {
+      {ascii, ascii.substr(0, kMiB)},
+      {accented, accented.substr(0, kMiB - 1)},
+      {first_line + "\n" + second_line, first_line + "\n" + second_line.substr(0, kMiB - first_line.size() - 1)},
+  };
+  for (const Case& c : cases) {
+    TempDir dir;
+    std::string rec = make_recording(dir);
+    std::string log = dir.file("long.log");
+    std::ofstream(log, std::ios::binary) << "2026-11-22 11:00:01 " << c.entry << "\n2026-11-22 11:00:02 next\n";
+    auto result = add(rec, log);
+    ASSERT_EQ(result.exit_status, 0) << result.err;
+    auto logs = logs_of(rec);
+    ASSERT_EQ(logs.size(), 2u);
+    EXPECT_EQ(logs[0].t_ms, kStartMs + 1000);
+    ASSERT_EQ(logs[0].text.size(), c.kept.size() + marker.size());
+    EXPECT_TRUE(logs[0].text == c.kept + marker) << logs[0].text.substr(0, 40) << "..."
+                                                  << logs[0].text.substr(logs[0].text.size() - 80);
+    EXPECT_EQ(logs[1].text, "next");
+  }
+}
+
+// When the recording says a log was added: local time, with its offset.
+std::string added_at(const std::string& recording, int64_t source_id) {
+  std::time_t t = count(recording, "SELECT added_ms / 1000 FROM log_source WHERE id = " + std::to_string(source_id));
+  std::tm local{};
+  ::localtime_r(&t, &local);
+  char text[64];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S %z", &local);
+  return text;
+}
+
+TEST(LogAdd, TheSameContentTwiceIsRefusedUnlessAskedAgain) {
+  TempDir dir;
+  std::string rec = make_recording(dir);
+  std::string log = kFixtures + "app_crlf.log";
+  ASSERT_EQ(add(rec, log).exit_status, 0);
+  std::string renamed = dir.file("renamed.log");  // the same bytes under another name
+  std::filesystem::copy_file(log, renamed);
+  std::string refusal_tail = "': the same content was added on " + added_at(rec, 1) + " (from '" + log +
+                             "', 4 events); --again adds it a second time\n";
+  for (const std::string& file : {log, renamed}) {
+    auto again = add(rec, file);
+    EXPECT_EQ(again.exit_status, 1) << file;
+    EXPECT_EQ(again.out, "");
+    EXPECT_EQ(again.err, "canopy: cannot add '" + file + "' to '" + rec + refusal_tail);
+    EXPECT_EQ(logs_of(rec).size(), 4u) << "nothing added";
+    EXPECT_EQ(count(rec, "SELECT count(*) FROM log_source"), 1);
+  }
+
+  auto forced = add(rec, renamed, {"--again"});
+  ASSERT_EQ(forced.exit_status, 0) << forced.err;
+  EXPECT_EQ(logs_of(rec).size(), 8u);
+  std::ofstream(renamed, std::ios::app) << "2026-11-22 11:00:09,000 INFO main: one line more\n";
+  auto changed = add(rec, renamed);  // other content: no question asked
+  ASSERT_EQ(changed.exit_status, 0) << changed.err;
+  EXPECT_EQ(logs_of(rec).size(), 13u);
+
+  // The report says which logs the recording holds, and how many events each gave.
+  auto report = run({kCanopy, "report", rec});
+  ASSERT_EQ(report.exit_status, 0) << report.err;
+  EXPECT_NE(report.out.find("  logs               " + log + ": 4 events (lines)\n"
+                            "                     " + renamed + ": 4 events (lines)\n"
+                            "                     " + renamed + ": 5 events (lines)\n"),
+            std::string::npos)
+      << report.out;
+  auto json_report = run({kCanopy, "report", "--json", rec});
+  ASSERT_EQ(json_report.exit_status, 0) << json_report.err;
+  auto logs = nlohmann::json::parse(json_report.out)["logs"];
+  ASSERT_EQ(logs.size(), 3u) << json_report.out;
+  EXPECT_EQ(logs[0]["name"], log);
+  EXPECT_EQ(logs[0]["format"], "lines");
+  EXPECT_EQ(logs[0]["events"], 4);
+  EXPECT_EQ(logs[0]["outside_span"], 0);
+  EXPECT_EQ(logs[2]["events"], 5);
 }
 
 TEST(LogAdd, SyslogTakesTheRecordingsYearAndZone) {
@@ -348,6 +444,28 @@ TEST(LogAdd, UpgradesAFormatOneRecording) {
   EXPECT_EQ(reader.format_version(), 2);
   EXPECT_EQ(reader.log_sources()->size(), 1u);
   EXPECT_EQ(logs_of(rec).size(), 2u);
+}
+
+TEST(LogAdd, LogsAddedBeforeDigestsGainTheColumnNotARefusal) {
+  // A canopy from before content digests wrote log_source without the column.
+  TempDir dir;
+  std::string rec = make_recording(dir);
+  ASSERT_EQ(add(rec, kFixtures + "syslog.log").exit_status, 0);
+  sqlite3* db = nullptr;
+  sqlite3_open(rec.c_str(), &db);
+  ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE log_source DROP COLUMN content_sha256", nullptr, nullptr, nullptr), SQLITE_OK)
+      << sqlite3_errmsg(db);
+  sqlite3_close(db);
+
+  auto unknown = add(rec, kFixtures + "syslog.log");  // nothing to compare with: added
+  ASSERT_EQ(unknown.exit_status, 0) << unknown.err;
+  EXPECT_EQ(count(rec, "SELECT count(*) FROM log_source WHERE content_sha256 IS NULL"), 1);
+  auto known = add(rec, kFixtures + "syslog.log");
+  EXPECT_EQ(known.exit_status, 1);
+  EXPECT_NE(known.err.find("(from '" + kFixtures + "syslog.log', 2 events); --again adds it a second time"),
+            std::string::npos)
+      << known.err;
+  EXPECT_EQ(logs_of(rec).size(), 4u);
 }
 
 TEST(LogAdd, CmakeTraceOfARealConfigure) {

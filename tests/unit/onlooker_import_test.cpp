@@ -4,14 +4,19 @@
 // then exported again and compared with the file field by field.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 
 #include "export/onlooker_json.h"
 #include "import/onlooker_import.h"
 #include "store/reader.h"
+#include "store/writer.h"
 #include "support/temp_dir.h"
 
 namespace canopy::testing {
@@ -36,6 +41,61 @@ Result<importers::ImportSummary> import(const std::string& input, const std::str
   options.cpu_count = cpus;
   options.force = force;
   return importers::import_onlooker(options);
+}
+
+// One Onlooker element; each sample is {time, workingSetSize, peakWorkingSetSize}.
+std::string element(int64_t pid, int64_t ppid, const std::string& name,
+                    const std::vector<std::array<int64_t, 3>>& samples) {
+  std::string text = "{\"pid\":" + std::to_string(pid) + ",\"ppid\":" + std::to_string(ppid) + ",\"name\":\"" + name +
+                     "\",\"data\":[";
+  for (size_t k = 0; k < samples.size(); ++k) {
+    auto [t_ms, working_set, peak] = samples[k];
+    text += (k ? "," : "") + std::string("{\"time\":") + std::to_string(t_ms) +
+            ",\"cpuUsage\":0,\"memory\":{\"workingSetSize\":" + std::to_string(working_set) +
+            ",\"pagefileUsage\":" + std::to_string(working_set) + ",\"peakWorkingSetSize\":" + std::to_string(peak) + "}}";
+  }
+  return text + "]}";
+}
+
+std::string write_file(const TempDir& dir, const std::string& name, const std::string& text) {
+  std::string path = dir.file(name);
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+std::vector<store::ProcessRow> imported_processes(const TempDir& dir, const std::string& name,
+                                                  const std::vector<std::string>& elements) {
+  std::string text = "[";
+  for (size_t i = 0; i < elements.size(); ++i) {
+    text += (i ? "," : "") + elements[i];
+  }
+  std::string out = dir.file(name + ".canopy");
+  auto summary = import(write_file(dir, name + ".json", text + "]"), out);
+  EXPECT_TRUE(summary) << summary.error().message;
+  auto reader = store::Reader::open(out);
+  EXPECT_TRUE(reader) << reader.error().message;
+  auto processes = reader->processes();
+  EXPECT_TRUE(processes);
+  return *processes;
+}
+
+// Each process as "name(pid) <- parent's name(pid)", in the recording's order.
+std::vector<std::string> tree_of(const std::vector<store::ProcessRow>& processes) {
+  std::map<int64_t, const store::ProcessRow*> by_id;
+  for (const auto& p : processes) {
+    by_id[p.id] = &p;
+  }
+  std::vector<std::string> lines;
+  for (const auto& p : processes) {
+    std::string line = p.name + "(" + std::to_string(p.pid) + ")";
+    if (p.parent_id) {
+      auto parent = by_id.find(*p.parent_id);
+      line += " <- " + (parent == by_id.end() ? "missing id " + std::to_string(*p.parent_id)
+                                              : parent->second->name + "(" + std::to_string(parent->second->pid) + ")");
+    }
+    lines.push_back(line);
+  }
+  return lines;
 }
 
 TEST(OnlookerImport, WindowsNamesAndHugePids) {
@@ -139,6 +199,189 @@ TEST(OnlookerImport, ExportGivesTheFileBack) {
       }
     }
   }
+}
+
+TEST(OnlookerImport, ChildListedBeforeItsParentAtTheSameTime) {
+  // Onlooker sorts by (start, end, pid, ppid): a child whose first round is its
+  // parent's comes first when its PID is lower.
+  TempDir dir;
+  auto processes = imported_processes(dir, "child_first", {element(8, 20, "child.exe", {{{1000, 1 << 20, 1 << 20}}}),
+                                                           element(20, 4, "root.exe", {{{1000, 2 << 20, 2 << 20}}})});
+  EXPECT_EQ(tree_of(processes), (std::vector<std::string>{"root.exe(20)", "child.exe(8) <- root.exe(20)"}))
+      << "a parent is numbered before its children, as the recorder numbers them";
+}
+
+TEST(OnlookerImport, FileOrderDoesNotChangeTheTree) {
+  TempDir dir;
+  std::vector<std::string> elements = {
+      element(30, 10, "cl.exe", {{{1100, 5 << 20, 5 << 20}}}),
+      element(10, 1, "cmake.exe", {{{1000, 1 << 20, 1 << 20}, {1100, 1 << 20, 1 << 20}}}),
+      element(40, 30, "link.exe", {{{1100, 3 << 20, 3 << 20}}}),
+      element(20, 10, "msbuild.exe", {{{1000, 2 << 20, 2 << 20}, {1100, 2 << 20, 2 << 20}}}),
+  };
+  auto forward = tree_of(imported_processes(dir, "forward", elements));
+  std::reverse(elements.begin(), elements.end());
+  auto backward = tree_of(imported_processes(dir, "backward", elements));
+  auto sorted = [](std::vector<std::string> lines) {
+    std::sort(lines.begin(), lines.end());
+    return lines;
+  };
+  EXPECT_EQ(sorted(forward), (std::vector<std::string>{"cl.exe(30) <- cmake.exe(10)", "cmake.exe(10)",
+                                                       "link.exe(40) <- cl.exe(30)", "msbuild.exe(20) <- cmake.exe(10)"}));
+  EXPECT_EQ(sorted(backward), sorted(forward));
+}
+
+TEST(OnlookerImport, TwoProcessesNamingEachOtherAsParentMakeNoCycle) {
+  // Only a file can say this (a parent starts before its child), but a recording whose
+  // tree loops would hang whatever walks it. The lower PID is taken for the root.
+  TempDir dir;
+  std::vector<std::string> elements = {element(7, 5, "a.exe", {{{1000, 1 << 20, 1 << 20}}}),
+                                       element(5, 7, "b.exe", {{{1000, 1 << 20, 1 << 20}}})};
+  auto forward = tree_of(imported_processes(dir, "forward", elements));
+  std::reverse(elements.begin(), elements.end());
+  auto backward = tree_of(imported_processes(dir, "backward", elements));
+  EXPECT_EQ(forward, (std::vector<std::string>{"b.exe(5)", "a.exe(7) <- b.exe(5)"}));
+  EXPECT_EQ(backward, forward);
+}
+
+TEST(OnlookerImport, AnElementHoldingTwoInstancesOfAPidIsSplit) {
+  // Onlooker keys processes by (pid, ppid, name), so a PID reused under the same parent
+  // and name is one element. Onlooker samples a process at every round while it lives,
+  // so the round missed at +300 parts two processes; and a peak working set only
+  // grows, so one going back down parts two more (at +600, with no round missed).
+  TempDir dir;
+  auto processes = imported_processes(
+      dir, "reused",
+      {element(100, 1, "build.exe", {{{1000, 1 << 20, 1 << 20}, {1100, 1 << 20, 1 << 20}, {1200, 1 << 20, 1 << 20}, {1300, 1 << 20, 1 << 20},
+                                     {1400, 1 << 20, 1 << 20}, {1500, 1 << 20, 1 << 20}, {1600, 1 << 20, 1 << 20}, {1700, 1 << 20, 1 << 20}}}),
+       element(300, 100, "worker.exe",
+               {{{1100, 10 << 20, 10 << 20}, {1200, 12 << 20, 12 << 20},   // the first
+                 {1400, 30 << 20, 30 << 20}, {1500, 40 << 20, 40 << 20},   // the second, after a gap
+                 {1600, 20 << 20, 20 << 20}, {1700, 25 << 20, 25 << 20}}})});  // the third, right after
+  EXPECT_EQ(tree_of(processes),
+            (std::vector<std::string>{"build.exe(100)", "worker.exe(300) <- build.exe(100)",
+                                      "worker.exe(300) <- build.exe(100)", "worker.exe(300) <- build.exe(100)"}));
+  ASSERT_EQ(processes.size(), 4u);
+  const int64_t expected[][3] = {{1100, 1200, 12 << 20}, {1400, 1500, 40 << 20}, {1600, 1700, 25 << 20}};
+  for (size_t i = 0; i < 3; ++i) {
+    const store::ProcessRow& worker = processes[i + 1];
+    EXPECT_EQ(worker.first_seen_ms, expected[i][0]) << i;
+    EXPECT_EQ(worker.end_ms, expected[i][1]) << i;
+    EXPECT_EQ(worker.peak_rss_bytes, expected[i][2]) << i;
+    EXPECT_EQ(worker.start_ticks, worker.first_seen_ms) << "instances told apart by their start, as /proc's";
+  }
+}
+
+// A recording where PID 300 served two workers of the same parent and name, 10 and
+// 12 MiB at +100 and +200, then 30 and 40 MiB at +400 and +500; a tick every 100 ms.
+std::string write_reused_pid_recording(const TempDir& dir) {
+  std::string path = dir.file("reused.canopy");
+  auto writer = store::Writer::create(path, false);
+  EXPECT_TRUE(writer) << writer.error().message;
+  writer->set_meta("start_ms", std::to_string(kT));
+  writer->set_meta("end_ms", std::to_string(kT + 600));
+  writer->set_meta("interval_ms", "100");
+  writer->set_meta("mode", "run");
+  auto process = [&](int64_t pid, int64_t ppid, std::optional<int64_t> parent, const char* name, int64_t start_ms) {
+    store::ProcessRow row;
+    row.pid = pid;
+    row.ppid = ppid;
+    row.parent_id = parent;
+    row.name = name;
+    row.start_ticks = start_ms / 10;
+    row.start_ms = row.first_seen_ms = start_ms;
+    row.id = writer->add_process(row);
+    return row;
+  };
+  store::ProcessRow build = process(100, 1, std::nullopt, "build", kT);
+  store::ProcessRow first = process(300, 100, build.id, "worker", kT + 100);
+  store::ProcessRow second = process(300, 100, build.id, "worker", kT + 400);
+  auto values = [](int64_t mib, int64_t faults) {
+    store::SampleValues v;
+    v[store::kRssAnonBytes] = mib << 20;
+    v[store::kRssFileBytes] = 0;
+    v[store::kRssShmemBytes] = 0;
+    v[store::kSwapBytes] = 0;
+    v[store::kCpuUserNs] = 0;
+    v[store::kCpuSystemNs] = 0;
+    v[store::kMinorFaults] = faults;
+    v[store::kMajorFaults] = 0;
+    return v;
+  };
+  const std::map<int64_t, std::pair<const store::ProcessRow*, int64_t>> worker_at = {
+      {100, {&first, 10}}, {200, {&first, 12}}, {400, {&second, 30}}, {500, {&second, 40}}};
+  for (int64_t t = 0; t <= 600; t += 100) {
+    writer->add_sample(kT + t, build.id, values(1, 10));
+    int64_t rss_mib = 1;
+    if (auto w = worker_at.find(t); w != worker_at.end()) {
+      writer->add_sample(kT + t, w->second.first->id, values(w->second.second, w->second.second * 10));
+      rss_mib += w->second.second;
+    }
+    writer->add_tick({kT + t, 1 + (worker_at.count(t) ? 1 : 0), rss_mib << 20, 0, store::kUnknown, 0, 0, 0, 0, 0});
+  }
+  auto end = [&](store::ProcessRow& row, int64_t end_ms, int64_t peak_mib, int64_t peak_t_ms) {
+    row.end_ms = row.last_seen_ms = end_ms;
+    row.peak_rss_bytes = row.hwm_bytes = peak_mib << 20;
+    row.peak_rss_t_ms = peak_t_ms;
+    row.cpu_user_ns = row.cpu_system_ns = 0;
+    writer->update_process_end(row);
+  };
+  end(build, kT + 600, 1, kT);
+  end(first, kT + 250, 12, kT + 200);
+  end(second, kT + 550, 40, kT + 500);
+  EXPECT_TRUE(writer->finish());
+  return path;
+}
+
+TEST(OnlookerImport, AReusedPidShowsBothInstancesInCutelookerAndImportsAsTwo) {
+  TempDir dir;
+  std::string recording = write_reused_pid_recording(dir);
+  auto reader = store::Reader::open(recording);
+  ASSERT_TRUE(reader) << reader.error().message;
+  std::string exported;
+  ASSERT_TRUE(exporters::write_onlooker_json(*reader, [&](std::string_view b) { exported.append(b); }));
+  json doc = json::parse(exported);
+
+  // Cutelooker's loader (Cutelooker/MainWindow.cpp, loadJsonChart): a map keyed by
+  // (pid, ppid, name) whose vector each element resizes and overwrites.
+  std::map<std::tuple<int64_t, int64_t, std::string>, std::vector<std::pair<int64_t, int64_t>>> cutelooker;
+  for (const json& p : doc) {
+    auto& data = cutelooker[{p["pid"], p["ppid"], p["name"]}];
+    data.resize(p["data"].size());
+    for (size_t j = 0; j < p["data"].size(); ++j) {
+      data[j] = {p["data"][j]["time"], p["data"][j]["memory"]["workingSetSize"]};
+    }
+  }
+  const std::vector<std::pair<int64_t, int64_t>> both = {
+      {kT + 100, 10 << 20}, {kT + 200, 12 << 20}, {kT + 400, 30 << 20}, {kT + 500, 40 << 20}};
+  EXPECT_EQ(cutelooker[std::make_tuple(300, 100, "worker")], both)
+      << "both workers' samples, in time order, the rounds between them empty";
+  ASSERT_EQ(doc.size(), 2u);
+  std::vector<int64_t> peaks;
+  for (const json& e : doc[1]["data"]) {
+    peaks.push_back(e["memory"]["peakWorkingSetSize"]);
+  }
+  EXPECT_EQ(peaks, (std::vector<int64_t>{10 << 20, 12 << 20, 30 << 20, 40 << 20})) << "each instance's own peak";
+
+  // And back: two workers again, each with its samples and peak.
+  std::string back = dir.file("back.canopy");
+  ASSERT_TRUE(import(write_file(dir, "reused.json", exported), back, 1));
+  auto again = store::Reader::open(back);
+  ASSERT_TRUE(again) << again.error().message;
+  auto processes = again->processes();
+  ASSERT_TRUE(processes);
+  EXPECT_EQ(tree_of(*processes), (std::vector<std::string>{"build(100)", "worker(300) <- build(100)",
+                                                           "worker(300) <- build(100)"}));
+  ASSERT_EQ(processes->size(), 3u);
+  EXPECT_EQ((*processes)[1].first_seen_ms, kT + 100);
+  EXPECT_EQ((*processes)[1].end_ms, kT + 200);
+  EXPECT_EQ((*processes)[1].peak_rss_bytes, 12 << 20);
+  EXPECT_EQ((*processes)[2].first_seen_ms, kT + 400);
+  EXPECT_EQ((*processes)[2].end_ms, kT + 500);
+  EXPECT_EQ((*processes)[2].peak_rss_bytes, 40 << 20);
+  std::string twice;
+  ASSERT_TRUE(exporters::write_onlooker_json(*again, [&](std::string_view b) { twice.append(b); }));
+  EXPECT_EQ(json::parse(twice)[1]["data"], doc[1]["data"]) << "exported again, the same element";
 }
 
 TEST(OnlookerImport, DefaultOutputBesideTheInput) {

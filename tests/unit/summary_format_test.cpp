@@ -14,5 +14,25 @@ TEST(ShellJoin, QuotesWhatAShellWouldSplitOrExpand) {
   EXPECT_EQ(shell_join({"sh", "-c", "'/bin/x' hold"}), "sh -c ''\\''/bin/x'\\'' hold'");
 }
 
+TEST(SummaryText, OneLineForEachLogAdded) {
+  analyze::Summary s;
+  s.mode = "run";
+  s.command = {"make"};
+  EXPECT_EQ(summary_text(s, "r.canopy").find("logs"), std::string::npos) << "no log, no line";
+  s.logs.push_back({1, "app.log", "lines", 0, 11973, 0});
+  s.logs.push_back({2, "trace.json", "cmake-trace", 0, 1, 1});
+  EXPECT_NE(summary_text(s, "r.canopy")
+                .find("  logs               app.log: 11973 events (lines)\n"
+                      "                     trace.json: 1 event (cmake-trace), 1 outside the recording's time span\n"
+                      "  recording          r.canopy\n"),
+            std::string::npos)
+      << summary_text(s, "r.canopy");
+  nlohmann::json logs = summary_json_object(s, "r.canopy")["logs"];
+  ASSERT_EQ(logs.size(), 2u);
+  EXPECT_EQ(logs[1]["name"], "trace.json");
+  EXPECT_EQ(logs[1]["events"], 1);
+  EXPECT_EQ(logs[1]["outside_span"], 1);
+}
+
 }  // namespace
 }  // namespace canopy::report

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <ctime>
+#include <string>
+
 namespace canopy {
 namespace {
 
@@ -16,6 +20,17 @@ TEST(FormatDuration, SecondsMinutesHours) {
   EXPECT_EQ(format_duration_ms(1234), "1.234 s");
   EXPECT_EQ(format_duration_ms(123'400), "2 m 03.4 s");
   EXPECT_EQ(format_duration_ms(3'723'000), "1 h 02 m 03 s");
+}
+
+TEST(FormatLocalTime, InThisMachinesZoneWithItsOffset) {
+  const char* saved = std::getenv("TZ");
+  std::string previous = saved ? saved : "";
+  ::setenv("TZ", "Europe/Berlin", 1);
+  ::tzset();
+  EXPECT_EQ(format_local_time_ms(1795341600999), "2026-11-22 11:00:00 +0100");  // 10:00:00.999 UTC
+  EXPECT_EQ(format_local_time_ms(1785315600000), "2026-07-29 11:00:00 +0200");  // summer time
+  saved ? ::setenv("TZ", previous.c_str(), 1) : ::unsetenv("TZ");
+  ::tzset();
 }
 
 TEST(ParseInt, WholeTextOnly) {

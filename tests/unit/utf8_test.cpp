@@ -32,5 +32,15 @@ TEST(Utf8, NulBytesAreDropped) {
   EXPECT_FALSE(is_valid_utf8(std::string_view("12345678\0", 9)));  // in the 8-byte fast path too
 }
 
+TEST(Utf8, PrefixEndsBetweenCharacters) {
+  const std::string text = "a\xC3\xA9\xE2\x82\xAC!";  // a, é (2 bytes), € (3 bytes), !
+  EXPECT_EQ(utf8_prefix(text, 100), text);
+  EXPECT_EQ(utf8_prefix(text, 3), "a\xC3\xA9");
+  EXPECT_EQ(utf8_prefix(text, 2), "a") << "not half of é";
+  EXPECT_EQ(utf8_prefix(text, 5), "a\xC3\xA9") << "not two thirds of €";
+  EXPECT_EQ(utf8_prefix(text, 6), "a\xC3\xA9\xE2\x82\xAC");
+  EXPECT_EQ(utf8_prefix(text, 0), "");
+}
+
 }  // namespace
 }  // namespace canopy
