@@ -17,6 +17,7 @@ struct ReportOptions {
   std::string path;
   bool json = false;
   std::string html;  // write the self-contained HTML report here
+  bool force = false;  // replace an existing --html file
   BudgetFlags budgets;
 };
 CLI::App* add_report_command(CLI::App& app, ReportOptions& options);
@@ -47,6 +48,7 @@ struct ExportOptions {
   std::string path;
   std::string format;
   std::string output;
+  bool force = false;  // replace an existing output file
   std::vector<std::string> kinds;
   bool long_csv = false;              // csv: one row per process and sample
   std::string metric = "rss_bytes";  // csv (wide): the figure in each cell

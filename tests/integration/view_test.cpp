@@ -435,7 +435,7 @@ TEST_F(ViewTest, HtmlReportFailureLeavesNothing) {
   std::string out = dir_->file("no-such-dir/tree.html");
   auto result = run({kCanopy, "report", recording_, "--html", out});
   EXPECT_EQ(result.exit_status, 1);
-  EXPECT_EQ(result.err, "canopy: cannot write " + out + ": No such file or directory\n");
+  EXPECT_EQ(result.err, "canopy: cannot write '" + out + "': No such file or directory\n");
   EXPECT_FALSE(std::filesystem::exists(dir_->file("no-such-dir")));
 }
 
