@@ -44,7 +44,7 @@ for busy in 100 20; do
     echo "| --- | ---: | ---: | ---: | ---: |"
     "$build/bench/canopy_bench_viewer" "$recording" "$runs"
     node "$repo/bench/viewer_browser.mjs" "$build/canopy" "$recording" "$runs"
-    "$build/canopy" report "$recording" --html "$data/report.html" >/dev/null 2>&1
+    "$build/canopy" report "$recording" --html "$data/report.html" --force >/dev/null 2>&1
     echo "| canopy report --html: file size | | | | $(( $(stat -c %s "$data/report.html") / 1024 )) KiB |"
   } >>"$results"
 done

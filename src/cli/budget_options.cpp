@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 
 #include "analyze/summary.h"
-#include "cli/units.h"
-#include "common/text.h"
+#include "common/units.h"
 #include "report/budget_format.h"
 #include "store/reader.h"
 
@@ -26,17 +26,17 @@ Result<analyze::Budget> parse_budget(const char* flag, analyze::Budget::Kind kin
     }
   }
   bool memory = kind == analyze::Budget::Kind::kPeakMemory;
-  std::string converted = value;
-  std::string problem;
-  try {
-    problem = memory ? kSize(converted) : kDuration(converted);
-  } catch (const CLI::Error& e) {  // the unit transforms throw on a unit they do not know
-    problem = e.what();
+  auto number = memory ? parse_size_bytes(value) : parse_duration_ms(value);
+  std::string refused = std::string(flag) + " '" + text + "': '" + value + "' ";
+  if (!number) {
+    return Error{refused + "is " + number.error().message};
   }
-  auto number = problem.empty() ? parse_int<int64_t>(converted) : std::nullopt;
-  if (!number || *number <= 0) {
-    const char* expected = memory ? "a size such as 2G or 512M" : "a duration such as 10m, 90s or 500ms";
-    return Error{std::string(flag) + " '" + text + "': '" + value + "' is not " + expected};
+  if (*number < 1) {
+    return Error{refused + "must be at least " + (memory ? size_text(1) : duration_text(1))};
+  }
+  // A CPU budget is compared in nanoseconds: 292 years at most.
+  if (!memory && *number > std::numeric_limits<int64_t>::max() / 1'000'000) {
+    return Error{refused + "is too large"};
   }
   budget.limit = memory ? *number : *number * 1'000'000;  // durations parse to ms
   return budget;

@@ -18,6 +18,7 @@ struct ReportOptions {
   bool json = false;
   bool growth = false;  // every memory growth finding instead of the summary
   std::string html;  // write the self-contained HTML report here
+  bool force = false;  // replace an existing --html file
   BudgetFlags budgets;
 };
 CLI::App* add_report_command(CLI::App& app, ReportOptions& options);
@@ -49,6 +50,7 @@ struct ExportOptions {
   std::string path;
   std::string format;
   std::string output;
+  bool force = false;  // replace an existing output file
   std::vector<std::string> kinds;
   bool long_csv = false;              // csv: one row per process and sample
   std::string metric = "rss_bytes";  // csv (wide): the figure in each cell

@@ -3,6 +3,7 @@
 
 #include "analyze/diff.h"
 #include "cli/commands.h"
+#include "cli/flag_values.h"
 #include "report/diff_format.h"
 #include "store/reader.h"
 
@@ -13,8 +14,7 @@ CLI::App* add_diff_command(CLI::App& app, DiffOptions& options) {
   cmd->add_option("A", options.path_a, "The earlier recording")->required();
   cmd->add_option("B", options.path_b, "The later recording")->required();
   cmd->add_flag("--json", options.json, "Print every pair and figure as JSON, in raw units");
-  // A plain range: CLI11's PositiveNumber names the largest double in its message.
-  auto* top = cmd->add_option("--top", options.top, "Rows per list (default 10)")->check(CLI::Range(1, 1'000'000));
+  auto* top = take_integer(cmd->add_option("--top", options.top, "Rows per list (default 10)"), 1, 1'000'000);
   cmd->add_flag("--all", options.all, "Every row of every list")->excludes(top);
   return cmd;
 }

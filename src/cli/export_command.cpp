@@ -1,7 +1,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
-#include "common/atomic_file.h"
+#include "common/output_file.h"
 #include "export/chrome_trace.h"
 #include "export/csv.h"
 #include "export/cutelooker_log.h"
@@ -66,7 +66,9 @@ CLI::App* add_export_command(CLI::App& app, ExportOptions& options) {
   CLI::App* cmd = app.add_subcommand("export", "Write a recording in another tool's format");
   cmd->add_option("recording", options.path, "The .canopy file")->required();
   cmd->add_option("--format", options.format, std::string("Output format: ") + kExportFormats)->required();
-  cmd->add_option("-o,--output", options.output, "Output file, written whole or not at all (default: stdout)");
+  cmd->add_option("-o,--output", options.output,
+                  "Output file, written whole or not at all; a device or FIFO is written through (default: stdout)");
+  cmd->add_flag("-f,--force", options.force, "Replace an existing output file");
   cmd->add_flag("--long", options.long_csv,
                 "csv: one row per process and sample with every column (default: one row per tick, one column per "
                 "process)");
@@ -96,7 +98,7 @@ int run_export_command(const ExportOptions& options) {
       status = Error{"cannot write to stdout"};
     }
   } else {
-    auto file = AtomicFile::create(options.output);
+    auto file = OutputFile::create(options.output, {options.force, "", {options.path}});
     if (!file) {
       status = file.error();
     } else {

@@ -1,6 +1,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "cli/flag_values.h"
 #include "cli/progress_line.h"
 #include "common/text.h"
 #include "import/onlooker_import.h"
@@ -13,10 +14,10 @@ CLI::App* add_import_command(CLI::App& app, ImportOptions& options) {
   cmd->add_option("file", options.file, "The Onlooker JSON file")->required();
   cmd->add_option("-o,--output", options.output, "Recording file (default: FILE with its extension made .canopy)");
   cmd->add_flag("-f,--force", options.force, "Replace an existing recording file");
-  cmd->add_option("--cpus", options.cpus,
-                  "Logical processors of the machine Onlooker ran on: its cpuUsage is a share of all of them "
-                  "(default: CPU times as for 1 CPU)")
-      ->check(CLI::Range(int64_t{1}, int64_t{65536}));
+  take_integer(cmd->add_option("--cpus", options.cpus,
+                               "Logical processors of the machine Onlooker ran on: its cpuUsage is a share of all of "
+                               "them (default: CPU times as for 1 CPU)"),
+               1, 65536);
   return cmd;
 }
 

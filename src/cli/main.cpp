@@ -6,19 +6,30 @@
 #include <string_view>
 
 #include "cli/commands.h"
+#include "cli/flag_values.h"
 #include "record/options.h"
 #include "store/sqlite.h"
 
 namespace {
 
-// One line, naming what was wrong: CLI11's default adds a second "Run with --help" line.
-int usage_error(const CLI::ParseError& e, const CLI::App* subcommand) {
+// The subcommand's name as typed ("log add"), or "" for canopy itself.
+std::string command_name(const CLI::App* subcommand) {
   std::string name;
   for (const CLI::App* cmd = subcommand; cmd && cmd->get_parent(); cmd = cmd->get_parent()) {
-    name = cmd->get_name() + (name.empty() ? "" : " " + name);  // "log add"
+    name = cmd->get_name() + (name.empty() ? "" : " " + name);
   }
+  return name;
+}
+
+// `canopy record`'s own failures are 125, apart from any status of its command; the
+// other commands' bad command lines are 2.
+int usage_status(const std::string& name) { return name == "record" ? canopy::record::kExitRecorderFailed : 2; }
+
+// One line, naming what was wrong: CLI11's default adds a second "Run with --help" line.
+int usage_error(const CLI::ParseError& e, const CLI::App* subcommand) {
+  std::string name = command_name(subcommand);
   std::fprintf(stderr, "canopy: %s (see 'canopy %s%s--help')\n", e.what(), name.c_str(), name.empty() ? "" : " ");
-  return name == "record" ? canopy::record::kExitRecorderFailed : 2;
+  return usage_status(name);
 }
 
 // The subcommand a command line names in its first word, or "" (`canopy --help`, a
@@ -85,6 +96,17 @@ int main(int argc, char** argv) {
   CLI::App* diff_cmd = wanted("diff") ? canopy::cli::add_diff_command(app, diff) : nullptr;
 
   auto parsed = [](const CLI::App* cmd) { return cmd != nullptr && cmd->parsed(); };
+  // The subcommand whose flags were being read when parsing failed.
+  auto innermost_parsed = [&]() -> const CLI::App* {
+    const CLI::App* failed = nullptr;
+    const CLI::App* log_cmd = log_add_cmd ? log_add_cmd->get_parent() : nullptr;
+    for (const CLI::App* cmd : std::initializer_list<const CLI::App*>{record_cmd, report_cmd, view_cmd, mark_cmd, export_cmd, import_cmd, diff_cmd, log_cmd, log_add_cmd}) {
+      if (parsed(cmd)) {
+        failed = cmd;  // the innermost parsed one, as the list goes outward in
+      }
+    }
+    return failed;
+  };
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -93,15 +115,12 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const canopy::cli::FlagValueError& e) {
+    // Its line names the flag, the value and what it takes: --help would add nothing.
+    std::fprintf(stderr, "canopy: %s\n", e.what());
+    return usage_status(command_name(innermost_parsed()));
   } catch (const CLI::ParseError& e) {
-    const CLI::App* failed = nullptr;
-    const CLI::App* log_cmd = log_add_cmd ? log_add_cmd->get_parent() : nullptr;
-    for (const CLI::App* cmd : std::initializer_list<const CLI::App*>{record_cmd, report_cmd, view_cmd, mark_cmd, export_cmd, import_cmd, diff_cmd, log_cmd, log_add_cmd}) {
-      if (parsed(cmd)) {
-        failed = cmd;  // the innermost parsed one, as the list goes outward in
-      }
-    }
-    return usage_error(e, failed);
+    return usage_error(e, innermost_parsed());
   }
 
   if (parsed(record_cmd)) {

@@ -2,30 +2,47 @@
 
 #include "cli/budget_options.h"
 #include "cli/commands.h"
-#include "cli/units.h"
+#include "cli/flag_values.h"
 
 namespace canopy::cli {
 namespace {
 
+// The kernel's highest pid_max (PID_MAX_LIMIT, 2^22 on 64-bit): no PID is above it.
+constexpr int64_t kPidMaxLimit = 4'194'304;
+constexpr int64_t kIntervalMostMs = 3'600'000;
+
+// The least page the kernel gives, and so the least memory a limit can mean: under it,
+// memory.max and RLIMIT_AS both leave nothing to run in.
+constexpr int64_t kLeastMemoryLimitBytes = 4096;
+
 void add_limit_options(CLI::App& cmd, record::ResourceLimits& limits) {
   const char* group = "Resource limits (a cgroup where canopy can create one; see README)";
-  cmd.add_option("--memory-limit", limits.memory_bytes, "Memory the whole tree may use (cgroup memory.max)")
-      ->transform(kSize)->group(group);
-  cmd.add_option("--swap-limit", limits.swap_bytes, "Swap the whole tree may use besides its memory")
-      ->transform(kSize)->group(group);
-  cmd.add_option("--cpu-limit", limits.cpu_percent, "CPU the whole tree may use, in percent of one CPU (cgroup cpu.max)")
-      ->check(CLI::Range(0.1, 100'000.0))->group(group);
+  take_size(cmd.add_option("--memory-limit", limits.memory_bytes, "Memory the whole tree may use (cgroup memory.max)"),
+            kLeastMemoryLimitBytes)
+      ->group(group);
+  take_size(cmd.add_option("--swap-limit", limits.swap_bytes, "Swap the whole tree may use besides its memory"), 0)
+      ->group(group);
+  take_number(cmd.add_option("--cpu-limit", limits.cpu_percent,
+                             "CPU the whole tree may use, in percent of one CPU (cgroup cpu.max)"),
+              0.1, 100'000.0)
+      ->group(group);
   cmd.add_option("--cpus", limits.cpus, "CPUs the command may run on, e.g. 0,2-3 (affinity)")->group(group);
-  cmd.add_option("--nice", limits.nice, "Scheduling niceness of the command, -20 to 19")
-      ->check(CLI::Range(-20, 19))->group(group);
-  cmd.add_option("--cpu-time", limits.cpu_time_ms, "CPU time the tree may use in all, e.g. 30s")
-      ->transform(kDuration)->group(group);
-  cmd.add_option("--max-processes", limits.max_processes, "Processes and threads the tree may have at once")
-      ->check(CLI::PositiveNumber)->group(group);
-  cmd.add_option("--timeout", limits.timeout_ms, "Wall time, e.g. 10m; then SIGTERM to the whole tree, SIGKILL after the grace")
-      ->transform(kDuration)->group(group);
-  cmd.add_option("--kill-grace", limits.kill_grace_ms, "Time between SIGTERM and SIGKILL when stopping the tree (default 5s)")
-      ->transform(kDuration)->group(group);
+  take_integer(cmd.add_option("--nice", limits.nice, "Scheduling niceness of the command, -20 to 19"), -20, 19)
+      ->group(group);
+  take_duration(cmd.add_option("--cpu-time", limits.cpu_time_ms, "CPU time the tree may use in all, e.g. 30s"), 1)
+      ->group(group);
+  take_integer(cmd.add_option("--max-processes", limits.max_processes, "Processes and threads the tree may have at once"),
+               1)
+      ->group(group);
+  take_duration(cmd.add_option("--timeout", limits.timeout_ms,
+                               "Wall time, e.g. 10m; then SIGTERM to the whole tree, SIGKILL after the grace"),
+                1)
+      ->group(group);
+  // 0s: SIGKILL right after SIGTERM, for a tree that need not clean up.
+  take_duration(cmd.add_option("--kill-grace", limits.kill_grace_ms,
+                               "Time between SIGTERM and SIGKILL when stopping the tree (default 5s)"),
+                0)
+      ->group(group);
 }
 
 }  // namespace
@@ -33,17 +50,17 @@ void add_limit_options(CLI::App& cmd, record::ResourceLimits& limits) {
 CLI::App* add_record_command(CLI::App& app, record::RecordOptions& options, BudgetFlags& budgets) {
   CLI::App* cmd = app.add_subcommand(
       "record", "Run a command (canopy record -- CMD ARGS) or attach to one (--pid PID) and record its whole tree");
-  cmd->add_option("--pid", options.attach_pid, "Attach to a running process and its descendants")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("-i,--interval", options.interval_ms,
-                  "Sampling interval in ms (default 100; env CANOPY_INTERVAL or ONLOOKER_POLL_INTERVAL)")
-      ->check(CLI::Range(int64_t{1}, int64_t{3'600'000}));
+  take_integer(cmd->add_option("--pid", options.attach_pid, "Attach to a running process and its descendants"), 1,
+               kPidMaxLimit);
+  take_integer(cmd->add_option("-i,--interval", options.interval_ms,
+                               "Sampling interval in ms (default 100; env CANOPY_INTERVAL or ONLOOKER_POLL_INTERVAL)"),
+               1, kIntervalMostMs);
   cmd->add_option("-o,--output", options.output, "Recording file (default canopy-YYYYMMDD-HHMMSS-PID.canopy)");
   cmd->add_flag("-f,--force", options.force, "Replace an existing recording file");
   cmd->add_flag("-q,--quiet", options.quiet, "Print no summary and no exit status line");
   cmd->add_flag("--pss", options.pss, "Also record PSS and USS (smaps_rollup; costly, so once a second by default)");
-  cmd->add_option("--pss-interval", options.pss_interval_ms, "Minimum ms between PSS reads of one process")
-      ->check(CLI::Range(int64_t{1}, int64_t{3'600'000}));
+  take_integer(cmd->add_option("--pss-interval", options.pss_interval_ms, "Minimum ms between PSS reads of one process"),
+               1, kIntervalMostMs);
   cmd->add_flag("--capture-output", options.capture_output,
                 "Store every line the command writes to stdout and stderr as an event (both still reach the terminal)");
   cmd->add_flag("!--no-process-events", options.process_events,

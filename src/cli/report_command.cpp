@@ -1,7 +1,9 @@
 #include <cstdio>
+#include <optional>
 
 #include "analyze/summary.h"
 #include "cli/commands.h"
+#include "common/output_file.h"
 #include "common/text.h"
 #include "report/budget_format.h"
 #include "report/growth_format.h"
@@ -12,7 +14,7 @@
 namespace canopy::cli {
 namespace {
 
-int write_html_report(const store::Reader& reader, const ReportOptions& options) {
+int write_html_report(const store::Reader& reader, const ReportOptions& options, OutputFile& file) {
   auto data = web::load_view_data(reader);
   if (!data) {
     std::fprintf(stderr, "canopy: %s\n", data.error().message.c_str());
@@ -24,7 +26,10 @@ int write_html_report(const store::Reader& reader, const ReportOptions& options)
     return 1;
   }
   auto html = (*module)->render_html_report(*data);
-  Status written = html ? (*module)->write_report_file(options.html, *html) : Status(html.error());
+  if (html) {
+    file.write(*html);
+  }
+  Status written = html ? file.commit() : Status(html.error());
   if (!written) {
     std::fprintf(stderr, "canopy: %s\n", written.error().message.c_str());
     return 1;
@@ -44,6 +49,7 @@ CLI::App* add_report_command(CLI::App& app, ReportOptions& options) {
       ->excludes(json);
   cmd->add_option("--html", options.html,
                   "Also write the viewer's page with the recording embedded, one file that opens offline");
+  cmd->add_flag("-f,--force", options.force, "Replace an existing --html file");
   add_budget_options(*cmd, options.budgets);
   return cmd;
 }
@@ -53,6 +59,16 @@ int run_report_command(const ReportOptions& options) {
   if (!budgets) {
     std::fprintf(stderr, "canopy: %s\n", budgets.error().message.c_str());
     return 2;
+  }
+  // Before anything is printed: a refused --html is said alone.
+  std::optional<OutputFile> html_file;
+  if (!options.html.empty()) {
+    auto file = OutputFile::create(options.html, {options.force, "", {options.path}});
+    if (!file) {
+      std::fprintf(stderr, "canopy: %s\n", file.error().message.c_str());
+      return 1;
+    }
+    html_file.emplace(std::move(*file));
   }
   auto reader = store::Reader::open(options.path);
   if (!reader) {
@@ -80,7 +96,7 @@ int run_report_command(const ReportOptions& options) {
   } else {
     std::fputs(report::summary_text(*summary, options.path).c_str(), stdout);
   }
-  int status = options.html.empty() ? 0 : write_html_report(*reader, options);
+  int status = html_file ? write_html_report(*reader, options, *html_file) : 0;
   return status == 0 && any_over(*verdicts) ? record::kExitOverBudget : status;
 }
 

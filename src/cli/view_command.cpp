@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/flag_values.h"
 #include "web/server.h"
 #include "web/web_module.h"
 
@@ -59,10 +60,10 @@ CLI::App* add_view_command(CLI::App& app, ViewOptions& options) {
   CLI::App* cmd = app.add_subcommand("view", "Open a recording in the browser (serves it on 127.0.0.1)");
   cmd->add_option("recording", options.path, "The .canopy file")->required();
   cmd->add_flag("--open", options.open, "Also open the page in the default browser");
-  cmd->add_option("--listen", options.listen,
-                  "Address to listen on (default 127.0.0.1; another one makes the recording reachable from "
-                  "other machines)");
-  cmd->add_option("--port", options.port, "Port (default: any free one)")->check(CLI::Range(0, 65535));
+  take_ip_address(cmd->add_option("--listen", options.listen,
+                                   "IPv4 or IPv6 address to listen on (default 127.0.0.1; another one makes the "
+                                   "recording reachable from other machines)"));
+  take_integer(cmd->add_option("--port", options.port, "Port (default: any free one)"), 0, 65535);
   return cmd;
 }
 

@@ -69,6 +69,11 @@ std::string default_import_output(const std::string& input) {
 }
 
 Result<ImportSummary> import_onlooker(const OnlookerImportOptions& options) {
+  // First: a refused output is said before minutes of reading.
+  auto staged = StagedRecording::create(options.output, options.force, options.input);
+  if (!staged) {
+    return staged.error();
+  }
   auto read = read_onlooker_file(options.input, options.progress);
   if (!read) {
     return read.error();
@@ -97,10 +102,6 @@ Result<ImportSummary> import_onlooker(const OnlookerImportOptions& options) {
   int64_t interval_ms = median_gap_ms(times);
   int64_t cpu_count = options.cpu_count.value_or(1);
 
-  auto staged = StagedRecording::create(options.output, options.force);
-  if (!staged) {
-    return staged.error();
-  }
   store::Writer& writer = staged->writer();
   auto set_int = [&](const char* key, int64_t value) { writer.set_meta(key, std::to_string(value)); };
   writer.set_meta("canopy_version", CANOPY_VERSION);

@@ -2,27 +2,19 @@
 
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <utility>
 
 namespace canopy::importers {
-namespace {
-
-Error write_error(const std::string& path, int error) {
-  return Error{"cannot write '" + path + "': " + std::strerror(error)};
-}
-
-}  // namespace
-
-Result<StagedRecording> StagedRecording::create(const std::string& path, bool force) {
-  if (!force && ::access(path.c_str(), F_OK) == 0) {
-    return Error{"cannot write '" + path + "': file exists (use --force to replace it)"};
+Result<StagedRecording> StagedRecording::create(const std::string& path, bool force, const std::string& input) {
+  auto target = resolve_output(path, {force, store::kRecordingNeedsRegularFile, {input}});
+  if (!target) {
+    return target.error();
   }
   StagedRecording staged;
   staged.path_ = path;
+  staged.target_ = *target;
   staged.force_ = force;
-  staged.temporary_ = path + ".tmp-" + std::to_string(::getpid());
+  staged.temporary_ = target->path + ".tmp-" + std::to_string(::getpid());
   // force: the temporary name is ours; one left by a killed import of the same PID goes.
   auto writer = store::Writer::create(staged.temporary_, /*force=*/true);
   if (!writer) {
@@ -41,6 +33,7 @@ Result<StagedRecording> StagedRecording::create(const std::string& path, bool fo
 
 StagedRecording::StagedRecording(StagedRecording&& other) noexcept
     : path_(std::move(other.path_)),
+      target_(std::move(other.target_)),
       force_(other.force_),
       temporary_(std::exchange(other.temporary_, {})),
       writer_(std::move(other.writer_)) {
@@ -66,28 +59,16 @@ Status StagedRecording::commit() {
     discard();
     return finished;
   }
-  bool placed = false;
-  if (!force_) {
-    // link(2) fails when the destination appeared since create(): a file we were not
-    // asked to replace stays. A file system without hard links falls back to rename.
-    if (::link(temporary_.c_str(), path_.c_str()) == 0) {
-      ::unlink(temporary_.c_str());
-      placed = true;
-    } else if (errno == EEXIST) {
-      discard();
-      return Error{"cannot write '" + path_ + "': file exists (use --force to replace it)"};
-    }
-  } else {
+  if (force_) {
     // The WAL of a replaced recording (its recorder was killed) would be replayed
     // into the new file by the next reader.
     for (const char* suffix : {"-wal", "-shm", "-journal"}) {
-      ::unlink((path_ + suffix).c_str());
+      ::unlink((target_.path + suffix).c_str());
     }
   }
-  if (!placed && ::rename(temporary_.c_str(), path_.c_str()) != 0) {
-    int error = errno;
+  if (auto placed = place_output(temporary_, target_, path_, force_); !placed) {
     discard();
-    return write_error(path_, error);
+    return placed;
   }
   temporary_.clear();
   return Ok{};

@@ -1,12 +1,14 @@
 // A recording written under a temporary name beside its destination and renamed into
 // place only when complete: an import that fails half-way (a malformed file found late,
 // a full disk) leaves no recording behind, and an existing one it was to replace
-// (--force) stays as it was.
+// (--force) stays as it was. Where it may go is output_path.h's policy, as for every
+// output: a recording is a regular file, and never the file it is imported from.
 #pragma once
 
 #include <optional>
 #include <string>
 
+#include "common/output_path.h"
 #include "common/result.h"
 #include "store/writer.h"
 
@@ -14,8 +16,9 @@ namespace canopy::importers {
 
 class StagedRecording {
  public:
-  // Refuses an existing `path` unless `force`, before anything is written.
-  static Result<StagedRecording> create(const std::string& path, bool force);
+  // Refuses an existing `path` unless `force`, and `input` always, before anything is
+  // written.
+  static Result<StagedRecording> create(const std::string& path, bool force, const std::string& input);
   StagedRecording(StagedRecording&& other) noexcept;
   StagedRecording& operator=(StagedRecording&&) = delete;
   ~StagedRecording();  // without commit(): removes the temporary file
@@ -28,7 +31,8 @@ class StagedRecording {
   StagedRecording() = default;
   void discard();
 
-  std::string path_;
+  std::string path_;  // as the user gave it, for messages
+  OutputTarget target_;
   bool force_ = false;
   std::string temporary_;
   std::optional<store::Writer> writer_;

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/output_path.h"
 #include "store/reader.h"
 #include "store/schema.h"
 
@@ -71,11 +72,16 @@ void bind_end_columns(sqlite3_stmt* s, int first, const ProcessRow& row) {
 }  // namespace
 
 Result<Writer> Writer::create(const std::string& path, bool force) {
-  if (force) {
-    remove_recording(path);
+  auto target = resolve_output(path, {force, kRecordingNeedsRegularFile, {}});
+  if (!target) {
+    return target.error();
   }
-  // O_EXCL: never write over a file that appeared after the caller's check.
-  ScopedFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  const std::string& file = target->path;  // symlinks followed
+  if (target->kind == OutputTarget::Kind::kRegular) {
+    remove_recording(file);
+  }
+  // O_EXCL: never write over a file that appeared after the check.
+  ScopedFd fd(::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
   if (!fd) {
     if (errno == EEXIST) {
       return Error{"cannot write '" + path + "': file exists (use --force to replace it)"};
@@ -90,11 +96,11 @@ Result<Writer> Writer::create(const std::string& path, bool force) {
   // NOMUTEX: a Writer is used by one thread at a time. Without it every bind and step
   // takes and releases the connection's mutex: 4% of the recorder's user-space
   // instructions on an idle tree at 10 ms.
-  int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
+  int rc = sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
   writer.db_ = ScopedDb(db);
   auto fail = [&](const std::string& why) -> Result<Writer> {
     writer.db_.reset();
-    remove_recording(path);
+    remove_recording(file);
     return Error{"cannot write '" + path + "': " + why};
   };
   if (rc != SQLITE_OK) {

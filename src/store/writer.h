@@ -15,11 +15,15 @@
 namespace canopy::store {
 
 inline constexpr int64_t kUncommittedUnderMs = 1000;
+// Why `record -o` and `import -o` refuse a character device or FIFO.
+inline constexpr const char* kRecordingNeedsRegularFile = "a recording must be a regular file";
 
 class Writer {
  public:
-  // Creates `path` (mode 0600: command lines can hold secrets). Refuses to replace an
-  // existing file unless `force`.
+  // Creates `path` (mode 0600: command lines can hold secrets), as output_path.h's
+  // policy allows: an existing recording is replaced only with `force`, a symlink is
+  // followed, and anything but a regular file is refused (SQLite writes a database in
+  // place, and beside it its WAL: neither goes through a device or a pipe).
   static Result<Writer> create(const std::string& path, bool force);
 
   void set_meta(const std::string& key, const std::string& value);

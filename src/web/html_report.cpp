@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <cstring>
 
-#include "common/atomic_file.h"
 #include "common/scoped_resource.h"
 #include "web/assets.h"
 #include "web/report_events.h"
@@ -127,15 +126,6 @@ Result<std::string> render_html_report(const ViewData& data) {
     return Error{"this canopy's web page lacks the places for the inlined script and data"};
   }
   return html;
-}
-
-Status write_report_file(const std::string& path, const std::string& html) {
-  auto file = AtomicFile::create(path);
-  if (!file) {
-    return file.error();
-  }
-  file->write(html);
-  return file->commit();
 }
 
 }  // namespace canopy::web

@@ -17,8 +17,4 @@ inline constexpr size_t kReportPoints = 1500;
 
 Result<std::string> render_html_report(const ViewData& data);
 
-// Writes `html` to `path` whole or not at all (a temporary file renamed into place),
-// with mode 0600 like the recording: it holds the same command lines.
-Status write_report_file(const std::string& path, const std::string& html);
-
 }  // namespace canopy::web

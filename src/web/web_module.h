@@ -36,7 +36,6 @@ class ViewService {
 struct WebModule {
   Result<std::unique_ptr<ViewService>> (*bind_view_server)(const ViewData& data, const ServerOptions& options);
   Result<std::string> (*render_html_report)(const ViewData& data);
-  Status (*write_report_file)(const std::string& path, const std::string& html);
 };
 
 // The module's file name, and its one exported symbol (a function returning the table).

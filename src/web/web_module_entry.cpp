@@ -8,7 +8,6 @@ namespace {
 const canopy::web::WebModule kModule{
     &canopy::web::ViewServer::bind,
     &canopy::web::render_html_report,
-    &canopy::web::write_report_file,
 };
 
 }  // namespace

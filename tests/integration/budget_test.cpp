@@ -150,7 +150,9 @@ TEST(Budget, BadBudgetsGetOneLineAndRunNothing) {
            {"--max-peak", "=1G", "canopy: --max-peak '=1G': no command name before '='\n"},
            {"--max-cpu", "10", "canopy: --max-cpu '10': '10' is not a duration such as 10m, 90s or 500ms\n"},
            {"--max-cpu", "cc1plus=-1s",
-            "canopy: --max-cpu 'cc1plus=-1s': '-1s' is not a duration such as 10m, 90s or 500ms\n"},
+            "canopy: --max-cpu 'cc1plus=-1s': '-1s' must be at least 1ms\n"},
+           {"--max-cpu", "9999999999999s", "canopy: --max-cpu '9999999999999s': '9999999999999s' is too large\n"},
+           {"--max-peak", "0", "canopy: --max-peak '0': '0' must be at least 1\n"},
        }) {
     auto result = run({kCanopy, "record", "-o", path, flag, value, "--", "true"});
     EXPECT_EQ(result.exit_status, 125) << flag << " " << value;

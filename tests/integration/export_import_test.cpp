@@ -327,7 +327,7 @@ TEST(ExportImport, ExportOptionErrorsInOneLine) {
   // A directory that does not exist: nothing is written anywhere.
   auto unwritable = run({kCanopy, "export", recording, "--format", "csv", "-o", dir.file("no/such/dir/r.csv")});
   EXPECT_EQ(unwritable.exit_status, 1);
-  EXPECT_EQ(unwritable.err, "canopy: cannot write " + dir.file("no/such/dir/r.csv") + ": No such file or directory\n");
+  EXPECT_EQ(unwritable.err, "canopy: cannot write '" + dir.file("no/such/dir/r.csv") + "': No such file or directory\n");
 }
 
 }  // namespace

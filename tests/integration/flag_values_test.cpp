@@ -1,0 +1,92 @@
+// Every flag that takes a number, a size, a duration or an address refuses a value
+// outside what it accepts in one line naming the flag, the value and the range, before
+// anything runs: `canopy record` exits 125 (its own failure, apart from any status
+// of the command), the other commands 2 (a bad command line).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "integration/harness.h"
+
+namespace canopy::testing {
+namespace {
+
+struct Case {
+  std::vector<std::string> flag_and_value;
+  std::string error;  // without "canopy: " and the newline
+};
+
+TEST(FlagValues, RecordRefusesBadValuesInOneLineAnd125) {
+  const std::vector<Case> cases = {
+      {{"--timeout", "0s"}, "--timeout '0s': must be at least 1ms"},
+      {{"--timeout", "-3s"}, "--timeout '-3s': must be at least 1ms"},
+      {{"--timeout", "-1ms"}, "--timeout '-1ms': must be at least 1ms"},
+      {{"--timeout", "10"}, "--timeout '10': not a duration such as 10m, 90s or 500ms"},
+      {{"--timeout", "1x"}, "--timeout '1x': not a duration such as 10m, 90s or 500ms"},
+      {{"--cpu-time", "0s"}, "--cpu-time '0s': must be at least 1ms"},
+      {{"--kill-grace", "-1s"}, "--kill-grace '-1s': must be at least 0s"},
+      {{"--memory-limit", "0"}, "--memory-limit '0': must be at least 4K"},
+      {{"--memory-limit", "-1M"}, "--memory-limit '-1M': must be at least 4K"},
+      {{"--memory-limit", "lots"}, "--memory-limit 'lots': not a size such as 2G or 512M"},
+      {{"--memory-limit", "99999999E"}, "--memory-limit '99999999E': too large"},
+      {{"--swap-limit", "-1"}, "--swap-limit '-1': must be at least 0"},
+      {{"--pid", "0"}, "--pid '0': must be from 1 to 4194304"},
+      {{"--pid", "-5"}, "--pid '-5': must be from 1 to 4194304"},
+      {{"--pid", "abc"}, "--pid 'abc': not a whole number"},
+      {{"--max-processes", "0"}, "--max-processes '0': must be at least 1"},
+      {{"--interval", "0"}, "--interval '0': must be from 1 to 3600000"},
+      {{"--pss-interval", "0"}, "--pss-interval '0': must be from 1 to 3600000"},
+      {{"--cpu-limit", "0"}, "--cpu-limit '0': must be from 0.1 to 100000"},
+      {{"--cpu-limit", "half"}, "--cpu-limit 'half': not a number"},
+      {{"--nice", "20"}, "--nice '20': must be from -20 to 19"},
+  };
+  TempDir dir;
+  std::string path = dir.file("never.canopy");
+  for (const Case& c : cases) {
+    std::vector<std::string> argv = {kCanopy, "record", "-o", path};
+    argv.insert(argv.end(), c.flag_and_value.begin(), c.flag_and_value.end());
+    argv.insert(argv.end(), {"--", kWorkload, "exit", "0"});
+    auto result = run(argv);
+    EXPECT_EQ(result.exit_status, 125) << c.error;
+    EXPECT_EQ(result.err, "canopy: " + c.error + "\n");
+    EXPECT_FALSE(std::filesystem::exists(path)) << c.error;
+  }
+}
+
+TEST(FlagValues, OtherCommandsRefuseBadValuesInOneLineAnd2) {
+  TempDir dir;
+  std::string recording = dir.file("r.canopy");
+  ASSERT_EQ(run({kCanopy, "record", "-q", "-o", recording, kWorkload, "exit", "0"}).exit_status, 0);
+  struct CommandCase {
+    std::vector<std::string> argv;
+    std::string error;
+  };
+  const std::vector<CommandCase> cases = {
+      {{"view", recording, "--listen", "999.1.1.1"}, "--listen '999.1.1.1': not an IPv4 or IPv6 address"},
+      {{"view", recording, "--listen", "localhost"}, "--listen 'localhost': not an IPv4 or IPv6 address"},
+      {{"view", recording, "--port", "70000"}, "--port '70000': must be from 0 to 65535"},
+      {{"import", dir.file("x.json"), "--cpus", "0"}, "--cpus '0': must be from 1 to 65536"},
+      {{"diff", recording, recording, "--top", "0"}, "--top '0': must be from 1 to 1000000"},
+  };
+  for (const CommandCase& c : cases) {
+    std::vector<std::string> argv = {kCanopy};
+    argv.insert(argv.end(), c.argv.begin(), c.argv.end());
+    auto result = run(argv);
+    EXPECT_EQ(result.exit_status, 2) << c.error;
+    EXPECT_EQ(result.err, "canopy: " + c.error + "\n");
+  }
+}
+
+// The values at the edges of each range are taken: the checks refuse no less and no
+// more than they say.
+TEST(FlagValues, RecordTakesTheLeastValueOfEachRange) {
+  TempDir dir;
+  std::string path = dir.file("edges.canopy");
+  auto result = run({kCanopy, "record", "-q", "-o", path, "--kill-grace", "0s", "--timeout", "1h", "--nice", "19",
+                     "--max-processes", "1000", "--interval", "1", "--", kWorkload, "exit", "0"});
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+  EXPECT_EQ(open_recording(path).meta().at("interval_ms"), "1");
+}
+
+}  // namespace
+}  // namespace canopy::testing
