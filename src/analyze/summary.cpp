@@ -135,9 +135,14 @@ Result<Summary> summarize(const store::Reader& reader, size_t top_count, bool wi
 
   auto exact_user = reader.meta_int("tree_cpu_user_ns");
   auto exact_system = reader.meta_int("tree_cpu_system_ns");
-  // The kernel's figure misses processes never waited for (daemons still running), so
-  // the sampled sum can be the larger one.
-  if (exact_user && exact_system && *exact_user + *exact_system >= sampled_user_ns + sampled_system_ns) {
+  // The kernel's account of the waited-for children (run mode) covers the whole tree
+  // once every process has ended: each was waited for, by its parent or by canopy as
+  // the subreaper. Then it is the figure, even where the processes' own figures add up
+  // to a little more (rounding). It misses the processes still running at the end, and
+  // then each figure is short of the truth, so the larger one, whole, is the nearer.
+  const bool all_waited_for = s.complete && s.still_running == 0;
+  if (exact_user && exact_system &&
+      (all_waited_for || *exact_user + *exact_system >= sampled_user_ns + sampled_system_ns)) {
     s.cpu_user_ns = *exact_user;
     s.cpu_system_ns = *exact_system;
     s.cpu_exact = true;
