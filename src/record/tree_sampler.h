@@ -132,6 +132,9 @@ class TreeSampler {
     // event once the new image is in place, which a tick can see begin): the next exec
     // event is of that exec, noted already.
     bool exec_event_due = false;
+    // A tick found it exec'd before the new image was mapped: the image that comes is
+    // that exec's, not another.
+    bool exec_awaits_image = false;
     std::optional<int64_t> exit_event_ms;  // its exit event came; a child of ours awaits reaping
   };
   // A process known from its fork event only (see ghosts_), and its exec events' times.
