@@ -52,6 +52,7 @@ Result<std::vector<store::ProcessRow>> processes_with_figures(const store::Reade
 ProcessPeak process_peak(const store::ProcessRow& p, int64_t start_ms) {
   ProcessPeak peak{p.id, p.pid, p.name, p.peak_rss_bytes.value_or(0), p.peak_rss_t_ms.value_or(start_ms) - start_ms,
                    p.cpu_user_ns.value_or(0) + p.cpu_system_ns.value_or(0)};
+  peak.named_from_exit_record = p.named_from_exit_record;
   if (p.hwm_bytes && p.end_ms && *p.hwm_bytes > peak.peak_rss_bytes) {
     peak.peak_rss_bytes = *p.hwm_bytes;
     peak.peak_t_ms = *p.end_ms - start_ms;
