@@ -52,6 +52,7 @@ Result<std::vector<store::ProcessRow>> processes_with_figures(const store::Reade
 ProcessPeak process_peak(const store::ProcessRow& p, int64_t start_ms) {
   ProcessPeak peak{p.id, p.pid, p.name, p.peak_rss_bytes.value_or(0), p.peak_rss_t_ms.value_or(start_ms) - start_ms,
                    p.cpu_user_ns.value_or(0) + p.cpu_system_ns.value_or(0)};
+  peak.named_from_exit_record = p.named_from_exit_record;
   if (p.hwm_bytes && p.end_ms && *p.hwm_bytes > peak.peak_rss_bytes) {
     peak.peak_rss_bytes = *p.hwm_bytes;
     peak.peak_t_ms = *p.end_ms - start_ms;
@@ -135,9 +136,14 @@ Result<Summary> summarize(const store::Reader& reader, size_t top_count, bool wi
 
   auto exact_user = reader.meta_int("tree_cpu_user_ns");
   auto exact_system = reader.meta_int("tree_cpu_system_ns");
-  // The kernel's figure misses processes never waited for (daemons still running), so
-  // the sampled sum can be the larger one.
-  if (exact_user && exact_system && *exact_user + *exact_system >= sampled_user_ns + sampled_system_ns) {
+  // The kernel's account of the waited-for children (run mode) covers the whole tree
+  // once every process has ended: each was waited for, by its parent or by canopy as
+  // the subreaper. Then it is the figure, even where the processes' own figures add up
+  // to a little more (rounding). It misses the processes still running at the end, and
+  // then each figure is short of the truth, so the larger one, whole, is the nearer.
+  const bool all_waited_for = s.complete && s.still_running == 0;
+  if (exact_user && exact_system &&
+      (all_waited_for || *exact_user + *exact_system >= sampled_user_ns + sampled_system_ns)) {
     s.cpu_user_ns = *exact_user;
     s.cpu_system_ns = *exact_system;
     s.cpu_exact = true;

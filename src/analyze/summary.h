@@ -27,6 +27,8 @@ struct ProcessPeak {
   // brief to sample, or one killed at its peak): reached at some time before
   // peak_t_ms, its end.
   bool peak_from_exit_record = false;
+  // Gone before canopy could read its own name: the exit record's (store::ProcessRow).
+  bool named_from_exit_record = false;
 };
 
 struct Summary {

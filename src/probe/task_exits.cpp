@@ -57,6 +57,7 @@ TaskExit task_exit_from(const taskstats& stats) {
   } else {
     exit.cpu_user_ns = static_cast<int64_t>(stats.ac_utime) * 1000;
     exit.cpu_system_ns = static_cast<int64_t>(stats.ac_stime) * 1000;
+    exit.cpu_from_ticks = true;
   }
   exit.minor_faults = static_cast<int64_t>(stats.ac_minflt);
   exit.major_faults = static_cast<int64_t>(stats.ac_majflt);
@@ -65,6 +66,21 @@ TaskExit task_exit_from(const taskstats& stats) {
   exit.disk_read_bytes = static_cast<int64_t>(stats.read_bytes);
   exit.disk_write_bytes = static_cast<int64_t>(stats.write_bytes);
   return exit;
+}
+
+// The taskstats nested in an AGGR_PID or AGGR_TGID attribute, if it holds one.
+std::optional<taskstats> stats_in(nlattr* aggregate) {
+  nlattr* nested[TASKSTATS_TYPE_MAX + 1];
+  if (!aggregate || nla_parse_nested(nested, TASKSTATS_TYPE_MAX, aggregate, nullptr) < 0 ||
+      !nested[TASKSTATS_TYPE_STATS]) {
+    return std::nullopt;
+  }
+  // The kernel's struct may be older (shorter) or newer than ours: fields are only
+  // ever appended, so copy what both have.
+  taskstats stats{};
+  std::memcpy(&stats, nla_data(nested[TASKSTATS_TYPE_STATS]),
+              std::min<size_t>(static_cast<size_t>(nla_len(nested[TASKSTATS_TYPE_STATS])), sizeof stats));
+  return stats;
 }
 
 }  // namespace
@@ -151,21 +167,20 @@ void TaskExitListener::drain(const std::function<void(const TaskExit&)>& on_exit
       return;
     }
     nlattr* attributes[TASKSTATS_TYPE_MAX + 1];
-    if (genlmsg_parse(header, 0, attributes, TASKSTATS_TYPE_MAX, nullptr) < 0 ||
-        !attributes[TASKSTATS_TYPE_AGGR_PID]) {
-      return;  // a thread group's aggregate holds no CPU or memory figures
-    }
-    nlattr* nested[TASKSTATS_TYPE_MAX + 1];
-    if (nla_parse_nested(nested, TASKSTATS_TYPE_MAX, attributes[TASKSTATS_TYPE_AGGR_PID], nullptr) < 0 ||
-        !nested[TASKSTATS_TYPE_STATS]) {
+    if (genlmsg_parse(header, 0, attributes, TASKSTATS_TYPE_MAX, nullptr) < 0) {
       return;
     }
-    // The kernel's struct may be older (shorter) or newer than ours: fields are only
-    // ever appended, so copy what both have.
-    taskstats stats{};
-    std::memcpy(&stats, nla_data(nested[TASKSTATS_TYPE_STATS]),
-                std::min<size_t>(static_cast<size_t>(nla_len(nested[TASKSTATS_TYPE_STATS])), sizeof stats));
-    on_exit(task_exit_from(stats));
+    auto stats = stats_in(attributes[TASKSTATS_TYPE_AGGR_PID]);
+    if (!stats) {
+      return;
+    }
+    TaskExit exit = task_exit_from(*stats);
+    // The thread group's aggregate, in the last thread's message, holds only the delay
+    // accounting's figures (fill_tgid_exit), among them every thread's runtime.
+    if (auto group = stats_in(attributes[TASKSTATS_TYPE_AGGR_TGID]); group && group->cpu_run_virtual_total > 0) {
+      exit.group_cpu_ns = static_cast<int64_t>(group->cpu_run_virtual_total);
+    }
+    on_exit(exit);
   });
 }
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/result.h"
@@ -28,6 +29,14 @@ struct TaskExit {
   int64_t peak_rss_bytes = 0;  // hiwater_rss
   int64_t cpu_user_ns = 0;
   int64_t cpu_system_ns = 0;
+  // The CPU above is the scheduler's runtime, exact to the ns, split in the ratio of
+  // the clock ticks. Without the kernel's delay accounting (CONFIG_TASK_DELAY_ACCT) a
+  // record has the ticks alone (10 ms each, unscaled): 0 for most brief processes.
+  bool cpu_from_ticks = false;
+  // The whole process's runtime, every thread's since it began, in the record of its
+  // last thread when it had more than one (the kernel's thread group aggregate): exact
+  // where the threads' own records are not all at hand.
+  std::optional<int64_t> group_cpu_ns;
   int64_t minor_faults = 0;
   int64_t major_faults = 0;
   int64_t read_bytes = 0;  // through syscalls (rchar, wchar)

@@ -13,26 +13,56 @@ constexpr int64_t kExpireEveryMs = 500;
 }  // namespace
 
 void ExitRecords::add_to(Totals& totals, const probe::TaskExit& exit, int64_t t_ms) {
-  // Each thread's record holds its own CPU; the peak is the process's, shared.
-  if (exit.tid == exit.tgid || totals.name.empty()) {
+  // Each thread's record holds its own CPU; the peak is the process's, shared. Only
+  // the leader's name is the process's: another thread's may be its own ("worker-3").
+  if (exit.tid == exit.tgid) {
     totals.name = exit.name;
   }
   totals.peak_rss_bytes = std::max(totals.peak_rss_bytes, exit.peak_rss_bytes);
   totals.cpu_user_ns += exit.cpu_user_ns;
   totals.cpu_system_ns += exit.cpu_system_ns;
+  totals.cpu_from_ticks = totals.cpu_from_ticks || exit.cpu_from_ticks;
+  if (exit.group_cpu_ns) {
+    totals.group_cpu_ns = exit.group_cpu_ns;
+  }
   totals.t_ms = t_ms;
 }
 
-bool ExitRecords::apply(const Totals& totals, store::ProcessRow& row) {
-  row.hwm_bytes = std::max(row.hwm_bytes.value_or(0), totals.peak_rss_bytes);
-  // Exact and final, where samples stop at the last tick before the end.
-  row.cpu_user_ns = std::max(row.cpu_user_ns.value_or(0), totals.cpu_user_ns);
-  row.cpu_system_ns = std::max(row.cpu_system_ns.value_or(0), totals.cpu_system_ns);
-  if (!totals.name.empty() && totals.name != row.name) {
-    row.name = totals.name;  // an exec nobody saw: the name is all the record has
-    return true;
+void ExitRecords::apply_cpu(const Totals& totals, store::ProcessRow& row) {
+  int64_t user_ns = totals.cpu_user_ns;
+  int64_t system_ns = totals.cpu_system_ns;
+  if (totals.group_cpu_ns) {
+    // Every thread's, in the ratio of the threads' records at hand: those of threads
+    // that ended long before the process are no longer kept (expire()).
+    const int64_t threads_ns = user_ns + system_ns;
+    system_ns = threads_ns > 0 ? static_cast<int64_t>(static_cast<__int128>(*totals.group_cpu_ns) * system_ns / threads_ns)
+                               : 0;
+    user_ns = *totals.group_cpu_ns - system_ns;
   }
-  return false;
+  const int64_t sampled_ns = row.cpu_user_ns.value_or(0) + row.cpu_system_ns.value_or(0);
+  if (totals.cpu_from_ticks && user_ns + system_ns < sampled_ns) {
+    return;  // whole ticks undercount what the scheduler's runtime in the samples says
+  }
+  row.cpu_user_ns = user_ns;
+  row.cpu_system_ns = system_ns;
+  cpu_added_ns_ += user_ns + system_ns - sampled_ns;
+}
+
+bool ExitRecords::apply(const Totals& totals, store::ProcessRow& row, bool identity_unread) {
+  row.hwm_bytes = std::max(row.hwm_bytes.value_or(0), totals.peak_rss_bytes);
+  apply_cpu(totals, row);
+  const bool named = !identity_unread || row.named_from_exit_record;
+  if (totals.name.empty() || (named && totals.name == row.name)) {
+    return false;  // no leader's record yet, or named already
+  }
+  // Gone before its own name, executable and arguments could be read, or exec'd after
+  // they were with no exec event to tell (polling): the executable and arguments at
+  // hand are an earlier image's (its parent's, copied at the fork), or none.
+  row.name = totals.name;
+  row.exe.clear();
+  row.cmdline.clear();
+  row.named_from_exit_record = true;
+  return true;
 }
 
 void ExitRecords::add(const probe::TaskExit& exit, int64_t t_ms) {
@@ -47,21 +77,21 @@ void ExitRecords::add(const probe::TaskExit& exit, int64_t t_ms) {
     e.counted = true;
     ++applied_;
   }
-  if (apply(e.totals, e.row)) {
+  if (apply(e.totals, e.row, e.identity_unread)) {
     writer_.update_process_exec(e.row);
   }
   writer_.update_process_end(e.row);
 }
 
-void ExitRecords::on_end(store::ProcessRow& row, int64_t t_ms) {
-  Ended ended{{}, {}, false};
+void ExitRecords::on_end(store::ProcessRow& row, int64_t t_ms, bool identity_unread) {
+  Ended ended{{}, {}, identity_unread, false};
   // A record older than the process is of an earlier process with the same pid.
   if (auto it = records_.find(row.pid); it != records_.end() && it->second.t_ms >= row.start_ms) {
     ended.totals = std::move(it->second);
     records_.erase(it);
     ended.counted = true;
     ++applied_;
-    if (apply(ended.totals, row)) {
+    if (apply(ended.totals, row, identity_unread)) {
       writer_.update_process_exec(row);
     }
   }

@@ -1,6 +1,10 @@
 // The kernel's taskstats exit records, matched to the tree's processes. A record is
 // exact and final: the process's peak resident memory (hiwater), its CPU times, and
 // for a process that ended before it could be sampled, the only figures there are.
+// Its CPU replaces the samples' whole, user and system together: the two split it
+// differently (samples count all as user until a clock tick lands), so the larger of
+// each would add up to time the process never ran. Its name is the process's after
+// its last exec: the row takes it when canopy could not read the process's own.
 //
 // Records and process events travel on separate sockets, so either can be read
 // first: a record waits here a while for its process to end, and an ended row waits a
@@ -11,6 +15,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -26,35 +31,45 @@ class ExitRecords {
   // A record from the kernel, of any process on the machine.
   void add(const probe::TaskExit& exit, int64_t t_ms);
   // `row` has ended and is about to be written: it takes what the records gave so
-  // far, and waits for any record still to come.
-  void on_end(store::ProcessRow& row, int64_t t_ms);
+  // far, and waits for any record still to come. `identity_unread`: its name,
+  // executable and command line are not its own after its last exec (it was gone
+  // before canopy could read them), so the record names it.
+  void on_end(store::ProcessRow& row, int64_t t_ms, bool identity_unread);
   // Forgets records and rows older than a couple of seconds: nothing late comes
   // that late, and a reused pid must not be mistaken for an ended one.
   void expire(int64_t t_ms);
   // Ended processes that got the kernel's figures.
   int64_t applied() const { return applied_; }
+  // The CPU the records added to what the ended processes' samples had counted (a
+  // process gone before its first sample has only its record's).
+  int64_t cpu_added_ns() const { return cpu_added_ns_; }
 
  private:
   struct Totals {
-    std::string name;  // comm after the last exec
+    std::string name;  // the leader thread's comm: the process's after its last exec
     int64_t peak_rss_bytes = 0;
-    int64_t cpu_user_ns = 0;
+    int64_t cpu_user_ns = 0;  // the threads' records, summed
     int64_t cpu_system_ns = 0;
+    bool cpu_from_ticks = false;
+    std::optional<int64_t> group_cpu_ns;  // every thread's, once the last one's came
     int64_t t_ms = 0;  // when the newest record came
   };
   struct Ended {
     store::ProcessRow row;
     Totals totals;
+    bool identity_unread = false;
     bool counted = false;  // in applied_
   };
   static void add_to(Totals& totals, const probe::TaskExit& exit, int64_t t_ms);
   // Whether the name changed (the row's exec columns need writing again).
-  static bool apply(const Totals& totals, store::ProcessRow& row);
+  bool apply(const Totals& totals, store::ProcessRow& row, bool identity_unread);
+  void apply_cpu(const Totals& totals, store::ProcessRow& row);
 
   store::Writer& writer_;
   std::unordered_map<pid_t, Totals> records_;  // by process, not yet claimed by an end
   std::unordered_map<pid_t, Ended> ended_;     // ended rows open to late records
   int64_t applied_ = 0;
+  int64_t cpu_added_ns_ = 0;
   int64_t last_expired_ms_ = 0;
 };
 

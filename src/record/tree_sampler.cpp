@@ -197,21 +197,28 @@ TreeSampler::Outcome TreeSampler::sample(Tracked& p, int64_t t_ms, bool first, b
   // re-executing itself), as a new image; a child caught between fork and exec
   // would otherwise keep its parent's command line.
   //
-  // No image at all is not a new one: an exiting process lets go of its memory first,
-  // and until it is a zombie stat shows start_code and start_stack 0 (freeing 512 MiB
-  // took 7 ticks at 10 ms). Taken for an exec, each of those ticks read its command
-  // line, found it empty, and tried again at the next. The image it had is kept, so
-  // an exec caught at that instant still shows against it once the new one is mapped.
-  const bool image_gone = stat->start_code == 0 && stat->start_stack == 0;
-  const bool new_image = !image_gone && (stat->start_code != p.start_code || stat->start_stack != p.start_stack);
+  // No program mapped is not a new image: an exiting process lets go of its memory
+  // first, and until it is a zombie stat shows start_code and start_stack 0 (freeing
+  // 512 MiB took 7 ticks at 10 ms). Taken for an exec, each of those ticks read its
+  // command line, found it empty, and tried again at the next. An exec shows its new
+  // name and stack before it maps the program and sets start_code. The image it had
+  // is kept, so an exec caught at that instant still shows against it once the new
+  // one is mapped; unless the exec was noted already by its new name: then that image
+  // is its.
+  const bool image_gone = stat->start_code == 0;
+  const bool new_image = !image_gone && !p.exec_awaits_image &&
+                         (stat->start_code != p.start_code || stat->start_stack != p.start_stack);
   if (!first && (stat->name != p.row.name || new_image)) {
+    p.exec_event_due = true;
+    p.exec_awaits_image = image_gone;
     note_exec(p, stat->name, t_ms);
   } else if (p.identity_pending && !first) {
-    refresh_identity(p, t_ms);
+    refresh_identity(p);
   }
   if (!image_gone) {
     p.start_code = stat->start_code;
     p.start_stack = stat->start_stack;
+    p.exec_awaits_image = false;
   }
   if (run_ns) {
     p.last_run_ns = *run_ns;
@@ -328,7 +335,7 @@ int64_t TreeSampler::tick(int64_t t_ms) {
 
   store::TickRow row;
   row.t_ms = t_ms;
-  row.cpu_ns = ended_cpu_ns_;
+  row.cpu_ns = ended_cpu_ns_ + exit_records_.cpu_added_ns();
   row.pss_bytes = options_.pss ? 0 : store::kUnknown;
   for (const auto& [pid, p] : alive_) {
     row.cpu_ns += p.values.cpu_ns();
@@ -379,6 +386,10 @@ void TreeSampler::finish(int64_t t_ms) {
     if (p.exited && !p.files.read_stat()) {
       end(p, t_ms);  // ended in the last round: its exit event came too late, or was lost
       continue;
+    }
+    if (!p.unwritten_exec_ms.empty()) {
+      refresh_identity(p);
+      write_exec_events(p.row, p.unwritten_exec_ms);  // its arguments still unreadable: by name
     }
     p.row.last_seen_ms = std::max(t_ms, last_tick_ms_);  // counted in the last tick
     p.row.cpu_user_ns = p.cpu.user_ns;

@@ -117,15 +117,30 @@ class TreeSampler {
     bool ended_when_tracked = false;  // a zombie already when its files were opened
     bool ran = false;     // since the previous tick: its children list may have changed
     bool exited = false;  // a zombie child of ours, waiting to be reaped
-    // Caught in the middle of an exec, before the kernel set up its arguments: the
-    // command line reads empty, so it is read again the next time the process runs.
+    // Caught in the middle of an exec, before the kernel set up its arguments, or
+    // gone since an exec: the command line reads empty, so it is read again the next
+    // time the process runs. Still pending when it ends, its exit record names it.
     bool identity_pending = false;
-    bool exec_event_pending = false;
+    // Execs noted (their times) whose events wait for the new command line: written
+    // with it, or as the process ends.
+    std::vector<int64_t> unwritten_exec_ms;
     // When its name, executable and command line were read from its own files (0:
     // copied from its parent, or not read yet). An exec event stamped before it is
     // already in them.
     uint64_t identity_read_ns = 0;
+    // A tick found it exec'd before that exec's event came (the kernel stamps the
+    // event once the new image is in place, which a tick can see begin): the next exec
+    // event is of that exec, noted already.
+    bool exec_event_due = false;
+    // A tick found it exec'd before the new image was mapped: the image that comes is
+    // that exec's, not another.
+    bool exec_awaits_image = false;
     std::optional<int64_t> exit_event_ms;  // its exit event came; a child of ours awaits reaping
+  };
+  // A process known from its fork event only (see ghosts_), and its exec events' times.
+  struct Ghost {
+    store::ProcessRow row;
+    std::vector<int64_t> exec_ms;
   };
   enum class Outcome { kAlive, kEnded, kZombieChild };
 
@@ -153,15 +168,21 @@ class TreeSampler {
   // Memory columns from statm, with status read when it can tell more.
   void read_memory(Tracked& p, const probe::StatmFields& statm, bool memory_changed, int64_t t_ms);
   void note_exec(Tracked& p, const std::string& new_name, int64_t t_ms);
-  // Reads exe and command line; writes them (and a pending exec event) once known.
-  void refresh_identity(Tracked& p, int64_t t_ms);
-  // Its row's name, executable and command line as they now are, and the exec event
-  // when one is pending.
-  void write_identity(Tracked& p, int64_t t_ms);
+  // Reads exe and command line; writes them (and pending exec events) once known.
+  void refresh_identity(Tracked& p);
+  // Its row's name, executable and command line as they now are, and the exec events
+  // that waited for them.
+  void write_identity(Tracked& p);
+  // One "exec" event at each of `times_ms`, of the process as `row` now names it.
+  void write_exec_events(const store::ProcessRow& row, std::vector<int64_t>& times_ms);
   void discover(std::vector<pid_t> parents, int64_t t_ms);
   void end(Tracked& p, int64_t t_ms);
   // Writes an ended row, with the kernel's exit record when there is one.
-  void write_end(store::ProcessRow& row, int64_t t_ms);
+  // `identity_unread`: the row's name, executable and command line are not its own
+  // after its last exec (see ExitRecords::on_end).
+  void write_end(store::ProcessRow& row, int64_t t_ms, bool identity_unread);
+  // A ghost's end: its exec events come after its exit record named it.
+  void end_ghost(Ghost& ghost, int64_t t_ms);
   void remember_ended_unreaped(const store::ProcessRow& row);
   // With process events, marks an ended process as waiting for its exit event (true);
   // without them, false: the caller ends it as seen.
@@ -211,7 +232,7 @@ class TreeSampler {
   std::unordered_map<pid_t, Tracked> alive_;
   // Processes known from their fork event only: gone before their /proc files could
   // be opened. Kept until their exit event.
-  std::unordered_map<pid_t, store::ProcessRow> ghosts_;
+  std::unordered_map<pid_t, Ghost> ghosts_;
   // Ended (by their exit event, or seen a zombie by a tick) while another process of
   // the tree was their parent. If that parent dies without reaping one, the zombie
   // passes to us, the subreaper: we reap it, but it is not a new process. Its start

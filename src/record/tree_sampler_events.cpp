@@ -29,18 +29,18 @@ void set_exit_status(store::ProcessRow& row, int wait_status) {
 
 void TreeSampler::note_exec(Tracked& p, const std::string& new_name, int64_t t_ms) {
   p.row.name = new_name;
-  p.exec_event_pending = true;
+  p.unwritten_exec_ms.push_back(t_ms);
   if (p.start_code == 0 && p.identity_read_ns != 0 && !p.identity_pending) {
     // Read at its fork in the middle of this exec: no program mapped yet, but the new
     // executable and arguments in place already (the kernel sets them up before it
     // records where the code is). Only the exec itself is news.
-    write_identity(p, t_ms);
+    write_identity(p);
     return;
   }
-  refresh_identity(p, t_ms);
+  refresh_identity(p);
 }
 
-void TreeSampler::refresh_identity(Tracked& p, int64_t t_ms) {
+void TreeSampler::refresh_identity(Tracked& p) {
   auto cmdline = p.files.read_cmdline();
   // A user process always has arguments; none means its exec is still under way.
   p.identity_pending = cmdline.empty();
@@ -48,20 +48,24 @@ void TreeSampler::refresh_identity(Tracked& p, int64_t t_ms) {
     return;
   }
   auto exe = p.files.read_exe();
-  if (cmdline == p.row.cmdline && exe == p.row.exe && !p.exec_event_pending) {
+  if (cmdline == p.row.cmdline && exe == p.row.exe && p.unwritten_exec_ms.empty()) {
     return;  // as copied from its parent at its fork
   }
   p.row.cmdline = std::move(cmdline);
   p.row.exe = std::move(exe);
-  write_identity(p, t_ms);
+  write_identity(p);
 }
 
-void TreeSampler::write_identity(Tracked& p, int64_t t_ms) {
+void TreeSampler::write_identity(Tracked& p) {
   writer_.update_process_exec(p.row);
-  if (p.exec_event_pending) {
-    p.exec_event_pending = false;
-    writer_.add_event({t_ms, "exec", p.row.id, join_args(p.row.cmdline)});
+  write_exec_events(p.row, p.unwritten_exec_ms);
+}
+
+void TreeSampler::write_exec_events(const store::ProcessRow& row, std::vector<int64_t>& times_ms) {
+  for (int64_t t_ms : times_ms) {
+    writer_.add_event({t_ms, "exec", row.id, row.cmdline.empty() ? row.name : join_args(row.cmdline)});
   }
+  times_ms.clear();
 }
 
 store::ProcessRow* TreeSampler::inherited_zombie(pid_t pid) {
@@ -105,9 +109,9 @@ void TreeSampler::on_child_reaped(pid_t pid, int wait_status, int64_t t_ms) {
     return;
   }
   if (auto ghost = ghosts_.find(pid); ghost != ghosts_.end()) {
-    set_exit_status(ghost->second, wait_status);
-    ghost->second.end_ms = ghost->second.end_ms.value_or(t_ms);
-    write_end(ghost->second, t_ms);
+    set_exit_status(ghost->second.row, wait_status);
+    ghost->second.row.end_ms = ghost->second.row.end_ms.value_or(t_ms);
+    end_ghost(ghost->second, t_ms);
     ghosts_.erase(ghost);
     return;
   }
@@ -126,7 +130,7 @@ std::optional<TreeSampler::Parent> TreeSampler::tree_parent(pid_t pid) const {
     return Parent{pid, it->second.row.id};
   }
   if (auto ghost = ghosts_.find(pid); ghost != ghosts_.end()) {
-    return Parent{pid, ghost->second.id};
+    return Parent{pid, ghost->second.row.id};
   }
   return std::nullopt;
 }
@@ -169,49 +173,69 @@ void TreeSampler::on_fork(pid_t pid, pid_t parent, int64_t t_ms) {
   if (auto it = alive_.find(parent); it != alive_.end()) {
     row.name = it->second.row.name;
   } else {
-    row.name = ghosts_.at(parent).name;
+    row.name = ghosts_.at(parent).row.name;
   }
   row.start_ms = t_ms;
   row.first_seen_ms = seen_at(t_ms);
   row.last_seen_ms = row.first_seen_ms;
   row.id = writer_.add_process(row);
   ++process_count_;
-  ghosts_.emplace(pid, std::move(row));
+  ghosts_.emplace(pid, Ghost{std::move(row), {}});
 }
 
 void TreeSampler::on_exec(pid_t pid, int64_t t_ms, uint64_t monotonic_ns) {
+  if (auto ghost = ghosts_.find(pid); ghost != ghosts_.end()) {
+    ghost->second.exec_ms.push_back(t_ms);  // written as it ends, once its exit record named it
+    return;
+  }
   auto it = alive_.find(pid);
-  if (it == alive_.end() || it->second.exited) {
+  if (it == alive_.end()) {
     return;
   }
   Tracked& p = it->second;
-  // The kernel stamps the event once the new image is in place. A fork event handled
-  // late (the usual case: the child execs while the recorder wakes) read the process
-  // after this exec, so there is nothing new to read.
-  if (monotonic_ns < p.identity_read_ns) {
-    return;
+  if (p.exec_event_due) {
+    p.exec_event_due = false;
+    return;  // an exec a tick found already
   }
   auto stat = p.files.read_stat();
-  if (!stat) {
-    return;
-  }
-  if (stat->state == 'Z' || stat->state == 'X') {
-    // Exec'd and ended before we got here: a zombie keeps its new name, but its
-    // command line and executable are gone.
-    if (stat->name != p.row.name) {
-      p.row.name = stat->name;
-      p.row.cmdline.clear();
-      p.row.exe.clear();
-      writer_.update_process_exec(p.row);
-      writer_.add_event({t_ms, "exec", p.row.id, stat->name});
+  const bool gone = !stat || stat->state == 'Z' || stat->state == 'X';
+  // The kernel stamps the event once the new image is in place. A fork event handled
+  // late (the usual case: the child execs while the recorder wakes) read the process
+  // after this exec: its name, executable and arguments are the new ones already.
+  if (monotonic_ns < p.identity_read_ns) {
+    // Still an exec of the workload's, if a process of the tree forked it. The root
+    // was read after one that is not: canopy's own, of the command.
+    if (!p.row.parent_id) {
+      return;
+    }
+    if (!gone) {
+      // Read at its fork in the middle of the exec, it showed no program yet: the
+      // image now mapped is no exec for the next tick to find.
+      p.start_code = stat->start_code;
+      p.start_stack = stat->start_stack;
+    }
+    p.unwritten_exec_ms.push_back(t_ms);
+    if (!p.identity_pending) {
+      write_exec_events(p.row, p.unwritten_exec_ms);
     }
     return;
   }
-  // An exec that happened before we first read the process (the root's own, say)
-  // shows no new image: nothing to note. But without address space randomisation (a
-  // sanitizer's re-exec, setarch -R) a program exec'ing itself gets the very same
-  // image, so the command line has the last word.
-  if (stat->name == p.row.name && stat->start_code == p.start_code && stat->start_stack == p.start_stack) {
+  if (gone) {
+    // Exec'd and ended before we got here: its new executable and arguments went with
+    // it. A zombie still shows its new name; its exit record names it in any case.
+    if (stat) {
+      p.row.name = stat->name;
+    }
+    p.identity_pending = true;
+    p.unwritten_exec_ms.push_back(t_ms);
+    return;
+  }
+  // The root, read after canopy's exec of the command but before the kernel stamped
+  // it, shows no new image. Without address space randomisation (a sanitizer's
+  // re-exec, setarch -R) a program exec'ing itself gets the very same image, so the
+  // command line has the last word.
+  if (!p.row.parent_id && stat->name == p.row.name && stat->start_code == p.start_code &&
+      stat->start_stack == p.start_stack) {
     auto cmdline = p.files.read_cmdline();
     if (cmdline.empty() || cmdline == p.row.cmdline) {
       return;
@@ -225,12 +249,12 @@ void TreeSampler::on_exec(pid_t pid, int64_t t_ms, uint64_t monotonic_ns) {
 
 void TreeSampler::on_exit(pid_t pid, int wait_status, int64_t t_ms) {
   if (auto ghost = ghosts_.find(pid); ghost != ghosts_.end()) {
-    store::ProcessRow& row = ghost->second;
+    store::ProcessRow& row = ghost->second.row;
     row.end_ms = t_ms;
     row.last_seen_ms = t_ms;
     set_exit_status(row, wait_status);
     if (row.ppid != self_) {  // ours: on_child_reaped writes it, with wait's status
-      write_end(row, t_ms);
+      end_ghost(ghost->second, t_ms);
       remember_ended_unreaped(row);
       ghosts_.erase(ghost);
     }
@@ -295,11 +319,25 @@ void TreeSampler::end(Tracked& p, int64_t t_ms) {
   p.row.cpu_user_ns = p.cpu.user_ns;
   p.row.cpu_system_ns = p.cpu.system_ns;
   ended_cpu_ns_ += p.values.cpu_ns();
-  write_end(p.row, t_ms);
+  const bool identity_unread = p.identity_pending || !p.unwritten_exec_ms.empty();
+  if (identity_unread) {
+    // Gone before the command line of its last exec could be read: the executable and
+    // arguments at hand are an earlier image's (its parent's, copied at the fork).
+    p.row.exe.clear();
+    p.row.cmdline.clear();
+    writer_.update_process_exec(p.row);
+  }
+  write_end(p.row, t_ms, identity_unread);
+  write_exec_events(p.row, p.unwritten_exec_ms);  // named by the exit record, if one came
 }
 
-void TreeSampler::write_end(store::ProcessRow& row, int64_t t_ms) {
-  exit_records_.on_end(row, t_ms);
+void TreeSampler::end_ghost(Ghost& ghost, int64_t t_ms) {
+  write_end(ghost.row, t_ms, /*identity_unread=*/true);
+  write_exec_events(ghost.row, ghost.exec_ms);
+}
+
+void TreeSampler::write_end(store::ProcessRow& row, int64_t t_ms, bool identity_unread) {
+  exit_records_.on_end(row, t_ms, identity_unread);
   writer_.update_process_end(row);
   if (row.exit_signal) {
     killed_.push_back(row);

@@ -134,12 +134,29 @@ Status Reader::each_row(std::string_view sql, const std::function<void(sqlite3_s
   return Ok{};
 }
 
+Result<bool> Reader::has_column(std::string_view table, std::string_view column) const {
+  bool found = false;
+  auto status = each_row("SELECT 1 FROM pragma_table_info('" + std::string(table) + "') WHERE name = '" +
+                             std::string(column) + "'",
+                         [&](sqlite3_stmt*) { found = true; });
+  if (!status) {
+    return status.error();
+  }
+  return found;
+}
+
 Result<std::vector<ProcessRow>> Reader::processes() const {
   std::vector<ProcessRow> rows;
+  // Recorded before canopy marked them: every name was read from /proc or copied at a fork.
+  auto has_named_from = has_column("process", "named_from_exit_record");
+  if (!has_named_from) {
+    return has_named_from.error();
+  }
   auto status = each_row(
       "SELECT id, pid, start_ticks, start_ms, parent_id, ppid, adopted, name, exe, cmdline, first_seen_ms, "
       "last_seen_ms, end_ms, exit_code, exit_signal, peak_rss_bytes, peak_rss_t_ms, hwm_bytes, cpu_user_ns, "
-      "cpu_system_ns FROM process ORDER BY id",
+      "cpu_system_ns, " +
+          std::string(*has_named_from ? "named_from_exit_record" : "0") + " FROM process ORDER BY id",
       [&](sqlite3_stmt* s) {
         ProcessRow row;
         row.id = sqlite3_column_int64(s, 0);
@@ -162,6 +179,7 @@ Result<std::vector<ProcessRow>> Reader::processes() const {
         row.hwm_bytes = column_optional(s, 17);
         row.cpu_user_ns = column_optional(s, 18);
         row.cpu_system_ns = column_optional(s, 19);
+        row.named_from_exit_record = sqlite3_column_int(s, 20) != 0;
         rows.push_back(std::move(row));
       });
   if (!status) {

@@ -66,6 +66,8 @@ class Reader {
  private:
   Reader() = default;
   Error read_error() const;
+  // Whether the recording's `table` has `column` (one added without a format bump).
+  Result<bool> has_column(std::string_view table, std::string_view column) const;
   // Runs `sql` and calls `on_row` for each row; any SQLite failure becomes read_error().
   Status each_row(std::string_view sql, const std::function<void(sqlite3_stmt*)>& on_row) const;
 

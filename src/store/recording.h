@@ -20,6 +20,8 @@ namespace canopy::store {
 // Bump when a reader of the previous version could misread a new file. Format 2 added
 // imported logs: the log_source table, event.source_id and the event time index.
 // Format 1 files are still read, and `canopy log add` upgrades them in place.
+// A column that an older reader can go without (it names its columns) comes without a
+// bump, and this reader reads it where it is: process.named_from_exit_record.
 inline constexpr int64_t kFormatVersion = 2;
 
 // Values of one process at one moment. A column is one of these indices; the array
@@ -77,6 +79,9 @@ struct ProcessRow {
   std::string name;
   std::string exe;
   std::vector<std::string> cmdline;
+  // Gone before canopy could read its own name, executable and command line (after
+  // its last exec): the name is its taskstats exit record's, the other two are empty.
+  bool named_from_exit_record = false;
   int64_t first_seen_ms = 0;
   std::optional<int64_t> last_seen_ms;
   std::optional<int64_t> end_ms;

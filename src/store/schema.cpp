@@ -22,6 +22,7 @@ CREATE TABLE process(
   name TEXT NOT NULL,
   exe TEXT NOT NULL,
   cmdline TEXT NOT NULL,
+  named_from_exit_record INTEGER NOT NULL DEFAULT 0,
   first_seen_ms INTEGER NOT NULL,
   last_seen_ms INTEGER,
   end_ms INTEGER,

@@ -135,9 +135,11 @@ Result<Writer> Writer::create(const std::string& path, bool force) {
       {&writer.meta_, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)"},
       {&writer.process_insert_,
        "INSERT INTO process(id, pid, start_ticks, start_ms, parent_id, ppid, adopted, name, exe, cmdline, "
-       "first_seen_ms, last_seen_ms, end_ms, exit_code, exit_signal, peak_rss_bytes, peak_rss_t_ms, hwm_bytes, "
-       "cpu_user_ns, cpu_system_ns) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
-      {&writer.process_exec_, "UPDATE process SET name = ?2, exe = ?3, cmdline = ?4 WHERE id = ?1"},
+       "named_from_exit_record, first_seen_ms, last_seen_ms, end_ms, exit_code, exit_signal, peak_rss_bytes, "
+       "peak_rss_t_ms, hwm_bytes, cpu_user_ns, cpu_system_ns) "
+       "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
+      {&writer.process_exec_,
+       "UPDATE process SET name = ?2, exe = ?3, cmdline = ?4, named_from_exit_record = ?5 WHERE id = ?1"},
       {&writer.process_end_,
        "UPDATE process SET last_seen_ms = ?2, end_ms = ?3, exit_code = ?4, exit_signal = ?5, peak_rss_bytes = ?6, "
        "peak_rss_t_ms = ?7, hwm_bytes = ?8, cpu_user_ns = ?9, cpu_system_ns = ?10, start_ms = ?11 WHERE id = ?1"},
@@ -215,8 +217,9 @@ void Writer::write_pending_processes() {
     bind_text(s, 8, row.name);
     bind_text(s, 9, row.exe);
     bind_text(s, 10, json_string_array(row.cmdline));
-    sqlite3_bind_int64(s, 11, row.first_seen_ms);
-    bind_end_columns(s, 12, row);
+    sqlite3_bind_int(s, 11, row.named_from_exit_record ? 1 : 0);
+    sqlite3_bind_int64(s, 12, row.first_seen_ms);
+    bind_end_columns(s, 13, row);
     step(s);
   }
   pending_processes_.clear();
@@ -227,6 +230,7 @@ void Writer::update_process_exec(const ProcessRow& row) {
     pending->name = row.name;
     pending->exe = row.exe;
     pending->cmdline = row.cmdline;
+    pending->named_from_exit_record = row.named_from_exit_record;
     return;
   }
   pending_exec_updates_.push_back(row);
@@ -238,6 +242,7 @@ void Writer::write_process_exec(const ProcessRow& row) {
   bind_text(s, 2, row.name);
   bind_text(s, 3, row.exe);
   bind_text(s, 4, json_string_array(row.cmdline));
+  sqlite3_bind_int(s, 5, row.named_from_exit_record ? 1 : 0);
   step(s);
 }
 

@@ -66,6 +66,7 @@ json process_json(const store::ProcessRow& row, const analyze::Subtree& subtree)
       {"name", row.name},
       {"exe", row.exe},
       {"cmdline", row.cmdline},
+      {"named_from_exit_record", row.named_from_exit_record},
       {"start_ms", row.start_ms},
       {"first_ms", row.first_seen_ms},
       {"last_ms", or_null(row.last_seen_ms)},

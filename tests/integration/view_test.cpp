@@ -125,6 +125,7 @@ TEST_F(ViewTest, ServesThePageAndTheRecording) {
   // the tree's, and holds at least the three children (50 + 100 + 150 MiB).
   const json& root = recording["processes"][0];
   EXPECT_TRUE(root["parent"].is_null());
+  EXPECT_EQ(root["named_from_exit_record"], false);  // read from its own files
   EXPECT_LE(root["subtree_peak_rss_bytes"].get<int64_t>(), peak_);
   EXPECT_GE(root["subtree_peak_rss_bytes"].get<int64_t>(), mib(300));
 

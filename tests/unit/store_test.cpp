@@ -172,6 +172,40 @@ TEST(Store, AProcessRowIsCommittedWithTheUpdatesMadeBeforeAndAfterItsCommit) {
   EXPECT_EQ(count_rows(path, "SELECT count(*) FROM process"), 3);
 }
 
+TEST(Store, ANameFromAnExitRecordIsMarkedAndARecordingWithoutTheMarkStillReads) {
+  TempDir dir;
+  std::string path = dir.file("a.canopy");
+  {
+    auto writer = Writer::create(path, false);
+    ASSERT_TRUE(writer) << writer.error().message;
+    ProcessRow row;
+    row.pid = 7;
+    row.name = "sh";
+    row.id = writer->add_process(row);
+    writer->commit_if_due(kUncommittedUnderMs, kUncommittedUnderMs);
+    row.name = "true";  // the exec, named by the exit record after the row was written
+    row.named_from_exit_record = true;
+    writer->update_process_exec(row);
+    ASSERT_TRUE(writer->finish());
+  }
+  auto processes = Reader::open(path)->processes();
+  ASSERT_TRUE(processes);
+  EXPECT_EQ(processes->at(0).name, "true");
+  EXPECT_TRUE(processes->at(0).named_from_exit_record);
+
+  // Recorded before canopy marked such names: the column is not there.
+  sqlite3* db = nullptr;
+  sqlite3_open(path.c_str(), &db);
+  ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE process DROP COLUMN named_from_exit_record", nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(db);
+  sqlite3_close(db);
+  processes = Reader::open(path)->processes();
+  ASSERT_TRUE(processes) << processes.error().message;
+  EXPECT_EQ(processes->at(0).name, "true");
+  EXPECT_FALSE(processes->at(0).named_from_exit_record);
+}
+
 // A kill loses under a second: each commit comes at the last tick before the next
 // would leave a second uncommitted, and no sooner (a commit costs about a tick's reads).
 TEST(Store, ACommitComesAtTheLastTickBeforeASecondWouldBeUncommitted) {

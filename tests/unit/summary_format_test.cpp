@@ -1,4 +1,5 @@
-// The command line as the summary prints it: one a shell would run as it was recorded.
+// The command line as the summary prints it: one a shell would run as it was recorded;
+// and where the JSON says a process's name came from.
 #include "report/summary_format.h"
 
 #include <gtest/gtest.h>
@@ -32,6 +33,19 @@ TEST(SummaryText, OneLineForEachLogAdded) {
   EXPECT_EQ(logs[1]["name"], "trace.json");
   EXPECT_EQ(logs[1]["events"], 1);
   EXPECT_EQ(logs[1]["outside_span"], 1);
+}
+
+TEST(SummaryJson, SaysWhereEachTopProcesssNameCameFrom) {
+  analyze::Summary s;
+  analyze::ProcessPeak read;
+  read.name = "cc1";
+  analyze::ProcessPeak gone;
+  gone.name = "true";
+  gone.named_from_exit_record = true;  // ended before canopy could read its own
+  s.top = {read, gone};
+  auto json = summary_json_object(s, "r.canopy");
+  EXPECT_EQ(json["top"][0]["name_source"], "proc");
+  EXPECT_EQ(json["top"][1]["name_source"], "exit record");
 }
 
 }  // namespace

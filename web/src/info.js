@@ -152,6 +152,7 @@ export class InfoPanel {
   describe(r) {
     const process = this.options.processById.get(r.id);
     if (!process) return r.name;
+    if (process.named_from_exit_record) return `${process.name} (named by its exit record: gone before its command line could be read)`;
     return (process.cmdline && process.cmdline.length ? process.cmdline.join(' ') : process.name).slice(0, 2000);
   }
 
