@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "common/atomic_file.h"
+#include "common/json_dump.h"
 #include "common/scoped_resource.h"
 #include "web/assets.h"
 #include "web/report_events.h"
@@ -95,7 +96,7 @@ Result<std::string> report_payload(const ViewData& data) {
       {"events_total", data.events->size()},
       {"series", std::move(series)},
   };
-  return payload.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return json_dump(payload);
 }
 
 }  // namespace
