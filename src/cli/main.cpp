@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "cli/commands.h"
+#include "common/terminal_text.h"
 #include "record/options.h"
 #include "store/sqlite.h"
 
@@ -17,7 +18,7 @@ int usage_error(const CLI::ParseError& e, const CLI::App* subcommand) {
   for (const CLI::App* cmd = subcommand; cmd && cmd->get_parent(); cmd = cmd->get_parent()) {
     name = cmd->get_name() + (name.empty() ? "" : " " + name);  // "log add"
   }
-  std::fprintf(stderr, "canopy: %s (see 'canopy %s%s--help')\n", e.what(), name.c_str(), name.empty() ? "" : " ");
+  canopy::print_error(std::string(e.what()) + " (see 'canopy " + name + (name.empty() ? "" : " ") + "--help')");
   return name == "record" ? canopy::record::kExitRecorderFailed : 2;
 }
 
@@ -106,7 +107,7 @@ int main(int argc, char** argv) {
 
   if (parsed(record_cmd)) {
     if (!interval.error.empty() && record_cmd->count("--interval") == 0) {
-      std::fprintf(stderr, "canopy: %s\n", interval.error.c_str());
+      canopy::print_error(interval.error);
       return canopy::record::kExitRecorderFailed;
     }
     return canopy::cli::run_record_command(record, record_budgets);
