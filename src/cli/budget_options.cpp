@@ -6,6 +6,7 @@
 
 #include "analyze/summary.h"
 #include "common/units.h"
+#include "common/terminal_text.h"
 #include "report/budget_format.h"
 #include "store/reader.h"
 
@@ -89,7 +90,7 @@ Result<std::vector<analyze::BudgetVerdict>> check_and_print_budgets(const store:
     return verdicts.error();
   }
   for (const auto& verdict : *verdicts) {
-    std::fprintf(stderr, "canopy: %s\n", report::budget_line(verdict).c_str());
+    print_error(report::budget_line(verdict));
   }
   return verdicts;
 }
@@ -97,7 +98,7 @@ Result<std::vector<analyze::BudgetVerdict>> check_and_print_budgets(const store:
 Result<std::vector<analyze::BudgetVerdict>> check_and_print_budgets(const std::string& path,
                                                                     const std::vector<analyze::Budget>& budgets) {
   // canopy record has just written and checkpointed this file, and summarized it:
-  // quick_check (a read of every page) would only repeat that.
+  // integrity_check (a read of every page) would only repeat that.
   auto reader = store::Reader::open(path, store::Reader::Verify::kWhileReading);
   if (!reader) {
     return reader.error();

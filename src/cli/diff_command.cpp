@@ -4,6 +4,7 @@
 #include "analyze/diff.h"
 #include "cli/commands.h"
 #include "cli/flag_values.h"
+#include "common/terminal_text.h"
 #include "report/diff_format.h"
 #include "store/reader.h"
 
@@ -22,17 +23,17 @@ CLI::App* add_diff_command(CLI::App& app, DiffOptions& options) {
 int run_diff_command(const DiffOptions& options) {
   auto a = store::Reader::open(options.path_a);
   if (!a) {
-    std::fprintf(stderr, "canopy: recording A: %s\n", a.error().message.c_str());
+    print_error("recording A: " + a.error().message);
     return 1;
   }
   auto b = store::Reader::open(options.path_b);
   if (!b) {
-    std::fprintf(stderr, "canopy: recording B: %s\n", b.error().message.c_str());
+    print_error("recording B: " + b.error().message);
     return 1;
   }
   auto diff = analyze::diff(*a, *b);
   if (!diff) {
-    std::fprintf(stderr, "canopy: %s\n", diff.error().message.c_str());
+    print_error(diff.error().message);
     return 1;
   }
   size_t rows = options.all ? std::numeric_limits<size_t>::max() : options.top;

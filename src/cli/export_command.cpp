@@ -2,6 +2,7 @@
 
 #include "cli/commands.h"
 #include "common/output_file.h"
+#include "common/terminal_text.h"
 #include "export/chrome_trace.h"
 #include "export/csv.h"
 #include "export/cutelooker_log.h"
@@ -83,12 +84,12 @@ CLI::App* add_export_command(CLI::App& app, ExportOptions& options) {
 int run_export_command(const ExportOptions& options) {
   auto exporter = choose_exporter(options);
   if (!exporter) {
-    std::fprintf(stderr, "canopy: %s\n", exporter.error().message.c_str());
+    print_error(exporter.error().message);
     return 2;
   }
   auto reader = store::Reader::open(options.path);
   if (!reader) {
-    std::fprintf(stderr, "canopy: %s\n", reader.error().message.c_str());
+    print_error(reader.error().message);
     return 1;
   }
   Status status = Ok{};
@@ -109,7 +110,7 @@ int run_export_command(const ExportOptions& options) {
     }
   }
   if (!status) {
-    std::fprintf(stderr, "canopy: %s\n", status.error().message.c_str());
+    print_error(status.error().message);
     return 1;
   }
   return 0;

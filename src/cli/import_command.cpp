@@ -3,6 +3,7 @@
 #include "cli/commands.h"
 #include "cli/flag_values.h"
 #include "cli/progress_line.h"
+#include "common/terminal_text.h"
 #include "common/text.h"
 #include "import/onlooker_import.h"
 
@@ -35,17 +36,17 @@ int run_import_command(const ImportOptions& cli) {
   auto result = importers::import_onlooker(options);
   progress.finish();
   if (!result) {
-    std::fprintf(stderr, "canopy: %s\n", result.error().message.c_str());
+    print_error(result.error().message);
     return 1;
   }
-  std::printf("canopy: imported %lld processes, %lld samples at %lld times over %s from %s (Onlooker JSON) to %s\n",
-              static_cast<long long>(result->processes), static_cast<long long>(result->samples),
-              static_cast<long long>(result->ticks), format_duration_ms(result->end_ms - result->start_ms).c_str(),
-              cli.file.c_str(), options.output.c_str());
+  print_line(stdout, "imported " + std::to_string(result->processes) + " processes, " +
+                         std::to_string(result->samples) + " samples at " + std::to_string(result->ticks) +
+                         " times over " + format_duration_ms(result->end_ms - result->start_ms) + " from " + cli.file +
+                         " (Onlooker JSON) to " + options.output);
   if (result->has_cpu && !options.cpu_count) {
-    std::fprintf(stderr,
-                 "canopy: warning: CPU times are for 1 CPU: Onlooker's cpuUsage is a share of the whole machine; "
-                 "import again with --cpus N (the machine's logical processors) for the real times\n");
+    print_error(
+        "warning: CPU times are for 1 CPU: Onlooker's cpuUsage is a share of the whole machine; import again with "
+        "--cpus N (the machine's logical processors) for the real times");
   }
   return 0;
 }

@@ -2,6 +2,7 @@
 
 #include "cli/commands.h"
 #include "cli/progress_line.h"
+#include "common/terminal_text.h"
 #include "common/text.h"
 #include "logs/log_importer.h"
 
@@ -33,7 +34,7 @@ int run_log_add_command(const LogAddCliOptions& cli) {
   if (!cli.format.empty()) {
     options.format = logs::log_format_from_name(cli.format);
     if (!options.format) {
-      std::fprintf(stderr, "canopy: unknown log format '%s' (known: %s)\n", cli.format.c_str(), logs::kLogFormatNames);
+      print_error("unknown log format '" + cli.format + "' (known: " + logs::kLogFormatNames + ")");
       return 2;
     }
   }
@@ -47,20 +48,20 @@ int run_log_add_command(const LogAddCliOptions& cli) {
   auto result = logs::add_log(options);
   progress.finish();
   if (!result) {
-    std::fprintf(stderr, "canopy: %s\n", result.error().message.c_str());
+    print_error(result.error().message);
     return 1;
   }
   bool naive_times = result->format == logs::LogFormat::kLines || result->format == logs::LogFormat::kJsonl;
-  std::printf("canopy: added %lld events from %s (%s%s%s) to %s\n", static_cast<long long>(result->events),
-              cli.file.c_str(), logs::log_format_name(result->format),
-              naive_times ? "; times without a zone read as " : "", naive_times ? result->zone.c_str() : "",
-              cli.recording.c_str());
+  print_line(stdout, "added " + std::to_string(result->events) + " events from " + cli.file + " (" +
+                         logs::log_format_name(result->format) +
+                         (naive_times ? "; times without a zone read as " + result->zone : "") + ") to " +
+                         cli.recording);
   if (result->outside_span > 0) {
-    std::fprintf(stderr, "canopy: warning: %lld of them are outside the recording's time span; kept%s\n",
-                 static_cast<long long>(result->outside_span),
-                 result->outside_span == result->events
+    print_error("warning: " + std::to_string(result->outside_span) +
+                " of them are outside the recording's time span; kept" +
+                (result->outside_span == result->events
                      ? " (all of them: if the log was written in another time zone, add it again with --tz and --again)"
-                     : "");
+                     : ""));
   }
   return 0;
 }

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/flag_values.h"
+#include "common/terminal_text.h"
 #include "record/options.h"
 #include "store/sqlite.h"
 
@@ -28,7 +29,7 @@ int usage_status(const std::string& name) { return name == "record" ? canopy::re
 // One line, naming what was wrong: CLI11's default adds a second "Run with --help" line.
 int usage_error(const CLI::ParseError& e, const CLI::App* subcommand) {
   std::string name = command_name(subcommand);
-  std::fprintf(stderr, "canopy: %s (see 'canopy %s%s--help')\n", e.what(), name.c_str(), name.empty() ? "" : " ");
+  canopy::print_error(std::string(e.what()) + " (see 'canopy " + name + (name.empty() ? "" : " ") + "--help')");
   return usage_status(name);
 }
 
@@ -117,7 +118,7 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const canopy::cli::FlagValueError& e) {
     // Its line names the flag, the value and what it takes: --help would add nothing.
-    std::fprintf(stderr, "canopy: %s\n", e.what());
+    canopy::print_error(e.what());
     return usage_status(command_name(innermost_parsed()));
   } catch (const CLI::ParseError& e) {
     return usage_error(e, innermost_parsed());
@@ -125,7 +126,7 @@ int main(int argc, char** argv) {
 
   if (parsed(record_cmd)) {
     if (!interval.error.empty() && record_cmd->count("--interval") == 0) {
-      std::fprintf(stderr, "canopy: %s\n", interval.error.c_str());
+      canopy::print_error(interval.error);
       return canopy::record::kExitRecorderFailed;
     }
     return canopy::cli::run_record_command(record, record_budgets);

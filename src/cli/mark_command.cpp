@@ -1,6 +1,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "common/terminal_text.h"
 #include "record/mark_channel.h"
 
 namespace canopy::cli {
@@ -18,7 +19,7 @@ int run_mark_command(const MarkOptions& options) {
     text += (text.empty() ? "" : " ") + word;
   }
   if (auto status = record::send_mark(text); !status) {
-    std::fprintf(stderr, "canopy: %s\n", status.error().message.c_str());
+    print_error(status.error().message);
     return 1;
   }
   return 0;

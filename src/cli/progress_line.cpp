@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "common/terminal_text.h"
 #include "common/text.h"
 
 namespace canopy::cli {
@@ -15,7 +16,7 @@ constexpr auto kRedrawEvery = std::chrono::milliseconds(200);
 }  // namespace
 
 ProgressLine::ProgressLine(std::string label)
-    : label_(std::move(label)), terminal_(::isatty(STDERR_FILENO) == 1), start_(Clock::now()) {}
+    : label_(terminal_safe(label)), terminal_(::isatty(STDERR_FILENO) == 1), start_(Clock::now()) {}
 
 ProgressLine::~ProgressLine() { finish(); }
 

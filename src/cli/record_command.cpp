@@ -3,6 +3,7 @@
 #include "cli/budget_options.h"
 #include "cli/commands.h"
 #include "cli/flag_values.h"
+#include "common/terminal_text.h"
 
 namespace canopy::cli {
 namespace {
@@ -78,20 +79,20 @@ CLI::App* add_record_command(CLI::App& app, record::RecordOptions& options, Budg
 
 int run_record_command(record::RecordOptions& options, const BudgetFlags& budget_flags) {
   if (options.attach_pid && !options.command.empty()) {
-    std::fprintf(stderr, "canopy: record takes either --pid PID or a command, not both\n");
+    print_error("record takes either --pid PID or a command, not both");
     return record::kExitRecorderFailed;
   }
   if (!options.attach_pid && options.command.empty()) {
-    std::fprintf(stderr, "canopy: record needs a command (canopy record -- COMMAND ARGS) or --pid PID\n");
+    print_error("record needs a command (canopy record -- COMMAND ARGS) or --pid PID");
     return record::kExitRecorderFailed;
   }
   if (options.attach_pid && options.capture_output) {
-    std::fprintf(stderr, "canopy: --capture-output needs a command to run: a process we attach to already has its output\n");
+    print_error("--capture-output needs a command to run: a process we attach to already has its output");
     return record::kExitRecorderFailed;
   }
   auto budgets = parse_budgets(budget_flags);
   if (!budgets) {
-    std::fprintf(stderr, "canopy: %s\n", budgets.error().message.c_str());
+    print_error(budgets.error().message);
     return record::kExitRecorderFailed;
   }
   std::string recording;
@@ -102,7 +103,7 @@ int run_record_command(record::RecordOptions& options, const BudgetFlags& budget
   // Judged on the finished recording, as `canopy report --max-peak` would judge it.
   auto verdicts = check_and_print_budgets(recording, *budgets);
   if (!verdicts) {
-    std::fprintf(stderr, "canopy: %s\n", verdicts.error().message.c_str());
+    print_error(verdicts.error().message);
     return status == 0 ? record::kExitRecorderFailed : status;
   }
   // The command's own failure (or a limit's, or a timeout) says more than a budget.

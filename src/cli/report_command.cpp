@@ -3,7 +3,9 @@
 
 #include "analyze/summary.h"
 #include "cli/commands.h"
+#include "common/json_dump.h"
 #include "common/output_file.h"
+#include "common/terminal_text.h"
 #include "common/text.h"
 #include "report/budget_format.h"
 #include "report/growth_format.h"
@@ -17,12 +19,12 @@ namespace {
 int write_html_report(const store::Reader& reader, const ReportOptions& options, OutputFile& file) {
   auto data = web::load_view_data(reader);
   if (!data) {
-    std::fprintf(stderr, "canopy: %s\n", data.error().message.c_str());
+    print_error(data.error().message);
     return 1;
   }
   auto module = web::load_web_module();
   if (!module) {
-    std::fprintf(stderr, "canopy: %s\n", module.error().message.c_str());
+    print_error(module.error().message);
     return 1;
   }
   auto html = (*module)->render_html_report(*data);
@@ -31,10 +33,10 @@ int write_html_report(const store::Reader& reader, const ReportOptions& options,
   }
   Status written = html ? file.commit() : Status(html.error());
   if (!written) {
-    std::fprintf(stderr, "canopy: %s\n", written.error().message.c_str());
+    print_error(written.error().message);
     return 1;
   }
-  std::fprintf(stderr, "canopy: wrote %s (%s)\n", options.html.c_str(), format_bytes(static_cast<int64_t>(html->size())).c_str());
+  print_error("wrote " + options.html + " (" + format_bytes(static_cast<int64_t>(html->size())) + ")");
   return 0;
 }
 
@@ -57,7 +59,7 @@ CLI::App* add_report_command(CLI::App& app, ReportOptions& options) {
 int run_report_command(const ReportOptions& options) {
   auto budgets = parse_budgets(options.budgets);
   if (!budgets) {
-    std::fprintf(stderr, "canopy: %s\n", budgets.error().message.c_str());
+    print_error(budgets.error().message);
     return 2;
   }
   // Before anything is printed: a refused --html is said alone.
@@ -65,24 +67,24 @@ int run_report_command(const ReportOptions& options) {
   if (!options.html.empty()) {
     auto file = OutputFile::create(options.html, {options.force, "", {options.path}});
     if (!file) {
-      std::fprintf(stderr, "canopy: %s\n", file.error().message.c_str());
+      print_error(file.error().message);
       return 1;
     }
     html_file.emplace(std::move(*file));
   }
   auto reader = store::Reader::open(options.path);
   if (!reader) {
-    std::fprintf(stderr, "canopy: %s\n", reader.error().message.c_str());
+    print_error(reader.error().message);
     return 1;
   }
   auto summary = analyze::summarize(*reader, 5, /*with_growth=*/true);
   if (!summary) {
-    std::fprintf(stderr, "canopy: %s\n", summary.error().message.c_str());
+    print_error(summary.error().message);
     return 1;
   }
   auto verdicts = check_and_print_budgets(*reader, *summary, *budgets);
   if (!verdicts) {
-    std::fprintf(stderr, "canopy: %s\n", verdicts.error().message.c_str());
+    print_error(verdicts.error().message);
     return 1;
   }
   if (options.json) {
@@ -90,7 +92,7 @@ int run_report_command(const ReportOptions& options) {
     if (!budgets->empty()) {
       json["budgets"] = report::budgets_json(*verdicts);
     }
-    std::fputs((json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n").c_str(), stdout);
+    std::fputs((json_dump(json, 2) + "\n").c_str(), stdout);
   } else if (options.growth) {
     std::fputs(report::growth_list_text(*summary->growth).c_str(), stdout);
   } else {

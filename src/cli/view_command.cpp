@@ -14,6 +14,7 @@
 
 #include "cli/commands.h"
 #include "cli/flag_values.h"
+#include "common/terminal_text.h"
 #include "web/server.h"
 #include "web/web_module.h"
 
@@ -28,7 +29,7 @@ void open_browser(const std::string& url) {
   const char* browser = std::getenv("BROWSER");
   bool graphical = std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY");
   if (!browser && !graphical) {
-    std::fprintf(stderr, "canopy: no browser to open here (no DISPLAY, no $BROWSER); open the URL yourself\n");
+    print_error("no browser to open here (no DISPLAY, no $BROWSER); open the URL yourself");
     return;
   }
   std::string program = browser ? browser : "xdg-open";
@@ -40,7 +41,7 @@ void open_browser(const std::string& url) {
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
   pid_t pid = 0;
   if (posix_spawnp(&pid, program.c_str(), &actions, nullptr, argv, environ) != 0) {
-    std::fprintf(stderr, "canopy: cannot start %s; open the URL yourself\n", program.c_str());
+    print_error("cannot start " + program + "; open the URL yourself");
   }
   posix_spawn_file_actions_destroy(&actions);
 }
@@ -70,12 +71,12 @@ CLI::App* add_view_command(CLI::App& app, ViewOptions& options) {
 int run_view_command(const ViewOptions& options) {
   auto data = web::load_view_data(options.path);
   if (!data) {
-    std::fprintf(stderr, "canopy: %s\n", data.error().message.c_str());
+    print_error(data.error().message);
     return 1;
   }
   auto module = web::load_web_module();
   if (!module) {
-    std::fprintf(stderr, "canopy: %s\n", module.error().message.c_str());
+    print_error(module.error().message);
     return 1;
   }
   // SIGINT and SIGTERM end the server: a thread of ours waits for them, so they must
@@ -88,17 +89,15 @@ int run_view_command(const ViewOptions& options) {
 
   auto server = (*module)->bind_view_server(*data, {options.listen, options.port});
   if (!server) {
-    std::fprintf(stderr, "canopy: %s\n", server.error().message.c_str());
+    print_error(server.error().message);
     return 1;
   }
   std::string url = (*server)->url();
   if (!is_loopback_address(options.listen)) {
-    std::fprintf(stderr,
-                 "canopy: warning: listening on %s, so other machines can read this recording; it holds "
-                 "command lines, which can hold secrets\n",
-                 options.listen.c_str());
+    print_error("warning: listening on " + options.listen +
+                ", so other machines can read this recording; it holds command lines, which can hold secrets");
   }
-  std::printf("canopy: serving %s at %s (Ctrl-C to stop)\n", data->file.c_str(), url.c_str());
+  print_line(stdout, "serving " + data->file + " at " + url + " (Ctrl-C to stop)");
   std::fflush(stdout);
   if (options.open) {
     open_browser(url);
@@ -125,7 +124,7 @@ int run_view_command(const ViewOptions& options) {
   }
   waiter.join();
   if (!served && !stopped_by_signal) {
-    std::fprintf(stderr, "canopy: %s\n", served.error().message.c_str());
+    print_error(served.error().message);
     return 1;
   }
   return 0;

@@ -71,6 +71,11 @@ size_t clean_prefix(std::string_view text) {
 
 bool is_valid_utf8(std::string_view text) { return clean_prefix(text) == text.size(); }
 
+size_t utf8_sequence_length(std::string_view text) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  return text.empty() ? 0 : valid_sequence_length(p, p + text.size());
+}
+
 void append_sanitized_utf8(std::string& out, std::string_view text) {
   while (!text.empty()) {
     size_t clean = clean_prefix(text);

@@ -9,6 +9,10 @@ namespace canopy {
 
 bool is_valid_utf8(std::string_view text);
 
+// Bytes in the valid UTF-8 sequence that starts `text` (1 to 4), or 0 when it is not
+// valid UTF-8, is NUL, or `text` is empty.
+size_t utf8_sequence_length(std::string_view text);
+
 // Appends `text` to `out` with every invalid byte replaced by U+FFFD and NUL bytes
 // dropped (SQLite and C strings stop at them).
 void append_sanitized_utf8(std::string& out, std::string_view text);

@@ -1,15 +1,8 @@
 #include "export/cutelooker_log.h"
 
-#include <nlohmann/json.hpp>
+#include "export/json_text.h"
 
 namespace canopy::exporters {
-namespace {
-
-std::string json_string(const std::string& text) {
-  return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-}  // namespace
 
 Status write_cutelooker_log(const store::Reader& reader, const std::set<std::string>& kinds,
                             const std::function<void(std::string_view)>& out) {

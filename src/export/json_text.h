@@ -4,15 +4,16 @@
 
 #include <cmath>
 #include <cstdio>
-#include <nlohmann/json.hpp>
 #include <string>
+
+#include "common/json_dump.h"
 
 namespace canopy::exporters {
 
 // A JSON string literal; bytes that are not UTF-8 (process names from /proc can hold
 // anything) become U+FFFD.
 inline std::string json_string(const std::string& text) {
-  return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return json_dump(text);
 }
 
 // `value` with at most `decimals` decimals and no trailing zeros: "12.5", "0", "3.142".

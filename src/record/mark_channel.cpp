@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "common/json_dump.h"
 #include "common/utf8.h"
 #include "probe/system.h"
 
@@ -139,7 +140,7 @@ Status send_mark(const std::string& text) {
     return Error{ended};
   }
   nlohmann::json record = {{"t", probe::now_epoch_ms()}, {"pid", ::getppid()}, {"text", text}};
-  std::string line = kRecordSeparator + record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  std::string line = kRecordSeparator + json_dump(record) + "\n";
   // One write: appends of one write each do not interleave with other writers'.
   if (::write(fd.get(), line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
     return Error{std::string("cannot write to ") + path + ": " + std::strerror(errno)};

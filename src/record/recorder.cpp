@@ -74,11 +74,11 @@ int exit_status_of(int wait_status) {
 
 void report_command_status(int wait_status) {
   if (WIFEXITED(wait_status) && WEXITSTATUS(wait_status) != 0) {
-    std::fprintf(stderr, "canopy: command exited with status %d\n", WEXITSTATUS(wait_status));
+    print_error("command exited with status " + std::to_string(WEXITSTATUS(wait_status)));
   } else if (WIFSIGNALED(wait_status)) {
     int signal = WTERMSIG(wait_status);
-    std::fprintf(stderr, "canopy: command killed by signal %d (%s)%s\n", signal, signal_name(signal),
-                 WCOREDUMP(wait_status) ? ", core dumped" : "");
+    print_error("command killed by signal " + std::to_string(signal) + " (" + signal_name(signal) + ")" +
+                (WCOREDUMP(wait_status) ? ", core dumped" : ""));
   }
 }
 

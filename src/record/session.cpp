@@ -15,8 +15,6 @@
 
 namespace canopy::record {
 
-void print_error(const std::string& message) { std::fprintf(stderr, "canopy: %s\n", message.c_str()); }
-
 int64_t monotonic_ms() { return static_cast<int64_t>(probe::now_monotonic_ns() / 1'000'000); }
 
 const char* signal_name(int signal) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/terminal_text.h"  // print_error
 #include "probe/proc_events.h"
 #include "probe/system.h"
 #include "probe/task_exits.h"
@@ -58,8 +59,6 @@ struct Session {
   std::vector<probe::ProcEvent> events_in_hand{};    // read_process_events' buffer
 };
 
-// "canopy: MESSAGE" on stderr.
-void print_error(const std::string& message);
 // "SIGTERM" for SIGTERM.
 const char* signal_name(int signal);
 

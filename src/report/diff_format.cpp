@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "common/json_dump.h"
+#include "common/terminal_text.h"
 #include "common/text.h"
 #include "report/summary_format.h"
 
@@ -79,14 +81,14 @@ std::string tail(const std::string& text, size_t width) {
   return "..." + text.substr(from);
 }
 
-// A process as "KEY  ARGS" in `width` columns. A long key loses its top (the names at
-// the bottom are what tell processes apart) but leaves a third of the width to the
-// arguments, which lose their end.
+// A process as "KEY  ARGS" in `width` columns, terminal_safe. A long key loses its top
+// (the names at the bottom are what tell processes apart) but leaves a third of the
+// width to the arguments, which lose their end.
 std::string process_label(const std::string& key, const std::vector<std::string>& cmdline, size_t width) {
   std::vector<std::string> args(cmdline.size() > 1 ? cmdline.begin() + 1 : cmdline.end(), cmdline.end());
-  std::string joined = shell_join(args);
+  std::string joined = terminal_safe(shell_join(args));
   size_t key_width = joined.empty() ? width : width - std::min(joined.size() + 2, width / 3);
-  std::string shown = tail(key, key_width);
+  std::string shown = tail(terminal_safe(key), key_width);
   if (joined.empty() || shown.size() + 2 >= width) {
     return shown;
   }
@@ -213,8 +215,8 @@ nlohmann::json unmatched_json(const std::vector<UnmatchedGroup>& groups) {
 std::string diff_text(const analyze::Diff& d, const std::string& path_a, const std::string& path_b, size_t max_rows) {
   std::string out = "canopy diff\n";
   // Not through append_line: a command line can be longer than its buffer.
-  out += "  A  " + path_a + ": " + shell_join(d.command_a) + "\n";
-  out += "  B  " + path_b + ": " + shell_join(d.command_b) + "\n";
+  out += "  A  " + terminal_safe(path_a + ": " + shell_join(d.command_a)) + "\n";
+  out += "  B  " + terminal_safe(path_b + ": " + shell_join(d.command_b)) + "\n";
   if (d.commands_differ) {
     out += "  note: the commands differ; processes are matched by name and place in the tree all the same\n";
   }
@@ -274,7 +276,7 @@ std::string diff_json(const analyze::Diff& d, const std::string& path_a, const s
       {"only_a", unmatched_json(d.only_a)},
       {"only_b", unmatched_json(d.only_b)},
   };
-  return json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return json_dump(json, 2) + "\n";
 }
 
 }  // namespace canopy::report

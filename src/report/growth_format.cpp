@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "common/terminal_text.h"
 #include "common/text.h"
 #include "report/summary_format.h"
 
@@ -85,7 +86,7 @@ std::string growth_header(const analyze::GrowthReport& report) {
 
 std::string finding_line(const analyze::GrowthFinding& f) {
   char line[640];
-  std::snprintf(line, sizeof line, "    %-16s pid %-8lld %s\n", f.name.c_str(), static_cast<long long>(f.pid),
+  std::snprintf(line, sizeof line, "    %-16s pid %-8lld %s\n", terminal_safe(f.name).c_str(), static_cast<long long>(f.pid),
                 growth_text(f).c_str());
   return line;
 }
@@ -95,7 +96,7 @@ std::string group_line(const analyze::GrowthGroup& group) {
     return finding_line(*group.largest);
   }
   char line[700];
-  std::snprintf(line, sizeof line, "    %-16s %lld processes; the largest, pid %lld: %s\n", group.largest->name.c_str(),
+  std::snprintf(line, sizeof line, "    %-16s %lld processes; the largest, pid %lld: %s\n", terminal_safe(group.largest->name).c_str(),
                 static_cast<long long>(group.count), static_cast<long long>(group.largest->pid),
                 growth_text(*group.largest).c_str());
   return line;

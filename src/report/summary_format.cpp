@@ -5,6 +5,8 @@
 #include <optional>
 #include <nlohmann/json.hpp>
 
+#include "common/json_dump.h"
+#include "common/terminal_text.h"
 #include "common/text.h"
 #include "report/growth_format.h"
 
@@ -95,15 +97,17 @@ std::string log_line(const store::LogSourceRow& log) {
 
 }  // namespace
 
+// Names, command lines and paths are shown terminal_safe: one can hold escape sequences
+// or a newline, which must neither reach the terminal nor break a row.
 std::string summary_text(const analyze::Summary& s, const std::string& path) {
   std::string out;
   char line[512];
   auto add = [&](const char* label, const std::string& value) {
-    std::snprintf(line, sizeof line, "  %-18s %s\n", label, value.c_str());
+    std::snprintf(line, sizeof line, "  %-18s %s\n", label, terminal_safe(value).c_str());
     out += line;
   };
   out += "canopy: " + (s.mode == "attach" ? "attached to PID " + std::to_string(s.root_pid) + " " : "") +
-         (s.mode == "import" ? "imported from " + s.imported_from : shell_join(s.command)) + "\n";
+         terminal_safe(s.mode == "import" ? "imported from " + s.imported_from : shell_join(s.command)) + "\n";
   if (s.exit_signal) {
     add("exit", "killed by signal " + std::to_string(*s.exit_signal));
   } else if (s.exit_code) {
@@ -132,8 +136,8 @@ std::string summary_text(const analyze::Summary& s, const std::string& path) {
     for (const auto& p : s.top) {
       // An exit record's peak has no time of its own, only the end it came before.
       std::snprintf(line, sizeof line, "    %10s  %-16s pid %-8lld %s %s\n", format_bytes(p.peak_rss_bytes).c_str(),
-                    p.name.c_str(), static_cast<long long>(p.pid), p.peak_from_exit_record ? "by" : "at",
-                    offset(p.peak_t_ms).c_str());
+                    terminal_safe(p.name).c_str(), static_cast<long long>(p.pid),
+                    p.peak_from_exit_record ? "by" : "at", offset(p.peak_t_ms).c_str());
       out += line;
     }
   }
@@ -149,7 +153,7 @@ std::string summary_text(const analyze::Summary& s, const std::string& path) {
 }
 
 std::string summary_json(const analyze::Summary& s, const std::string& path) {
-  return summary_json_object(s, path).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return json_dump(summary_json_object(s, path), 2) + "\n";
 }
 
 nlohmann::json summary_json_object(const analyze::Summary& s, const std::string& path) {

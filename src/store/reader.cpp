@@ -9,11 +9,12 @@
 #include <simdjson.h>
 #include <unordered_map>
 
+#include "common/json_dump.h"
 #include "common/text.h"
 
 namespace canopy::store {
 std::string json_string_array(const std::vector<std::string>& strings) {
-  return nlohmann::json(strings).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return json_dump(strings);
 }
 
 // Every reader of a recording calls this once per process (`canopy report`, the
@@ -39,9 +40,40 @@ std::vector<std::string> parse_json_string_array(const std::string& text) {
   return args;
 }
 
+namespace {
+
+// SQLite's messages and integrity_check's verdicts can span lines ("*** in database
+// main ***", then the page); an error is one line.
+std::string one_line(std::string_view text) {
+  constexpr std::string_view kHeading = "*** in database main ***";
+  std::string line;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text.substr(i, kHeading.size()) == kHeading) {
+      i += kHeading.size() - 1;
+    } else if (text[i] == '\n' || text[i] == '\r') {
+      line += line.empty() ? "" : "; ";
+      while (i + 1 < text.size() && (text[i + 1] == ' ' || text[i + 1] == '\n')) {
+        ++i;  // the next line's indentation
+      }
+    } else {
+      line += text[i];
+    }
+  }
+  while (!line.empty() && (line.back() == ' ' || line.back() == ';')) {
+    line.pop_back();
+  }
+  return line;
+}
+
+}  // namespace
+
+Error Reader::corrupt(const std::string& detail) const {
+  return Error{"cannot read '" + path_ + "': the recording is corrupt: " + detail};
+}
+
 Error Reader::read_error() const {
   int code = sqlite3_errcode(db_.get());
-  std::string why = last_error(db_.get());
+  std::string why = one_line(last_error(db_.get()));
   if (code == SQLITE_NOTADB) {
     return Error{"cannot open '" + path_ + "': not a canopy recording (not an SQLite file)"};
   }
@@ -73,10 +105,10 @@ Result<Reader> Reader::open(const std::string& path, Verify verify) {
   if (rc != SQLITE_OK) {
     return reader.read_error();
   }
-  // quick_check reads every page once: a truncated or damaged file is reported here,
-  // in one line, instead of halfway through a report.
-  if (verify == Verify::kQuickCheck) {
-    auto check = prepare(db, "PRAGMA quick_check");
+  // integrity_check reads every page and index once: a truncated or damaged file is
+  // reported here, in one line, instead of halfway through a report.
+  if (verify == Verify::kIntegrityCheck) {
+    auto check = prepare(db, "PRAGMA integrity_check(1)");
     if (!check) {
       return reader.read_error();
     }
@@ -86,7 +118,7 @@ Result<Reader> Reader::open(const std::string& path, Verify verify) {
     }
     std::string verdict = column_text(check->get(), 0);
     if (verdict != "ok") {
-      return Error{"cannot open '" + path + "': the recording is truncated or corrupt (" + verdict + ")"};
+      return Error{"cannot open '" + path + "': the recording is truncated or corrupt (" + one_line(verdict) + ")"};
     }
   }
   auto meta = prepare(db, "SELECT key, value FROM meta");
@@ -111,6 +143,19 @@ Result<Reader> Reader::open(const std::string& path, Verify verify) {
                  " by a newer canopy; this canopy reads up to format " + std::to_string(kFormatVersion)};
   }
   reader.format_version_ = *version;
+  RecordingBounds::ProcessIds ids;
+  auto counted = reader.each_row("SELECT count(*), min(id), max(id) FROM process", [&](sqlite3_stmt* s) {
+    ids = {sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2)};
+    return Status(Ok{});
+  });
+  if (!counted) {
+    return counted.error();
+  }
+  auto bounds = RecordingBounds::of(path, reader.meta_, ids);
+  if (!bounds) {
+    return bounds.error();
+  }
+  reader.bounds_ = *bounds;
   return reader;
 }
 
@@ -119,14 +164,16 @@ std::optional<int64_t> Reader::meta_int(const std::string& key) const {
   return it == meta_.end() ? std::nullopt : parse_int<int64_t>(it->second);
 }
 
-Status Reader::each_row(std::string_view sql, const std::function<void(sqlite3_stmt*)>& on_row) const {
+Status Reader::each_row(std::string_view sql, const std::function<Status(sqlite3_stmt*)>& on_row) const {
   auto stmt = prepare(db_.get(), sql);
   if (!stmt) {
     return read_error();
   }
   int rc;
   while ((rc = sqlite3_step(stmt->get())) == SQLITE_ROW) {
-    on_row(stmt->get());
+    if (Status row = on_row(stmt->get()); !row) {
+      return row;
+    }
   }
   if (rc != SQLITE_DONE) {
     return read_error();
@@ -138,7 +185,10 @@ Result<bool> Reader::has_column(std::string_view table, std::string_view column)
   bool found = false;
   auto status = each_row("SELECT 1 FROM pragma_table_info('" + std::string(table) + "') WHERE name = '" +
                              std::string(column) + "'",
-                         [&](sqlite3_stmt*) { found = true; });
+                         [&](sqlite3_stmt*) {
+                           found = true;
+                           return Status(Ok{});
+                         });
   if (!status) {
     return status.error();
   }
@@ -180,7 +230,17 @@ Result<std::vector<ProcessRow>> Reader::processes() const {
         row.cpu_user_ns = column_optional(s, 18);
         row.cpu_system_ns = column_optional(s, 19);
         row.named_from_exit_record = sqlite3_column_int(s, 20) != 0;
+        // Its start may be before the recording's (attach mode), its other times not.
+        std::string what = "process " + std::to_string(row.id) + "'s ";
+        for (auto [name, t_ms] : {std::pair{"first sample", std::optional(row.first_seen_ms)},
+                                  std::pair{"last sample", row.last_seen_ms}, std::pair{"end", row.end_ms},
+                                  std::pair{"peak", row.peak_rss_t_ms}}) {
+          if (auto problem = t_ms ? bounds_.time_problem(what + name, *t_ms) : std::nullopt) {
+            return Status(corrupt(*problem));
+          }
+        }
         rows.push_back(std::move(row));
+        return Status(Ok{});
       });
   if (!status) {
     return status.error();
@@ -192,7 +252,10 @@ Result<std::vector<CgroupTickRow>> Reader::cgroup_ticks() const {
   std::vector<CgroupTickRow> rows;
   bool has_table = false;
   auto status = each_row("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'cgroup_tick'",
-                         [&](sqlite3_stmt*) { has_table = true; });
+                         [&](sqlite3_stmt*) {
+                           has_table = true;
+                           return Status(Ok{});
+                         });
   if (!status || !has_table) {
     return status ? Result<std::vector<CgroupTickRow>>(rows) : status.error();
   }
@@ -207,7 +270,11 @@ Result<std::vector<CgroupTickRow>> Reader::cgroup_ticks() const {
         row.cpu_ns = column_optional(s, 3);
         row.oom_kills = sqlite3_column_int64(s, 4);
         row.memory_limit_hits = sqlite3_column_int64(s, 5);
+        if (auto problem = bounds_.time_problem("a cgroup tick", row.t_ms)) {
+          return Status(corrupt(*problem));
+        }
         rows.push_back(row);
+        return Status(Ok{});
       });
   if (!status) {
     return status.error();
@@ -232,102 +299,12 @@ Result<std::vector<TickRow>> Reader::ticks() const {
         row.mem_available_bytes = sqlite3_column_int64(s, 7);
         row.swap_total_bytes = sqlite3_column_int64(s, 8);
         row.swap_free_bytes = sqlite3_column_int64(s, 9);
+        if (auto problem = bounds_.time_problem("a tick", row.t_ms)) {
+          return Status(corrupt(*problem));
+        }
         rows.push_back(row);
+        return Status(Ok{});
       });
-  if (!status) {
-    return status.error();
-  }
-  return rows;
-}
-
-namespace {
-
-// Format 1 has no source_id column; it reads as NULL.
-std::string event_columns(int64_t format_version, bool with_text) {
-  return std::string("rowid, t_ms, kind, process_id, ") + (with_text ? "text" : "NULL") + ", " +
-         (format_version >= 2 ? "source_id" : "NULL");
-}
-
-EventRow event_from_row(sqlite3_stmt* s) {
-  EventRow row;
-  row.id = sqlite3_column_int64(s, 0);
-  row.t_ms = sqlite3_column_int64(s, 1);
-  row.kind = column_text(s, 2);
-  row.process_id = column_optional(s, 3);
-  row.text = column_text(s, 4);
-  row.source_id = column_optional(s, 5);
-  return row;
-}
-
-}  // namespace
-
-Result<std::vector<EventRow>> Reader::events() const {
-  std::vector<EventRow> rows;
-  auto status = for_each_event([&](const EventRow& row) { rows.push_back(row); });
-  if (!status) {
-    return status.error();
-  }
-  return rows;
-}
-
-Result<std::vector<EventRow>> Reader::events_of_kind(std::string_view kind) const {
-  std::vector<EventRow> rows;
-  // Kinds are our own words: anything else asks for nothing rather than being quoted.
-  if (kind.find_first_not_of("abcdefghijklmnopqrstuvwxyz-") != std::string_view::npos) {
-    return rows;
-  }
-  std::string quoted = "'" + std::string(kind) + "'";
-  auto status = each_row("SELECT " + event_columns(format_version_, true) + " FROM event WHERE kind = " + quoted +
-                             " ORDER BY t_ms, rowid",
-                         [&](sqlite3_stmt* s) { rows.push_back(event_from_row(s)); });
-  if (!status) {
-    return status.error();
-  }
-  return rows;
-}
-
-Status Reader::for_each_event(const EventVisitor& visit, bool with_text) const {
-  return each_row("SELECT " + event_columns(format_version_, with_text) + " FROM event ORDER BY t_ms, rowid",
-                  [&](sqlite3_stmt* s) { visit(event_from_row(s)); });
-}
-
-Result<std::vector<EventRow>> Reader::events_by_id(std::span<const int64_t> ids) const {
-  if (!event_by_id_) {
-    auto stmt = prepare(db_.get(), "SELECT " + event_columns(format_version_, true) + " FROM event WHERE rowid = ?");
-    if (!stmt) {
-      return read_error();
-    }
-    event_by_id_ = std::move(*stmt);
-  }
-  sqlite3_stmt* s = event_by_id_.get();
-  std::vector<EventRow> rows;
-  rows.reserve(ids.size());
-  for (int64_t id : ids) {
-    sqlite3_bind_int64(s, 1, id);
-    int rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW) {
-      rows.push_back(event_from_row(s));
-      rc = sqlite3_step(s);
-    }
-    sqlite3_reset(s);
-    if (rc != SQLITE_DONE) {
-      return read_error();
-    }
-  }
-  return rows;
-}
-
-Result<std::vector<LogSourceRow>> Reader::log_sources() const {
-  std::vector<LogSourceRow> rows;
-  if (format_version_ < 2) {
-    return rows;
-  }
-  auto status = each_row("SELECT id, name, format, added_ms, events, outside_span FROM log_source ORDER BY id",
-                         [&](sqlite3_stmt* s) {
-                           rows.push_back({sqlite3_column_int64(s, 0), column_text(s, 1), column_text(s, 2),
-                                           sqlite3_column_int64(s, 3), sqlite3_column_int64(s, 4),
-                                           sqlite3_column_int64(s, 5)});
-                         });
   if (!status) {
     return status.error();
   }
@@ -352,8 +329,11 @@ Status Reader::for_each_sample(const SampleVisitor& visit, std::span<const Sampl
   return each_row(sql, [&](sqlite3_stmt* s) {
     int64_t t_ms = sqlite3_column_int64(s, 0);
     int64_t process_id = sqlite3_column_int64(s, 1);
-    if (process_id < 0) {
-      return;
+    if (auto problem = bounds_.time_problem("a sample", t_ms)) {
+      return Status(corrupt(*problem));
+    }
+    if (auto problem = bounds_.process_problem("a sample", process_id)) {
+      return Status(corrupt(*problem));
     }
     if (static_cast<size_t>(process_id) >= current.size()) {
       current.resize(static_cast<size_t>(process_id) + 1);
@@ -366,6 +346,7 @@ Status Reader::for_each_sample(const SampleVisitor& visit, std::span<const Sampl
       }
     }
     visit(t_ms, process_id, values);
+    return Status(Ok{});
   });
 }
 

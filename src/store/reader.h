@@ -10,6 +10,7 @@
 
 #include "common/result.h"
 #include "store/recording.h"
+#include "store/recording_bounds.h"
 #include "store/sqlite.h"
 
 namespace canopy::store {
@@ -21,16 +22,19 @@ std::vector<std::string> parse_json_string_array(const std::string& text);
 
 class Reader {
  public:
-  // How much open() checks. kQuickCheck reads every page up front (PRAGMA
-  // quick_check: seconds for a recording of hundreds of MB), so that a damaged file is
-  // refused before anything is printed. A reader that reads every table in full anyway
-  // (the viewer) passes kWhileReading: damage then surfaces as the same one-line error
-  // from the read that meets it.
-  enum class Verify { kQuickCheck, kWhileReading };
+  // How much open() checks. kIntegrityCheck reads every page and index up front
+  // (PRAGMA integrity_check), so that a damaged file is refused before anything is
+  // printed: for the commands that read the whole recording anyway (report, export,
+  // diff). A reader that must start fast (the viewer, the summary `record` prints of
+  // the file it has just written) passes kWhileReading: damage then surfaces as the
+  // same one-line error from the read that meets it.
+  enum class Verify { kIntegrityCheck, kWhileReading };
 
   // One line on failure naming the file and the cause: missing, not SQLite, not a
-  // canopy recording, a newer format, truncated or corrupt.
-  static Result<Reader> open(const std::string& path, Verify verify = Verify::kQuickCheck);
+  // canopy recording, a newer format, truncated or corrupt. Every read below also
+  // refuses, in one line, a value the recording cannot hold (RecordingBounds): a time
+  // outside its span, a process it does not have.
+  static Result<Reader> open(const std::string& path, Verify verify = Verify::kIntegrityCheck);
 
   const std::string& path() const { return path_; }
   const std::map<std::string, std::string>& meta() const { return meta_; }
@@ -68,13 +72,21 @@ class Reader {
   Error read_error() const;
   // Whether the recording's `table` has `column` (one added without a format bump).
   Result<bool> has_column(std::string_view table, std::string_view column) const;
-  // Runs `sql` and calls `on_row` for each row; any SQLite failure becomes read_error().
-  Status each_row(std::string_view sql, const std::function<void(sqlite3_stmt*)>& on_row) const;
+  // "cannot read 'PATH': the recording is corrupt: DETAIL".
+  Error corrupt(const std::string& detail) const;
+  // Runs `sql` and calls `on_row` for each row until one fails; any SQLite failure
+  // becomes read_error().
+  Status each_row(std::string_view sql, const std::function<Status(sqlite3_stmt*)>& on_row) const;
+  // The event in `row` (event_columns), refused when the recording cannot hold it.
+  Result<EventRow> checked_event(sqlite3_stmt* row) const;
+  // Runs `sql` (selecting event_columns) and calls `visit` with each checked event.
+  Status each_event(std::string_view sql, const EventVisitor& visit) const;
 
   std::string path_;
   ScopedDb db_;
   std::map<std::string, std::string> meta_;
   int64_t format_version_ = 0;
+  RecordingBounds bounds_;
   mutable ScopedStmt event_by_id_;
 };
 

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "common/json_dump.h"
 #include "common/scoped_resource.h"
 #include "web/assets.h"
 #include "web/report_events.h"
@@ -94,7 +95,7 @@ Result<std::string> report_payload(const ViewData& data) {
       {"events_total", data.events->size()},
       {"series", std::move(series)},
   };
-  return payload.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return json_dump(payload);
 }
 
 }  // namespace

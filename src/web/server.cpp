@@ -3,13 +3,20 @@
 #include <sys/socket.h>
 #include <httplib.h>
 
+#include "common/json_dump.h"
 #include "common/text.h"
 #include "web/assets.h"
+#include "web/connection_threads.h"
 
 namespace canopy::web {
 namespace {
 
 constexpr size_t kMaxPoints = 20000;
+
+// How long a connection may stay silent, between requests or within one, before the
+// server closes it and frees its thread (httplib's default is 5 s for both). Seconds
+// are plenty on loopback, and a browser reconnects without a sound.
+constexpr time_t kIdleTimeoutS = 2;
 
 // Scripts only from the page's own origin (no inline, no eval); uPlot sets inline styles.
 constexpr const char* kContentSecurityPolicy =
@@ -23,7 +30,7 @@ constexpr const char* kJson = "application/json; charset=utf-8";
 
 void send_error(httplib::Response& res, int status, const std::string& message) {
   res.status = status;
-  res.set_content(nlohmann::json{{"error", message}}.dump(), kJson);
+  res.set_content(json_dump({{"error", message}}), kJson);
 }
 
 // A query parameter as an integer: nullopt when absent, an error when not a number.
@@ -73,7 +80,7 @@ void answer_events(const httplib::Request& req, httplib::Response& res, const Ev
     if (offset->has_value() || limit->has_value()) {
       return send_error(res, 400, "'at' is asked alone, without 'offset' or 'limit'");
     }
-    return res.set_content(events_at_json(events, kinds, **at).dump(), kJson);
+    return res.set_content(json_dump(events_at_json(events, kinds, **at)), kJson);
   }
   int64_t first = offset->value_or(0);
   int64_t count = limit->value_or(static_cast<int64_t>(kDefaultEventsPerPage));
@@ -88,8 +95,7 @@ void answer_events(const httplib::Request& req, httplib::Response& res, const Ev
   if (!page) {
     return send_error(res, 500, page.error().message);
   }
-  // Texts are any UTF-8 the recording holds; replace rather than throw on a bad byte.
-  res.set_content(page->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), kJson);
+  res.set_content(json_dump(*page), kJson);
 }
 
 }  // namespace
@@ -97,8 +103,16 @@ void answer_events(const httplib::Request& req, httplib::Response& res, const Ev
 ViewServer::ViewServer(const ViewData& data, const ServerOptions& options)
     : data_(data),
       options_(options),
-      recording_body_(data.recording.dump()),
-      http_(std::make_unique<httplib::Server>()) {}
+      recording_body_(json_dump(data.recording)),
+      http_(std::make_unique<httplib::Server>()) {
+  http_->new_task_queue = [] { return new ConnectionThreads(); };
+  http_->set_keep_alive_timeout(kIdleTimeoutS);
+  http_->set_read_timeout(kIdleTimeoutS, 0);
+  http_->set_socket_options([this](socket_t fd) {
+    httplib::default_socket_options(fd);
+    listening_fd_ = fd;  // the last one made is the one bound
+  });
+}
 
 ViewServer::~ViewServer() = default;
 
@@ -119,6 +133,12 @@ Result<std::unique_ptr<ViewService>> ViewServer::bind(const ViewData& data, cons
     return Error{"cannot listen on " + options.listen + " port " + std::to_string(options.port) + ": " +
                  std::strerror(errno)};
   }
+  // Debian's cpp-httplib listens with a backlog of 5 (CPPHTTPLIB_LISTEN_BACKLOG, built
+  // into the library): the kernel drops the SYN of a connection that arrives while 6
+  // wait to be accepted, and the client tries again a second later. A browser opening
+  // its connections at once, or a few idle ones, would make a request wait that second.
+  // Should this fail, the backlog stays as it was: slower, not wrong.
+  ::listen(server->listening_fd_, SOMAXCONN);
   server->add_routes();
   return std::unique_ptr<ViewService>(std::move(server));
 }
@@ -177,6 +197,18 @@ void ViewServer::add_routes() {
     }
     return httplib::Server::HandlerResponse::Unhandled;
   });
+  // A handler that throws answers 500 with the reason; nothing a request holds may take
+  // the server down.
+  http.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr thrown) {
+    std::string reason = "internal error";
+    try {
+      std::rethrow_exception(thrown);
+    } catch (const std::exception& e) {
+      reason += std::string(": ") + e.what();
+    } catch (...) {
+    }
+    send_error(res, 500, reason);
+  });
   // Anything without a route: the same answer whatever the path holds (.., %2e%2e,
   // absolute paths), since nothing is ever looked up on disk.
   http.set_error_handler([](const httplib::Request&, httplib::Response& res) {
@@ -221,7 +253,7 @@ void ViewServer::add_routes() {
       return send_error(res, 400, "'points' must be 1 to " + std::to_string(kMaxPoints));
     }
     auto series = data_.timeline.series(*metric, from_ms, to_ms, static_cast<size_t>(n));
-    res.set_content(series_json(series).dump(), kJson);
+    res.set_content(json_dump(series_json(series)), kJson);
   });
   http.Get("/api/at", [this](const httplib::Request& req, httplib::Response& res) {
     auto t = int_param(req, "t");
@@ -232,7 +264,7 @@ void ViewServer::add_routes() {
     if (!moment) {
       return send_error(res, 404, "the recording has no samples");
     }
-    res.set_content(moment_json(*moment).dump(), kJson);
+    res.set_content(json_dump(moment_json(*moment)), kJson);
   });
 }
 

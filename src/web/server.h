@@ -45,6 +45,7 @@ class ViewServer final : public ViewService {
   const ViewData& data_;
   ServerOptions options_;
   int port_ = 0;
+  int listening_fd_ = -1;  // owned by http_
   std::string recording_body_;
   std::unique_ptr<httplib::Server> http_;
 };

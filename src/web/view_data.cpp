@@ -152,7 +152,7 @@ json recording_json(const store::Reader& reader, const analyze::Timeline& timeli
 
 Result<ViewData> load_view_data(const std::string& path) {
   // Loading reads every table in full but the events' texts, which finds most damage
-  // quick_check would; a damaged text surfaces as an error of the page that reads it.
+  // integrity_check would; a damaged text surfaces as an error of the page that reads it.
   auto reader = store::Reader::open(path, store::Reader::Verify::kWhileReading);
   if (!reader) {
     return reader.error();

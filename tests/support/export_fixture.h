@@ -12,6 +12,7 @@
 // Events: exec (make), a log line (no process), a mark, a stderr line with quotes.
 #pragma once
 
+#include <algorithm>
 #include <string>
 
 #include "store/writer.h"
@@ -59,6 +60,7 @@ inline std::string write_export_fixture(const std::string& path) {
 
   auto process = [&](int64_t pid, int64_t ppid, std::optional<int64_t> parent, const char* name,
                      std::vector<std::string> cmdline, int64_t start_ms) {
+    // Started before the recording (the root, forked before it began) or during it.
     store::ProcessRow row;
     row.pid = pid;
     row.ppid = ppid;
@@ -67,12 +69,12 @@ inline std::string write_export_fixture(const std::string& path) {
     row.exe = "/usr/bin/" + std::string(name);
     row.cmdline = std::move(cmdline);
     row.start_ticks = start_ms / 10;
-    row.start_ms = row.first_seen_ms = start_ms;
+    row.start_ms = start_ms;
+    row.first_seen_ms = std::max(start_ms, t0);
     row.id = w.add_process(row);
     return row;
   };
   store::ProcessRow make = process(4242, 1, std::nullopt, "make", {"make", "-j2"}, t0 - 50);
-  make.first_seen_ms = t0;
   store::ProcessRow cc1 = process(4250, 4242, make.id, "cc1, \"x\"", {"cc1", "-o", "a \"b\".o"}, t0 + 200);
   store::ProcessRow ld = process(4251, 4242, make.id, "ld", {"ld", "-o", "app"}, t0 + 500);
   store::ProcessRow brief = process(4260, 4242, make.id, "brief", {"true"}, t0 + 310);

@@ -340,7 +340,7 @@ TEST(Diff, InterruptedRecordingTakesPeaksFromSamples) {
     writer->set_meta("start_ms", std::to_string(kStartMs));
     store::ProcessRow row;
     row.pid = 100;
-    row.start_ms = kStartMs;
+    row.start_ms = row.first_seen_ms = kStartMs;
     row.name = "w";
     row.cmdline = {"w"};
     int64_t id = writer->add_process(row);
