@@ -280,7 +280,7 @@ TEST(ExportImport, MalformedFilesLeaveNothingBehind) {
        ":1:" + std::to_string(entry.size() + 46) + ": expected ',' or ']' after an element, found '{'"},
       {"trailing garbage", "[]\nx", ":2:1: unexpected 'x' after the array's end"},
       {"invalid UTF-8", "[{\"pid\":7,\"ppid\":1,\"name\":\"a\xff.exe\",\"data\":[]}]",
-       ":1:29: syntax error while parsing value - invalid string: ill-formed UTF-8 byte; last read: '\"a\xff'"},
+       ":1:29: syntax error while parsing value - invalid string: ill-formed UTF-8 byte; last read: '\"a\\xff'"},
       {"no samples", "[]", ": no process with samples: nothing to import"},
   };
   for (const Malformed& c : cases) {
