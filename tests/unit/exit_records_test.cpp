@@ -3,6 +3,8 @@
 // after its last exec where canopy could not read it, and either order of record and end.
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "record/exit_records.h"
 #include "store/reader.h"
 #include "support/temp_dir.h"
@@ -53,53 +55,58 @@ store::ProcessRow written(const std::string& path, int64_t id) {
   return processes->at(static_cast<size_t>(id - 1));
 }
 
-TEST(ExitRecords, TheRecordsCpuReplacesTheSampledFiguresWhole) {
-  TempDir dir;
-  auto writer = store::Writer::create(dir.file("r.canopy"), false);
-  ASSERT_TRUE(writer);
-  ExitRecords records(*writer);
-  store::ProcessRow row = sampled_row(*writer);
-  records.add(record_of(kPid, "cc1"), kStartMs + 19);
-  records.on_end(row, kStartMs + 20, /*identity_unread=*/false);
+// A recording with one process, sampled_row, and the exit records beside its writer.
+class ExitRecordsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto writer = store::Writer::create(path_, false);
+    ASSERT_TRUE(writer);
+    writer_.emplace(std::move(*writer));
+    records_.emplace(*writer_);
+    row_ = sampled_row(*writer_);
+  }
+
+  // The process as the finished recording holds it.
+  store::ProcessRow stored_process() {
+    EXPECT_TRUE(writer_->finish());
+    return written(path_, row_.id);
+  }
+
+  TempDir dir_;
+  std::string path_ = dir_.file("r.canopy");
+  std::optional<store::Writer> writer_;
+  std::optional<ExitRecords> records_;
+  store::ProcessRow row_;
+};
+
+TEST_F(ExitRecordsTest, TheRecordsCpuReplacesTheSampledFiguresWhole) {
+  records_->add(record_of(kPid, "cc1"), kStartMs + 19);
+  records_->on_end(row_, kStartMs + 20, /*identity_unread=*/false);
   // Not user 5 ms (the samples') with system 4 ms (the record's): 9 ms it never ran.
-  EXPECT_EQ(row.cpu_user_ns, 2 * kMs);
-  EXPECT_EQ(row.cpu_system_ns, 4 * kMs);
-  EXPECT_EQ(row.hwm_bytes, 3 << 20);
-  EXPECT_EQ(records.applied(), 1);
+  EXPECT_EQ(row_.cpu_user_ns, 2 * kMs);
+  EXPECT_EQ(row_.cpu_system_ns, 4 * kMs);
+  EXPECT_EQ(row_.hwm_bytes, 3 << 20);
+  EXPECT_EQ(records_->applied(), 1);
 }
 
-TEST(ExitRecords, ALateRecordReplacesTheSampledFiguresWhole) {
-  TempDir dir;
-  std::string path = dir.file("r.canopy");
-  auto writer = store::Writer::create(path, false);
-  ASSERT_TRUE(writer);
-  ExitRecords records(*writer);
-  store::ProcessRow row = sampled_row(*writer);
-  records.on_end(row, kStartMs + 20, /*identity_unread=*/false);
-  writer->update_process_end(row);
-  records.add(record_of(kPid, "cc1"), kStartMs + 21);
-  ASSERT_TRUE(writer->finish());
-  store::ProcessRow stored = written(path, row.id);
+TEST_F(ExitRecordsTest, ALateRecordReplacesTheSampledFiguresWhole) {
+  records_->on_end(row_, kStartMs + 20, /*identity_unread=*/false);
+  writer_->update_process_end(row_);
+  records_->add(record_of(kPid, "cc1"), kStartMs + 21);
+  store::ProcessRow stored = stored_process();
   EXPECT_EQ(stored.cpu_user_ns, 2 * kMs);
   EXPECT_EQ(stored.cpu_system_ns, 4 * kMs);
-  EXPECT_EQ(records.applied(), 1);
+  EXPECT_EQ(records_->applied(), 1);
 }
 
-TEST(ExitRecords, AThreadsRecordAddsItsCpuButNotItsName) {
-  TempDir dir;
-  std::string path = dir.file("r.canopy");
-  auto writer = store::Writer::create(path, false);
-  ASSERT_TRUE(writer);
-  ExitRecords records(*writer);
-  store::ProcessRow row = sampled_row(*writer);
+TEST_F(ExitRecordsTest, AThreadsRecordAddsItsCpuButNotItsName) {
   // A worker thread ends first, under a name of its own.
-  records.add(record_of(kPid + 1, "cc1-worker"), kStartMs + 18);
-  records.on_end(row, kStartMs + 20, /*identity_unread=*/false);
-  EXPECT_EQ(row.name, "cc1");
-  writer->update_process_end(row);
-  records.add(record_of(kPid, "cc1"), kStartMs + 21);
-  ASSERT_TRUE(writer->finish());
-  store::ProcessRow stored = written(path, row.id);
+  records_->add(record_of(kPid + 1, "cc1-worker"), kStartMs + 18);
+  records_->on_end(row_, kStartMs + 20, /*identity_unread=*/false);
+  EXPECT_EQ(row_.name, "cc1");
+  writer_->update_process_end(row_);
+  records_->add(record_of(kPid, "cc1"), kStartMs + 21);
+  store::ProcessRow stored = stored_process();
   EXPECT_EQ(stored.name, "cc1");
   EXPECT_EQ(stored.cmdline, (std::vector<std::string>{"cc1", "-quiet"}));
   EXPECT_FALSE(stored.named_from_exit_record);
@@ -107,92 +114,61 @@ TEST(ExitRecords, AThreadsRecordAddsItsCpuButNotItsName) {
   EXPECT_EQ(stored.cpu_system_ns, 8 * kMs);
 }
 
-TEST(ExitRecords, TheThreadGroupsTotalCountsThreadsWhoseRecordsAreGone) {
-  TempDir dir;
-  auto writer = store::Writer::create(dir.file("r.canopy"), false);
-  ASSERT_TRUE(writer);
-  ExitRecords records(*writer);
-  store::ProcessRow row = sampled_row(*writer);
+TEST_F(ExitRecordsTest, TheThreadGroupsTotalCountsThreadsWhoseRecordsAreGone) {
   // Its last thread's record carries the whole group's runtime: 30 ms, where this
   // record alone has 6 (threads that ended long before are no longer kept).
   probe::TaskExit last = record_of(kPid, "cc1");
   last.group_cpu_ns = 30 * kMs;
-  records.add(last, kStartMs + 19);
-  records.on_end(row, kStartMs + 20, /*identity_unread=*/false);
-  EXPECT_EQ(row.cpu_user_ns, 10 * kMs);  // in the ratio of the records at hand, 1:2
-  EXPECT_EQ(row.cpu_system_ns, 20 * kMs);
-  EXPECT_EQ(records.cpu_added_ns(), 25 * kMs);  // beyond the samples' 5 ms
+  records_->add(last, kStartMs + 19);
+  records_->on_end(row_, kStartMs + 20, /*identity_unread=*/false);
+  EXPECT_EQ(row_.cpu_user_ns, 10 * kMs);  // in the ratio of the records at hand, 1:2
+  EXPECT_EQ(row_.cpu_system_ns, 20 * kMs);
+  EXPECT_EQ(records_->cpu_added_ns(), 25 * kMs);  // beyond the samples' 5 ms
 }
 
-TEST(ExitRecords, WhereTheKernelCountsTicksAloneTheLargerWholeStays) {
-  TempDir dir;
-  auto writer = store::Writer::create(dir.file("r.canopy"), false);
-  ASSERT_TRUE(writer);
-  ExitRecords records(*writer);
-  store::ProcessRow row = sampled_row(*writer);
+TEST_F(ExitRecordsTest, WhereTheKernelCountsTicksAloneTheLargerWholeStays) {
   probe::TaskExit ticks = record_of(kPid, "cc1");
   ticks.cpu_from_ticks = true;  // no delay accounting: no tick landed, nothing counted
   ticks.cpu_user_ns = 0;
   ticks.cpu_system_ns = 0;
-  records.add(ticks, kStartMs + 19);
-  records.on_end(row, kStartMs + 20, /*identity_unread=*/false);
-  EXPECT_EQ(row.cpu_user_ns, 5 * kMs);
-  EXPECT_EQ(row.cpu_system_ns, 0);
+  records_->add(ticks, kStartMs + 19);
+  records_->on_end(row_, kStartMs + 20, /*identity_unread=*/false);
+  EXPECT_EQ(row_.cpu_user_ns, 5 * kMs);
+  EXPECT_EQ(row_.cpu_system_ns, 0);
 }
 
-TEST(ExitRecords, AProcessGoneBeforeItsOwnIdentityWasReadIsNamedByItsRecord) {
-  TempDir dir;
-  std::string path = dir.file("r.canopy");
-  auto writer = store::Writer::create(path, false);
-  ASSERT_TRUE(writer);
-  ExitRecords records(*writer);
+TEST_F(ExitRecordsTest, AProcessGoneBeforeItsOwnIdentityWasReadIsNamedByItsRecord) {
   // Copied from its parent at the fork; it exec'd true and ended before canopy read it.
-  store::ProcessRow row = sampled_row(*writer);
-  row.name = "sh";
-  row.exe.clear();
-  row.cmdline.clear();
-  records.add(record_of(kPid, "true"), kStartMs + 19);
-  records.on_end(row, kStartMs + 20, /*identity_unread=*/true);
-  writer->update_process_end(row);
-  ASSERT_TRUE(writer->finish());
-  store::ProcessRow stored = written(path, row.id);
+  row_.name = "sh";
+  row_.exe.clear();
+  row_.cmdline.clear();
+  records_->add(record_of(kPid, "true"), kStartMs + 19);
+  records_->on_end(row_, kStartMs + 20, /*identity_unread=*/true);
+  writer_->update_process_end(row_);
+  store::ProcessRow stored = stored_process();
   EXPECT_EQ(stored.name, "true");
   EXPECT_TRUE(stored.named_from_exit_record);
   EXPECT_TRUE(stored.exe.empty());
   EXPECT_TRUE(stored.cmdline.empty());
 }
 
-TEST(ExitRecords, ANameReadFromTheProcessItselfStays) {
-  TempDir dir;
-  std::string path = dir.file("r.canopy");
-  auto writer = store::Writer::create(path, false);
-  ASSERT_TRUE(writer);
-  ExitRecords records(*writer);
-  store::ProcessRow row = sampled_row(*writer);
-  records.add(record_of(kPid, "cc1"), kStartMs + 19);
-  records.on_end(row, kStartMs + 20, /*identity_unread=*/false);
-  writer->update_process_end(row);
-  ASSERT_TRUE(writer->finish());
-  store::ProcessRow stored = written(path, row.id);
+TEST_F(ExitRecordsTest, ANameReadFromTheProcessItselfStays) {
+  records_->add(record_of(kPid, "cc1"), kStartMs + 19);
+  records_->on_end(row_, kStartMs + 20, /*identity_unread=*/false);
+  writer_->update_process_end(row_);
+  store::ProcessRow stored = stored_process();
   EXPECT_EQ(stored.name, "cc1");
   EXPECT_FALSE(stored.named_from_exit_record);
   EXPECT_EQ(stored.exe, "/usr/lib/gcc/cc1");
   EXPECT_EQ(stored.cmdline, (std::vector<std::string>{"cc1", "-quiet"}));
 }
 
-TEST(ExitRecords, AnExecNoEventToldOfRenamesTheProcessAndDropsTheOldImagesIdentity) {
+TEST_F(ExitRecordsTest, AnExecNoEventToldOfRenamesTheProcessAndDropsTheOldImagesIdentity) {
   // Polling: read as cc1, it exec'd as before its end and no tick saw that.
-  TempDir dir;
-  std::string path = dir.file("r.canopy");
-  auto writer = store::Writer::create(path, false);
-  ASSERT_TRUE(writer);
-  ExitRecords records(*writer);
-  store::ProcessRow row = sampled_row(*writer);
-  records.on_end(row, kStartMs + 20, /*identity_unread=*/false);
-  writer->update_process_end(row);
-  records.add(record_of(kPid, "as"), kStartMs + 21);
-  ASSERT_TRUE(writer->finish());
-  store::ProcessRow stored = written(path, row.id);
+  records_->on_end(row_, kStartMs + 20, /*identity_unread=*/false);
+  writer_->update_process_end(row_);
+  records_->add(record_of(kPid, "as"), kStartMs + 21);
+  store::ProcessRow stored = stored_process();
   EXPECT_EQ(stored.name, "as");
   EXPECT_TRUE(stored.named_from_exit_record);
   EXPECT_TRUE(stored.exe.empty());
