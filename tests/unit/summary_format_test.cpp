@@ -1,5 +1,5 @@
-// The command line as the summary prints it: one a shell would run as it was recorded;
-// and where the JSON says a process's name came from.
+// What the summary prints: the command line as a shell would run it, a line for each
+// log added, and where the JSON says a process's name came from.
 #include "report/summary_format.h"
 
 #include <gtest/gtest.h>
