@@ -8,6 +8,7 @@
 #include "common/json_dump.h"
 #include "common/terminal_text.h"
 #include "common/text.h"
+#include "common/utf8.h"
 #include "report/summary_format.h"
 
 namespace canopy::report {
@@ -58,17 +59,6 @@ std::string percent(const Change& change) {
   return buf;
 }
 
-// The first `width` bytes of `text`, not cutting a UTF-8 sequence.
-std::string head(const std::string& text, size_t width) {
-  if (text.size() <= width) {
-    return text;
-  }
-  while (width > 0 && (static_cast<unsigned char>(text[width]) & 0xC0) == 0x80) {
-    --width;
-  }
-  return text.substr(0, width);
-}
-
 // The last `width` bytes of `text`, "..." first when cut, not cutting a UTF-8 sequence.
 std::string tail(const std::string& text, size_t width) {
   if (text.size() <= width || width <= 3) {
@@ -93,7 +83,10 @@ std::string process_label(const std::string& key, const std::vector<std::string>
     return shown;
   }
   size_t room = width - shown.size() - 2;
-  return shown + "  " + (joined.size() <= room ? joined : head(joined, room > 3 ? room - 3 : 0) + "...");
+  if (joined.size() > room) {
+    joined = std::string(utf8_prefix(joined, room > 3 ? room - 3 : 0)) + "...";
+  }
+  return shown + "  " + joined;
 }
 
 // One line of a table, whose cells are short (the label is cut to fit the width).

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "common/utf8.h"
 #include "store/reader.h"
 
 namespace canopy::web {
@@ -110,19 +111,6 @@ Result<json> log_sources_json(const store::Reader& reader) {
   return list;
 }
 
-// The longest prefix of `text` of at most `max_bytes` that ends on a character boundary
-// (the stored text is UTF-8: the writers sanitise it).
-size_t cut_point(std::string_view text, size_t max_bytes) {
-  if (text.size() <= max_bytes) {
-    return text.size();
-  }
-  size_t n = max_bytes;
-  while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) {
-    --n;
-  }
-  return n;
-}
-
 json recording_json(const store::Reader& reader, const analyze::Timeline& timeline, const std::string& file) {
   json metrics = json::array();
   for (analyze::Metric metric : timeline.metrics()) {
@@ -194,7 +182,7 @@ Result<ViewData> load_view_data(const store::Reader& reader) {
 json event_json(const EventList& list, size_t position, std::string text, size_t max_text_bytes) {
   const EventEntry& e = list[position];
   size_t whole = text.size();
-  text.resize(cut_point(text, max_text_bytes));
+  text.resize(utf8_prefix(text, max_text_bytes).size());  // the writers sanitise texts to UTF-8
   json out = {
       {"id", e.id != 0 ? json(e.id) : json(nullptr)},
       {"t", e.t_ms},
