@@ -1,0 +1,48 @@
+#include "record/event_filter.h"
+
+namespace canopy::record {
+
+EventFilter::EventFilter(probe::ProcEventSocket& events, probe::TaskExitListener* exit_records) : events_(events) {
+  auto tree = probe::TreeFilter::create();
+  Status attached = tree ? tree->filter_process_events(events.fd()) : Status(tree.error());
+  if (!attached) {
+    // Still worth it: a machine's threads and renamings wake the recorder no more.
+    description_ = "event kinds (" + attached.error().message + ")";
+    if (auto kinds = events.drop_unused_kinds(); !kinds) {
+      description_ = "none (" + kinds.error().message + ")";
+    }
+    return;
+  }
+  tree_.emplace(std::move(*tree));
+  description_ = "tree";
+  if (exit_records) {
+    // Without it the records are still right, only all of the machine's.
+    if (auto records = tree_->filter_exit_records(exit_records->fd(), exit_records->family()); records) {
+      exit_records_filtered_ = true;
+    } else {
+      description_ += " (exit records unfiltered: " + records.error().message + ")";
+    }
+  }
+}
+
+void EventFilter::admit_tree(pid_t root) {
+  if (tree_) {
+    tree_->admit_tree(root);
+  }
+}
+
+void EventFilter::write_start_meta(store::Writer& writer) const {
+  writer.set_meta("process_events_filter", description_);
+}
+
+void EventFilter::write_end_meta(store::Writer& writer) const {
+  writer.set_meta("process_events_received", std::to_string(events_.received()));
+  if (tree_) {
+    writer.set_meta("process_events_filtered", std::to_string(tree_->events_dropped()));
+  }
+  if (exit_records_filtered_) {
+    writer.set_meta("exit_records_filtered", std::to_string(tree_->exit_records_dropped()));
+  }
+}
+
+}  // namespace canopy::record
