@@ -18,13 +18,12 @@ namespace canopy::record {
 
 class EventFilter {
  public:
-  // Before the command starts, so that its fork admits it. `exit_records` may be null.
-  EventFilter(probe::ProcEventSocket& events, probe::TaskExitListener* exit_records);
+  // Before the command starts, so that its fork admits it. In attach mode the process
+  // attached to (`attach_root`; 0 in run mode) and those under it now are admitted.
+  // `exit_records` may be null.
+  EventFilter(probe::ProcEventSocket& events, probe::TaskExitListener* exit_records, pid_t attach_root);
 
-  // Attach mode: the process attached to, and those under it now.
-  void admit_tree(pid_t root);
-
-  // process_events_filter ("tree", or "event kinds: WHY NOT THE TREE"), and at the end
+  // process_events_filter ("tree", or "event kinds (WHY NOT THE TREE)"), and at the end
   // what reached the recorder and what the kernel dropped.
   void write_start_meta(store::Writer& writer) const;
   void write_end_meta(store::Writer& writer) const;

@@ -187,7 +187,7 @@ int run_record(const RecordOptions& options, std::string* complete_recording) {
   // Only the tree's events and records, where the kernel can tell (see EventFilter).
   std::optional<EventFilter> event_filter;
   if (process_events) {
-    event_filter.emplace(*process_events, exit_records ? &*exit_records : nullptr);
+    event_filter.emplace(*process_events, exit_records ? &*exit_records : nullptr, options.attach_pid);
   }
   std::optional<int64_t> forks_at_start = probe::read_forks_since_boot();
 
@@ -261,9 +261,6 @@ int run_record(const RecordOptions& options, std::string* complete_recording) {
       print_error("cannot attach to PID " + std::to_string(root) +
                   ": permission denied (its /proc files need the same user or CAP_SYS_PTRACE)");
       return kExitRecorderFailed;
-    }
-    if (event_filter) {
-      event_filter->admit_tree(root);
     }
   }
 
