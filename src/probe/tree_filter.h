@@ -2,14 +2,14 @@
 // every other process on the machine are dropped before they reach the recorder: a
 // process started elsewhere then costs it nothing (no wakeup, no read).
 //
-// A bitmap by PID in a BPF array map, and socket filters (eBPF) on the process events'
-// and the exit records' sockets that read it. The filter on the process events keeps
-// the bitmap itself, in the kernel, at each fork as it happens: a child's bit is set
-// when its parent's is, and cleared otherwise (its PID reused outside the tree). So a
-// child is in the tree before it can run, and its own first fork passes even when the
-// recorder has read none of this yet. A PID's bit outlives its process until the PID is
-// reused, so the exits and exit records of a process's last threads, which can follow
-// its leader's exit, still pass.
+// A bitmap by PID in a BPF array map, and socket filters (eBPF: tree_filter.bpf.c,
+// loaded with libbpf) on the process events' and the exit records' sockets that read
+// it. The filter on the process events keeps the bitmap itself, in the kernel, at each
+// fork as it happens: a child's bit is set when its parent's is, and cleared otherwise
+// (its PID reused outside the tree). So a child is in the tree before it can run, and
+// its own first fork passes even when the recorder has read none of this yet. A PID's
+// bit outlives its process until the PID is reused, so the exits and exit records of a
+// process's last threads, which can follow its leader's exit, still pass.
 //
 // Needs CAP_BPF (root, usually; kernel.unprivileged_bpf_disabled) and Linux 5.12 (atomic
 // bit operations in BPF).
@@ -18,9 +18,11 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <memory>
 
 #include "common/result.h"
-#include "common/scoped_resource.h"
+
+struct tree_filter_bpf;  // the skeleton bpftool generates (tree_filter.skel.h)
 
 namespace canopy::probe {
 
@@ -39,7 +41,7 @@ class TreeFilter {
   Status filter_process_events(int fd) const;
   // The same for a TaskExitListener's socket, whose generic netlink family is `family`:
   // the set's exit records only (replies and errors pass).
-  Status filter_exit_records(int fd, int family) const;
+  Status filter_exit_records(int fd, int family);
 
   // Puts `pid` in the set.
   void admit(pid_t pid);
@@ -53,9 +55,13 @@ class TreeFilter {
   int64_t exit_records_dropped() const;
 
  private:
-  TreeFilter(ScopedFd map, uint64_t* words, size_t mapped_bytes, int64_t pid_limit);
-  ScopedFd map_;
-  uint64_t* words_;  // the map's values, shared with the kernel (mmap)
+  struct DestroySkeleton {
+    void operator()(tree_filter_bpf* skeleton) const;
+  };
+  using Skeleton = std::unique_ptr<tree_filter_bpf, DestroySkeleton>;
+  TreeFilter(Skeleton skeleton, uint64_t* words, size_t mapped_bytes, int64_t pid_limit);
+  Skeleton skeleton_;  // the two filters, the bitmap's map and the counters
+  uint64_t* words_;  // the bitmap, shared with the kernel (mmap)
   size_t mapped_bytes_;
   int64_t pid_limit_;  // PIDs from here on are not in the bitmap: the filters let them pass
 };
