@@ -4,7 +4,7 @@ BUILD ?= build
 BUILD_ASAN ?= build-asan
 JOBS ?= $(shell nproc)
 
-.PHONY: deps build test test-asan demo bench bench-compare bench-idle bench-viewer bench-logs bench-export clean
+.PHONY: deps build test test-asan demo bench bench-compare bench-idle bench-unrelated bench-viewer bench-logs bench-export clean
 
 deps:
 	@scripts/deps.sh
@@ -29,6 +29,7 @@ bench: build
 	@cmake --build $(BUILD) -j $(JOBS) --target canopy_bench
 	@python3 bench/compare.py $(BUILD)
 	@bench/run.sh $(BUILD)
+	@bench/unrelated.sh $(BUILD)
 	@bench/viewer.sh $(BUILD)
 	@bench/log_import.sh $(BUILD)
 	@bench/export.sh $(BUILD)
@@ -42,6 +43,11 @@ bench-compare: build
 bench-idle: build
 	@cmake --build $(BUILD) -j $(JOBS) --target canopy_bench
 	@bench/run.sh $(BUILD)
+
+# What processes started outside the recorded tree cost the recorder, each.
+bench-unrelated: build
+	@cmake --build $(BUILD) -j $(JOBS) --target canopy_bench
+	@bench/unrelated.sh $(BUILD)
 
 # The viewer alone: load and query times on large recordings, in the server and in Chromium.
 bench-viewer: build

@@ -13,6 +13,8 @@ set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=bench/machine.sh
 source "$repo/bench/machine.sh"
+# shellcheck source=bench/values.sh
+source "$repo/bench/values.sh"
 build=$(cd "${1:-$repo/build}" && pwd)
 runs=${BENCH_RUNS:-3}
 seconds=${BENCH_SECONDS:-20}
@@ -99,9 +101,6 @@ stop_unrelated() {
   unrelated_group=""
 }
 
-# record KEY VALUE: one measurement of one run.
-record() { echo "$1 $2" >>"$tmp/values"; }
-
 # meta FILE KEY: a value from a recording's meta table.
 meta() { sqlite3 "$1" "select value from meta where key = '$2'"; }
 
@@ -141,18 +140,6 @@ floor_run() {
   [ -n "$us" ] || fail "canopy_bench_floor printed no process reads: $(cat "$out")"
   record "floor/$label/$interval" "$us"
 }
-
-# stats KEY: "median min max" of the runs kept under KEY.
-stats() {
-  awk -v key="$1" '$1 == key { print $2 }' "$tmp/values" | sort -g | awk '
-    { v[NR] = $1 }
-    END {
-      if (NR == 0) exit 1
-      median = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-      print median, v[1], v[NR]
-    }'
-}
-
 
 # --- The runs. Interleaved (each run of every configuration, then the next run), so
 # that the machine's drifting noise falls on all configurations alike.

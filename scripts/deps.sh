@@ -12,6 +12,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev
   libcpp-httplib-dev zlib1g-dev libssl-dev nettle-dev
   libcctz-dev tzdata libsimdjson-dev libnl-genl-3-dev
+  clang bpftool libbpf-dev
   chromium
   libgtest-dev
   libbenchmark-dev

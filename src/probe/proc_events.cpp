@@ -5,6 +5,8 @@
 #include <linux/connector.h>
 #include <linux/cn_proc.h>
 // clang-format on
+#include <linux/filter.h>
+#include <arpa/inet.h>
 #include <sys/poll.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -54,7 +56,38 @@ std::string why_not(int error) {
   return std::strerror(error);
 }
 
+// Where a proc_event's field is in the message: after nlmsghdr and cn_msg.
+constexpr uint32_t event_field(size_t offset) {
+  return static_cast<uint32_t>(NLMSG_LENGTH(0) + offsetof(cn_msg, data) + offset);
+}
+
 }  // namespace
+
+Status ProcEventSocket::drop_unused_kinds() {
+  // Classic BPF loads a word in network byte order: the constants are swapped alike.
+  constexpr uint32_t kWhat = event_field(offsetof(proc_event, what));
+  constexpr uint32_t kChildPid = event_field(offsetof(proc_event, event_data.fork.child_pid));
+  constexpr uint32_t kChildTgid = event_field(offsetof(proc_event, event_data.fork.child_tgid));
+  sock_filter program[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, kWhat),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, htonl(proc_event::PROC_EVENT_EXEC), 7, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, htonl(proc_event::PROC_EVENT_EXIT), 6, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, htonl(proc_event::PROC_EVENT_FORK), 0, 6),
+      // A fork: of a process, not a thread (child pid = child tgid).
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, kChildPid),
+      BPF_STMT(BPF_ST, 0),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, kChildTgid),
+      BPF_STMT(BPF_LDX | BPF_W | BPF_MEM, 0),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_X, 0, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, 0xffffffff),  // keep the whole message
+      BPF_STMT(BPF_RET | BPF_K, 0),           // drop it
+  };
+  sock_fprog fprog{static_cast<unsigned short>(std::size(program)), program};
+  if (::setsockopt(fd_.get(), SOL_SOCKET, SO_ATTACH_FILTER, &fprog, sizeof fprog) != 0) {
+    return Error{std::string("process events: cannot attach a filter: ") + std::strerror(errno)};
+  }
+  return Ok{};
+}
 
 Result<ProcEventSocket> ProcEventSocket::open() {
   ScopedFd fd(::socket(PF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_CONNECTOR));
@@ -104,6 +137,7 @@ Result<ProcEventSocket> ProcEventSocket::open() {
 
 void ProcEventSocket::drain(const std::function<void(const ProcEvent&)>& on_event) {
   lost_ += receiver_.receive(fd_.get(), [&](const nlmsghdr& header) {
+    ++received_;
     if (header.nlmsg_type == NLMSG_ERROR || header.nlmsg_type == NLMSG_NOOP) {
       return;
     }

@@ -34,6 +34,12 @@ class ProcEventSocket {
 
   int fd() const { return fd_.get(); }
 
+  // Has the kernel drop, before they reach the socket, the events drain() would pass
+  // over: threads' forks, and uid, gid, sid, comm, ptrace and coredump events. A
+  // classic BPF filter, open to any user; it cannot tell the tree's processes from the
+  // machine's (TreeFilter can, where permitted).
+  Status drop_unused_kinds();
+
   // Hands every queued event of a process (threads' forks and exits are left out) to
   // `on_event`, without blocking. The kernel drops events when the socket's buffer is
   // full: each time, lost() grows by one and the caller has to poll for what it missed.
@@ -42,6 +48,8 @@ class ProcEventSocket {
   // Exit events drained so far, of threads too: each follows its task's taskstats
   // exit record, so a reader of those knows when one is due.
   int64_t exits_heard() const { return exits_heard_; }
+  // Messages read from the socket, of any kind: what reached the recorder.
+  int64_t received() const { return received_; }
 
  private:
   explicit ProcEventSocket(ScopedFd fd) : fd_(std::move(fd)) {}
@@ -50,6 +58,7 @@ class ProcEventSocket {
   NetlinkBatchReceiver receiver_{32, 256};
   int64_t lost_ = 0;
   int64_t exits_heard_ = 0;
+  int64_t received_ = 0;
 };
 
 }  // namespace canopy::probe

@@ -156,6 +156,8 @@ TaskExitListener::~TaskExitListener() {
 
 int TaskExitListener::fd() const { return nl_socket_get_fd(socket_->sock); }
 
+int TaskExitListener::family() const { return socket_->family; }
+
 void TaskExitListener::drain(const std::function<void(const TaskExit&)>& on_exit) {
   lost_ += receiver_.receive(fd(), [&](const nlmsghdr& message) {
     auto* header = const_cast<nlmsghdr*>(&message);  // libnl's parsers take it so, and only read

@@ -53,6 +53,8 @@ class TaskExitListener {
   ~TaskExitListener();
 
   int fd() const;
+  // The generic netlink family the records come from (TASKSTATS's id on this kernel).
+  int family() const;
   // Hands every queued record to `on_exit`, without blocking. Records the kernel
   // dropped (a full socket buffer) are counted in lost().
   void drain(const std::function<void(const TaskExit&)>& on_exit);

@@ -19,6 +19,7 @@
 #include "probe/task_exits.h"
 #include "common/text.h"
 #include "record/command_cgroup.h"
+#include "record/event_filter.h"
 #include "record/launcher.h"
 #include "record/limit_watch.h"
 #include "record/process_limits.h"
@@ -183,6 +184,11 @@ int run_record(const RecordOptions& options, std::string* complete_recording) {
       exit_records_meta = "off: " + opened.error().message;
     }
   }
+  // Only the tree's events and records, where the kernel can tell (see EventFilter).
+  std::optional<EventFilter> event_filter;
+  if (process_events) {
+    event_filter.emplace(*process_events, exit_records ? &*exit_records : nullptr, options.attach_pid);
+  }
   std::optional<int64_t> forks_at_start = probe::read_forks_since_boot();
 
   // 3. The root: a gated child (run) or an existing process (attach). A command we
@@ -282,6 +288,9 @@ int run_record(const RecordOptions& options, std::string* complete_recording) {
     writer->set_meta("output_capture", capture->kinds());
   }
   writer->set_meta("process_events", process_events_meta);
+  if (event_filter) {
+    event_filter->write_start_meta(*writer);
+  }
   writer->set_meta("exit_records", exit_records_meta);
   writer->set_meta("cgroup", cgroup_meta);
 
@@ -348,6 +357,7 @@ int run_record(const RecordOptions& options, std::string* complete_recording) {
     write_end_meta(*writer, end_ms, sampler.process_count(), session.root_wait_status, run_mode);
     if (process_events) {
       writer->set_meta("process_events_lost", std::to_string(process_events->lost()));
+      event_filter->write_end_meta(*writer);
     }
     if (exit_records) {
       writer->set_meta("exit_records_lost", std::to_string(exit_records->lost()));
