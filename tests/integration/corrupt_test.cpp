@@ -106,6 +106,7 @@ class CorruptTest : public ::testing::Test {
     store::ScopedDb owned(db);
     auto status = store::exec_sql(db, sql.c_str());
     EXPECT_TRUE(status) << sql << ": " << (status ? "" : status.error().message);
+    EXPECT_GE(sqlite3_changes(db), 1) << sql << ": damaged nothing";
     return path;
   }
 
@@ -149,27 +150,33 @@ TEST_F(CorruptTest, ImpossibleValuesAreRefused) {
   struct Damage {
     std::string name;
     std::string sql;
-    bool events_only = false;  // met only by the readers of every event
+    // Who meets it: the summary (report --json) reads the process rows and the ticks,
+    // and samples only for what a process row lacks; csv reads no events.
+    enum MetBy { kEveryReader, kReadersOfEverySample, kReadersOfEveryEvent } met_by = kEveryReader;
   };
   const std::vector<Damage> damage = {
       {"peak-time", "UPDATE process SET peak_rss_t_ms = peak_rss_t_ms - " + years + " WHERE id = 3"},
       {"tick-time", "UPDATE tick SET t_ms = t_ms - " + years + " WHERE t_ms = (SELECT max(t_ms) FROM tick)"},
-      {"sample-time", "UPDATE sample SET t_ms = t_ms + " + years + " WHERE rowid = 50"},
-      {"sample-process", "UPDATE sample SET process_id = 1099511627776 WHERE rowid = 5"},
+      {"sample-time", "UPDATE sample SET t_ms = t_ms + " + years + " WHERE rowid = (SELECT max(rowid) FROM sample)",
+       Damage::kReadersOfEverySample},
+      {"sample-process", "UPDATE sample SET process_id = 1099511627776 WHERE rowid = (SELECT min(rowid) FROM sample)",
+       Damage::kReadersOfEverySample},
       {"process-id", "UPDATE process SET id = 1099511627776 WHERE id = (SELECT max(id) FROM process)"},
       {"seen-time", "UPDATE process SET first_seen_ms = 0 WHERE id = 2"},
       {"end-time", "UPDATE process SET end_ms = end_ms + " + years + " WHERE id = 2"},
       {"start", "UPDATE meta SET value = '17x' WHERE key = 'start_ms'"},
-      {"event-time", "UPDATE event SET t_ms = t_ms - " + years + " WHERE kind = 'stdout'", true},
+      {"event-time", "UPDATE event SET t_ms = t_ms - " + years + " WHERE kind = 'stdout'", Damage::kReadersOfEveryEvent},
   };
   const std::regex refused("canopy: cannot (open|read) '.*': the recording is corrupt: [^\n]+\n");
   for (const Damage& d : damage) {
     std::string path = damaged_copy(d.name + ".canopy", d.sql);
     std::vector<std::vector<std::string>> readers = {{"report", "--html", path + ".html"},
                                                      {"export", "--format", "chrome"}};
-    if (!d.events_only) {
-      readers.push_back({"report", "--json"});
+    if (d.met_by != Damage::kReadersOfEveryEvent) {
       readers.push_back({"export", "--format", "csv"});
+    }
+    if (d.met_by == Damage::kEveryReader) {
+      readers.push_back({"report", "--json"});
     }
     for (std::vector<std::string> args : readers) {
       std::string what = d.name + ": " + args[0] + " " + args[1];
