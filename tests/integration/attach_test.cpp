@@ -56,6 +56,11 @@ TEST(Attach, CtrlCStopsAndKeepsTheRecording) {
   ASSERT_FALSE(std::filesystem::is_empty(ready)) << "the holder never touched its memory";
   std::string path = dir.file("stop.canopy");
   Started canopy({kCanopy, "record", "-q", "--pid", std::to_string(sleeper.pid()), "-o", path});
+  // Ctrl-C once canopy handles it: it blocks the signal before it creates the
+  // recording (a SIGINT before that ends it as it would any program). Then a few ticks.
+  for (int waited_ms = 0; !std::filesystem::exists(path) && waited_ms < 60'000; waited_ms += 10) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   canopy.signal(SIGINT);
   auto result = canopy.wait();
