@@ -149,7 +149,9 @@ TEST(ExitRecords, EveryBriefChildIsNamedAsItExecd) {
         EXPECT_TRUE(p.exe.empty());
       } else {
         EXPECT_EQ(p.cmdline, std::vector<std::string>{"/bin/true"});
-        EXPECT_EQ(p.exe, "/usr/bin/true");
+        // Its executable, or none when it exited between the reads of its command
+        // line and of its exe link (gone with its memory): never sh's.
+        EXPECT_TRUE(p.exe == "/usr/bin/true" || p.exe.empty()) << p.exe;
       }
     }
   }
