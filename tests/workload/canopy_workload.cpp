@@ -2,7 +2,8 @@
 // touch exact amounts of memory for exact times, trees of a known shape, chosen exit
 // statuses. Children are started with fork+exec of this same binary, as a build would.
 //
-//   canopy_workload hold MIB MS [TAG]  touch MIB MiB of anonymous memory, hold it MS ms
+//   canopy_workload hold MIB MS [TAG]  touch MIB MiB of anonymous memory, hold it MS ms,
+//                                      then wait for any children it has
 //                                      (with CANOPY_WORKLOAD_HOLD_WITH="DIR N": once
 //                                      N holders have touched theirs, see below)
 //   canopy_workload tree               the test tree (see run_tree)
@@ -44,6 +45,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -145,6 +147,11 @@ int hold(long mib, long ms) {
   std::memset(memory, 1, bytes);  // every page touched: resident and anonymous
   wait_for_the_others();
   sleep_ms(ms);
+  // A shell that execs into a holder leaves its background jobs to it (the viewer's
+  // tests: `"$W" tree & sleep 0.5; exec "$W" hold 30 1500`): the root outlives them, so
+  // the recording holds the whole tree however slowly a loaded machine runs it.
+  while (waitpid(-1, nullptr, 0) > 0 || errno == EINTR) {
+  }
   return 0;
 }
 

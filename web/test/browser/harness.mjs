@@ -120,6 +120,22 @@ export async function clickChartAt(page, tMs, yFraction = 0.05) {
   await page.mouse.click(box.x + point.x, box.y + point.y);
 }
 
+// Pins the information panel at the first drawn tick at or after `tMs`, and waits until
+// it shows that tick. Returns the tick's time. A click where the panel is pinned already
+// would unpin it, so there it does nothing.
+export async function pinFirstTickFrom(page, tMs) {
+  const isPinnedAt = (pinned) => {
+    const panel = document.querySelector('[data-testid="info-panel"]');
+    return panel.dataset.how === 'pinned' && Number(panel.dataset.t) === pinned;
+  };
+  const t = await page.evaluate((from) => window.canopyView.frame.t.find((x) => x >= from), tMs);
+  if (!(await page.evaluate(isPinnedAt, t))) {
+    await clickChartAt(page, t);
+    await page.waitForFunction(isPinnedAt, t);
+  }
+  return t;
+}
+
 // The rows of the information panel: id, name, pid and the resident column in bytes.
 export function infoRows(page) {
   return page.evaluate(() => [...document.querySelectorAll('[data-testid="info-row"]:not([hidden])')].map((row) => ({
