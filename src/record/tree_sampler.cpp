@@ -13,10 +13,10 @@ TreeSampler::TreeSampler(store::Writer& writer, const probe::HostInfo& host, Sam
       host_(host),
       options_(options),
       self_(::getpid()),
-      meminfo_(options.meminfo_path),
+      meminfo_(options_.meminfo_path.empty() ? options_.proc_root + "/meminfo" : options_.meminfo_path),
       forks_all_heard_(options.process_events) {
   if (options_.adopt_own_children) {
-    self_files_ = probe::ProcessFiles::open(self_);
+    self_files_ = probe::ProcessFiles::open(self_, options_.proc_root);
   }
 }
 
@@ -34,7 +34,7 @@ std::optional<int64_t> TreeSampler::process_id(pid_t pid) const {
 
 TreeSampler::Tracked* TreeSampler::track(pid_t pid, std::optional<Parent> parent, int64_t t_ms, bool zombie_ok,
                                          std::optional<int64_t> start_ms) {
-  auto files = probe::ProcessFiles::open(pid);
+  auto files = probe::ProcessFiles::open(pid, options_.proc_root);
   if (!files) {
     return nullptr;
   }

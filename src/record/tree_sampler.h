@@ -16,6 +16,7 @@
 #include <deque>
 #include <limits>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -42,8 +43,11 @@ struct SamplerOptions {
   // The tree's CPU in one counter (its cgroup). At a tick where it has not moved and
   // it covers every live process, no schedstat is read: none of them ran.
   const TreeCpuCounter* tree_cpu = nullptr;
-  // Where the machine's memory is read (tests point it at a file of their own).
-  const char* meminfo_path = "/proc/meminfo";
+  // Where /proc is: every process's files, and the machine's meminfo and vmstat. Unit
+  // tests point it at a tree of their own (tests/support/fake_proc.h).
+  std::string proc_root = "/proc";
+  // Where the machine's memory is read, when not from proc_root (a test's own file).
+  std::string meminfo_path{};
 };
 
 class TreeSampler {
@@ -214,7 +218,7 @@ class TreeSampler {
   // Whether the kernel may have changed the memory of processes that did not run,
   // from /proc/vmstat, read at most once a tick and only when it saves reads.
   bool kernel_may_have_moved_memory();
-  probe::SystemFile vmstat_{"/proc/vmstat"};
+  probe::SystemFile vmstat_{options_.proc_root + "/vmstat"};
   std::optional<int64_t> last_memory_moves_;
   std::optional<bool> kernel_moved_memory_;  // this tick's answer, once asked
   static constexpr int64_t kStatmAtLeastEveryMs = 1000;

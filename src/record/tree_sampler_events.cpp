@@ -76,7 +76,7 @@ store::ProcessRow* TreeSampler::inherited_zombie(pid_t pid) {
   // A ghost's start is unknown (0); with process events a fork would have dropped
   // the entry for a reused PID anyway.
   if (it->second.start_ticks != 0) {
-    auto files = probe::ProcessFiles::open(pid);
+    auto files = probe::ProcessFiles::open(pid, options_.proc_root);
     auto stat = files ? files->read_stat() : std::nullopt;
     if (!stat || stat->start_ticks != it->second.start_ticks) {
       ended_unreaped_.erase(it);  // the PID was reused: this is another process
