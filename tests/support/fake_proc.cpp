@@ -45,6 +45,20 @@ void empty_and_remove(const std::string& path) {
   fs::remove(path);
 }
 
+// A directory, its files emptied first (see empty_and_remove).
+void empty_and_remove_all(const std::string& dir) {
+  std::vector<std::string> files;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    if (!entry.is_symlink() && entry.is_regular_file()) {
+      files.push_back(entry.path());
+    }
+  }
+  for (const auto& file : files) {
+    empty_and_remove(file);
+  }
+  fs::remove_all(dir);
+}
+
 bool zombie(const FakeProcess& p) { return p.state == 'Z' || p.state == 'X'; }
 
 int64_t thread_count(const FakeProcess& p) { return 1 + static_cast<int64_t>(p.other_threads.size()); }
@@ -88,7 +102,7 @@ std::string statm_text(const FakeProcess& p) {
 
 // The lines of status up to Threads, with the memory lines a zombie no longer has.
 // The kernel escapes a newline in the name here (not in stat).
-std::string status_text(const FakeProcess& p) {
+std::string status_text(const FakeProcess& p, pid_t tid) {
   std::string name;
   for (char c : p.name) {
     name += c == '\n' ? "\\n" : c == '\\' ? "\\\\" : std::string(1, c);
@@ -99,7 +113,7 @@ std::string status_text(const FakeProcess& p) {
                       : p.state == 'X' ? "X (dead)"
                                        : "S (sleeping)";
   std::ostringstream s;
-  s << "Name:\t" << name << "\nUmask:\t0022\nState:\t" << state << "\nTgid:\t" << p.pid << "\nNgid:\t0\nPid:\t" << p.pid
+  s << "Name:\t" << name << "\nUmask:\t0022\nState:\t" << state << "\nTgid:\t" << p.pid << "\nNgid:\t0\nPid:\t" << tid
     << "\nPPid:\t" << p.ppid << "\nTracerPid:\t0\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\nFDSize:\t" << (zombie(p) ? 0 : 256)
     << "\nGroups:\t \nNStgid:\t" << p.pid << "\nNSpid:\t" << p.pid << "\nNSpgid:\t" << p.pid << "\nNSsid:\t" << p.pid
     << "\nKthread:\t0\n";
@@ -160,6 +174,15 @@ std::string cmdline_text(const FakeProcess& p) {
   return text;
 }
 
+// task/TID of one thread of `process`: its memory files and the children it forked.
+void write_thread(const std::string& task, pid_t tid, const FakeProcess& process, const std::vector<pid_t>& children) {
+  const std::string dir = task + "/" + std::to_string(tid);
+  fs::create_directories(dir);
+  write_in_place(dir + "/statm", statm_text(process));
+  write_in_place(dir + "/status", status_text(process, tid));
+  write_in_place(dir + "/children", children_text(children));
+}
+
 }  // namespace
 
 FakeProc::FakeProc() { write_machine(FakeMachine{}); }
@@ -193,10 +216,10 @@ void FakeProc::write_machine(const FakeMachine& m) {
 void FakeProc::write(const FakeProcess& p) {
   const std::string dir = dir_of(p.pid);
   const std::string task = dir + "/task";
-  fs::create_directories(task + "/" + std::to_string(p.pid));
+  fs::create_directories(dir);
   write_in_place(dir + "/stat", stat_text(p));
   write_in_place(dir + "/statm", statm_text(p));
-  write_in_place(dir + "/status", status_text(p));
+  write_in_place(dir + "/status", status_text(p, p.pid));
   write_in_place(dir + "/io", io_text(p));
   write_in_place(dir + "/schedstat", std::to_string(p.run_ns) + " 3022601 2\n");
   write_in_place(dir + "/cmdline", cmdline_text(p));
@@ -205,33 +228,29 @@ void FakeProc::write(const FakeProcess& p) {
   if (!zombie(p) && !p.exe.empty()) {
     fs::create_symlink(p.exe, dir + "/exe");
   }
-  write_in_place(task + "/" + std::to_string(p.pid) + "/children", zombie(p) ? "" : children_text(p.children));
+  // The leader's task files are its own: a zombie leader has no memory, even while
+  // other threads run on (after pthread_exit). Those threads see the process's memory,
+  // which they share.
+  write_thread(task, p.pid, p, zombie(p) ? std::vector<pid_t>{} : p.children);
+  FakeProcess group = p;
+  group.state = 'S';
   std::vector<std::string> thread_dirs = {std::to_string(p.pid)};
   for (const FakeThread& thread : p.other_threads) {
     thread_dirs.push_back(std::to_string(thread.tid));
-    fs::create_directories(task + "/" + thread_dirs.back());
-    write_in_place(task + "/" + thread_dirs.back() + "/children", children_text(thread.children));
+    write_thread(task, thread.tid, group, thread.children);
   }
-  for (const auto& entry : fs::directory_iterator(task)) {  // threads that have ended
-    if (std::find(thread_dirs.begin(), thread_dirs.end(), entry.path().filename()) == thread_dirs.end()) {
-      fs::remove_all(entry.path());
+  std::vector<std::string> ended;  // threads no longer in the process
+  for (const auto& entry : fs::directory_iterator(task)) {
+    if (std::find(thread_dirs.begin(), thread_dirs.end(), entry.path().filename().string()) == thread_dirs.end()) {
+      ended.push_back(entry.path());
     }
+  }
+  for (const auto& dir : ended) {
+    empty_and_remove_all(dir);
   }
 }
 
-void FakeProc::vanish(pid_t pid) {
-  const std::string dir = dir_of(pid);
-  std::vector<std::string> files;
-  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-    if (!entry.is_symlink() && entry.is_regular_file()) {
-      files.push_back(entry.path());
-    }
-  }
-  for (const auto& file : files) {
-    empty_and_remove(file);
-  }
-  fs::remove_all(dir);
-}
+void FakeProc::vanish(pid_t pid) { empty_and_remove_all(dir_of(pid)); }
 
 void FakeProc::reuse_pid(const FakeProcess& process) {
   vanish(process.pid);

@@ -14,7 +14,8 @@
 //   text, so the sampler sees a failed read either way (it never looks at errno), and
 //   a new open finds nothing (or, after reuse_pid, the new process), as with the kernel.
 // - The kernel makes the text at each read; here it is what the test wrote last.
-// - Only the files the sampler reads are there; task/TID holds only the children list.
+// - Only the files the sampler reads are there; task/TID holds statm, status and the
+//   children list.
 // - No permission checks: io and exe read for every process (the kernel hides them
 //   from another user without CAP_SYS_PTRACE).
 #pragma once
@@ -45,7 +46,10 @@ struct FakeProcess {
   pid_t pid = 0;
   pid_t ppid = 1;
   std::string name = "sleep";  // comm, and stat's second field: up to 15 bytes, any byte
-  char state = 'S';  // 'Z': a zombie, whose memory, executable and arguments are gone
+  // 'Z': a zombie, whose memory, executable and arguments are gone. With other threads
+  // still running, only the leader thread has exited (pthread_exit): its own files
+  // show it as a zombie, while theirs (task/TID) show the process's memory.
+  char state = 'S';
   int64_t start_ticks = 2504114;  // stat field 22: with the pid, the process's identity
   uint64_t start_code = 93869604798464;   // stat field 26: a new value after each exec
   uint64_t start_stack = 140726906187120;  // stat field 28
