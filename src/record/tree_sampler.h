@@ -69,7 +69,8 @@ class TreeSampler {
 
   // The kernel's process events, at their exact times. A fork by a process of the tree
   // tracks the child at once; one already gone is still recorded, from the events
-  // alone (its parent's name, no samples). An exit ends the process with its status.
+  // alone (its parent's name, no samples). An exit ends the process with its status,
+  // unless the process runs on (another thread exec'd and took the leader's place).
   void on_fork(pid_t pid, pid_t parent, int64_t t_ms);
   // `monotonic_ns`: the event's own timestamp, on CLOCK_MONOTONIC.
   void on_exec(pid_t pid, int64_t t_ms, uint64_t monotonic_ns);
@@ -121,6 +122,13 @@ class TreeSampler {
     bool ended_when_tracked = false;  // a zombie already when its files were opened
     bool ran = false;     // since the previous tick: its children list may have changed
     bool exited = false;  // a zombie child of ours, waiting to be reaped
+    // Its leader thread has exited and other threads run on (pthread_exit in main, or
+    // the others are still being torn down by an exit_group): stat shows a zombie with
+    // more than one thread, statm no memory. A tick takes the process to live until its
+    // last thread ends, and reads its memory from a live thread's files. (The leader's
+    // exit event ends it, even after pthread_exit: that event looks the same as an
+    // exit_group's, whose status it carries.)
+    bool leader_exited = false;
     // Caught in the middle of an exec, before the kernel set up its arguments, or
     // gone since an exec: the command line reads empty, so it is read again the next
     // time the process runs. Still pending when it ends, its exit record names it.

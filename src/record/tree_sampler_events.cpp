@@ -273,6 +273,12 @@ void TreeSampler::on_exit(pid_t pid, int wait_status, int64_t t_ms) {
   if (stat && !p.exited) {
     sample(p, t_ms, false);  // the final CPU figures of the zombie
   }
+  if (stat && stat->state != 'Z' && stat->state != 'X') {
+    // Its leader thread's exit, not its own: another thread exec'd, and the kernel
+    // ended the leader and gave that thread its place (the exec event follows). The
+    // PID's files show the process running, not a zombie.
+    return;
+  }
   if (stat && stat->ppid == self_) {
     p.exit_event_ms = t_ms;  // ours to reap: on_child_reaped ends it at this time
     return;

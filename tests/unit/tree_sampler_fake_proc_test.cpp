@@ -223,6 +223,90 @@ TEST_F(TreeSamplerFakeProc, AThreadGroupIsOneProcessWhoseThreadsChildrenAreFound
   EXPECT_EQ(threads, (std::vector<std::pair<int64_t, int64_t>>{{0, 3}, {200, 2}}));
 }
 
+TEST_F(TreeSamplerFakeProc, AProcessWhoseMainThreadExitedLivesOnUntilItsLastThreadEnds) {
+  FakeProcess server{.pid = kRoot, .name = "server", .resident_pages = 10 * kPagesPerMiB,
+                     .other_threads = {{.tid = kRoot + 10}}};
+  proc_.write(server);
+  TreeSampler& sampler = start();
+  ASSERT_TRUE(sampler.add_root(kRoot, 0));
+  sampler.tick(100);
+  // main() calls pthread_exit: the leader is a zombie (state Z in the process's own
+  // stat, no memory in its statm) while the other thread runs on, with the memory,
+  // which grows to 50 MiB.
+  become_zombie(server);
+  server.resident_pages = 50 * kPagesPerMiB;
+  proc_.write(server);
+  sampler.tick(200);
+  // The other thread forks.
+  server.other_threads[0].children = {kChild};
+  proc_.write(server);
+  proc_.write({.pid = kChild, .ppid = kRoot, .name = "worker", .start_ticks = 3000});
+  sampler.tick(300);
+  // The last thread ends: now the process is a zombie.
+  server.other_threads.clear();
+  server.run_ns += 100'000;
+  proc_.write(server);
+  sampler.tick(400);
+  auto recording = finish(400);
+
+  const auto& row = recording.row_of(kRoot);
+  EXPECT_EQ(row.end_ms, 400);
+  EXPECT_EQ(row.peak_rss_bytes, rss_bytes(server));
+  EXPECT_EQ(recording.tick_at(200).processes, 1);
+  EXPECT_EQ(recording.tick_at(200).rss_bytes, rss_bytes(server));
+  EXPECT_EQ(recording.tick_at(300).processes, 2);
+  EXPECT_EQ(recording.row_of(kChild).parent_id, row.id);
+  EXPECT_EQ(recording.tick_at(400).processes, 1);  // the worker's child
+  EXPECT_TRUE(recording.execs.empty());
+}
+
+TEST_F(TreeSamplerFakeProc, AnExitGroupStillTearingDownThreadsEndsAtItsExitEvent) {
+  FakeProcess linker{.pid = kRoot, .name = "ld", .other_threads = {{.tid = kRoot + 10}}};
+  proc_.write(linker);
+  TreeSampler& sampler = start({.process_events = true});
+  ASSERT_TRUE(sampler.add_root(kRoot, 0));
+  sampler.tick(100);
+  // exit(4) from main: the leader is a zombie before the other thread is gone, as a
+  // tick and then the leader's exit event find it.
+  become_zombie(linker);
+  proc_.write(linker);
+  sampler.tick(200);
+  sampler.on_exit(kRoot, W_EXITCODE(4, 0), 250);
+  auto recording = finish(300);
+  ASSERT_EQ(recording.processes.size(), 1u);
+  EXPECT_EQ(recording.processes[0].end_ms, 250);
+  EXPECT_EQ(recording.processes[0].exit_code, 4);
+}
+
+TEST_F(TreeSamplerFakeProc, AnExecByAnotherThreadIsNotTheProcesssExit) {
+  FakeProcess java{.pid = kRoot, .name = "java", .exe = "/usr/bin/java", .cmdline = {"java", "-jar", "x.jar"},
+                   .other_threads = {{.tid = kRoot + 10}}};
+  proc_.write(java);
+  TreeSampler& sampler = start({.process_events = true});
+  ASSERT_TRUE(sampler.add_root(kRoot, 0));
+  sampler.tick(100);
+  // Its second thread execs: the kernel ends the leader thread (an exit event of the
+  // PID), and the thread takes its place, alone, running the new program.
+  java.name = "sh";
+  java.start_code += 0x20000;
+  java.exe = "/usr/bin/dash";
+  java.cmdline = {"sh", "-c", "true"};
+  java.other_threads.clear();
+  java.run_ns += 1'000'000;
+  proc_.write(java);
+  sampler.on_exit(kRoot, 0, 150);
+  sampler.on_exec(kRoot, 150, probe::now_monotonic_ns());
+  sampler.tick(200);
+  auto recording = finish(200);
+
+  ASSERT_EQ(recording.processes.size(), 1u);
+  EXPECT_FALSE(recording.processes[0].end_ms);
+  EXPECT_EQ(recording.processes[0].cmdline, java.cmdline);
+  ASSERT_EQ(recording.execs.size(), 1u);
+  EXPECT_EQ(recording.execs[0].t_ms, 150);
+  EXPECT_EQ(recording.tick_at(200).processes, 1);
+}
+
 // ---- A name with a newline ----
 
 TEST_F(TreeSamplerFakeProc, ANameWithANewlineAndParenthesesIsStoredExactly) {
