@@ -185,6 +185,20 @@ void write_thread(const std::string& task, pid_t tid, const FakeProcess& process
 
 }  // namespace
 
+void become_zombie(FakeProcess& p) {
+  p.state = 'Z';
+  p.run_ns += 100'000;
+}
+
+void exec(FakeProcess& p, const std::string& name, const std::string& exe, const std::vector<std::string>& cmdline) {
+  p.name = name;
+  p.exe = exe;
+  p.cmdline = cmdline;
+  p.start_code += 0x20000;
+  p.start_stack -= 0x3000;
+  p.run_ns += 1'000'000;
+}
+
 FakeProc::FakeProc() { write_machine(FakeMachine{}); }
 
 probe::HostInfo FakeProc::host() {

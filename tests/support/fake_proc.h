@@ -13,7 +13,10 @@
 //   process's files are emptied before they are removed: no parser accepts empty
 //   text, so the sampler sees a failed read either way (it never looks at errno), and
 //   a new open finds nothing (or, after reuse_pid, the new process), as with the kernel.
-// - The kernel makes the text at each read; here it is what the test wrote last.
+// - The kernel makes the text at each read; here it is what the test wrote last. The
+//   sampler reads a process in full only once its schedstat moved (it ran): a test
+//   that changes a process moves its run_ns too, as its running would
+//   (become_zombie and exec do).
 // - Only the files the sampler reads are there; task/TID holds statm, status and the
 //   children list.
 // - No permission checks: io and exe read for every process (the kernel hides them
@@ -80,10 +83,10 @@ struct FakeProcess {
 
 // Exits, as far as the kernel goes before the parent reaps it: a zombie, after its
 // last CPU (exiting takes some, and the sampler counts on that to notice an end).
-inline void become_zombie(FakeProcess& p) {
-  p.state = 'Z';
-  p.run_ns += 100'000;
-}
+void become_zombie(FakeProcess& p);
+// Execs: the same PID and start time, a new image (the program and its stack mapped at
+// new addresses), name, executable and arguments, after some CPU.
+void exec(FakeProcess& p, const std::string& name, const std::string& exe, const std::vector<std::string>& cmdline);
 
 // The machine-wide files the sampler reads.
 struct FakeMachine {

@@ -91,16 +91,27 @@ TEST_F(TreeSamplerFakeProcEndings, AZombieChildOfOursWaitsToBeReapedForItsExitSt
   EXPECT_EQ(recording.tick_at(200).processes, 0);
 }
 
-TEST_F(TreeSamplerFakeProcEndings, AZombiePassedToUsIsTheProcessWeEndedNotANewOne) {
+// make's child cc1 is a zombie at the tick of 100 ms, which ends it: make may never
+// reap it, and if make dies first, the zombie passes to us, the subreaper.
+class UnreapedZombie : public canopy::testing::FakeProcTest {
+ protected:
+  TreeSampler& end_cc1_unreaped() {
+    proc_.write(make);
+    proc_.write(cc1);
+    TreeSampler& sampler = start();
+    EXPECT_TRUE(sampler.add_root(kRoot, 0));
+    become_zombie(cc1);
+    proc_.write(cc1);
+    sampler.tick(100);
+    return sampler;
+  }
+
   FakeProcess make{.pid = kRoot, .name = "make", .children = {kChild}};
   FakeProcess cc1{.pid = kChild, .ppid = kRoot, .name = "cc1", .start_ticks = 2000};
-  proc_.write(make);
-  proc_.write(cc1);
-  TreeSampler& sampler = start();
-  ASSERT_TRUE(sampler.add_root(kRoot, 0));
-  become_zombie(cc1);
-  proc_.write(cc1);
-  sampler.tick(100);  // ends cc1, a zombie make may never reap
+};
+
+TEST_F(UnreapedZombie, PassedToUsItIsTheProcessWeEndedNotANewOne) {
+  TreeSampler& sampler = end_cc1_unreaped();
   // make dies without reaping it: the zombie passes to us, the subreaper.
   proc_.vanish(kRoot);
   cc1.ppid = ::getpid();
@@ -117,16 +128,8 @@ TEST_F(TreeSamplerFakeProcEndings, AZombiePassedToUsIsTheProcessWeEndedNotANewOn
   EXPECT_EQ(row.exit_code, 7);  // wait's status, on the row that ended
 }
 
-TEST_F(TreeSamplerFakeProcEndings, AReusedPidPassedToUsIsANewProcess) {
-  FakeProcess make{.pid = kRoot, .name = "make", .children = {kChild}};
-  FakeProcess cc1{.pid = kChild, .ppid = kRoot, .name = "cc1", .start_ticks = 2000};
-  proc_.write(make);
-  proc_.write(cc1);
-  TreeSampler& sampler = start();
-  ASSERT_TRUE(sampler.add_root(kRoot, 0));
-  become_zombie(cc1);
-  proc_.write(cc1);
-  sampler.tick(100);  // ends cc1, a zombie make may never reap
+TEST_F(UnreapedZombie, ItsPidReusedAndPassedToUsIsANewProcess) {
+  TreeSampler& sampler = end_cc1_unreaped();
   // make reaps it after all, and the PID goes to an orphan that ends as our child.
   proc_.vanish(kChild);
   proc_.write({.pid = kChild, .ppid = ::getpid(), .name = "late", .state = 'Z', .start_ticks = 2600});

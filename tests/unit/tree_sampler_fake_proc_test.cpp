@@ -4,7 +4,6 @@
 // written between two ticks, and the recording must hold what the files said.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include "support/fake_proc_recording.h"
 
@@ -12,8 +11,8 @@ namespace canopy::record {
 namespace {
 
 using canopy::testing::become_zombie;
+using canopy::testing::exec;
 using canopy::testing::FakeProcess;
-using canopy::testing::FakeThread;
 using canopy::testing::kPagesPerMiB;
 using canopy::testing::rss_bytes;
 using TreeSamplerFakeProc = canopy::testing::FakeProcTest;
@@ -104,12 +103,7 @@ TEST_F(TreeSamplerFakeProc, AnExecContinuesTheRowAnExitEndsIt) {
   ASSERT_TRUE(sampler.add_root(kRoot, 0));
   sampler.tick(100);
   // sh execs cc: the same PID and start, a new name, image, executable and arguments.
-  sh.name = "cc";
-  sh.start_code += 0x20000;
-  sh.start_stack -= 0x3000;
-  sh.exe = "/usr/bin/x86_64-linux-gnu-gcc-12";
-  sh.cmdline = {"cc", "-c", "a.c"};
-  sh.run_ns += 2'000'000;
+  exec(sh, "cc", "/usr/bin/x86_64-linux-gnu-gcc-12", {"cc", "-c", "a.c"});
   proc_.write(sh);
   // rm exits and make reaps it.
   proc_.vanish(kSecond);
@@ -146,10 +140,7 @@ TEST_F(TreeSamplerFakeProc, AnExecThatKeepsTheNameIsToldByItsNewImage) {
   TreeSampler& sampler = start();
   ASSERT_TRUE(sampler.add_root(kRoot, 0));
   sampler.tick(100);
-  sh.start_code += 0x20000;  // sh runs sh: a new image under the same name
-  sh.start_stack -= 0x3000;
-  sh.cmdline = {"sh", "-c", "true"};
-  sh.run_ns += 1'000'000;
+  exec(sh, "sh", "/usr/bin/dash", {"sh", "-c", "true"});  // sh runs sh: a new image, the same name
   proc_.write(sh);
   sampler.tick(200);
   auto recording = finish(200);
@@ -287,12 +278,8 @@ TEST_F(TreeSamplerFakeProc, AnExecByAnotherThreadIsNotTheProcesssExit) {
   sampler.tick(100);
   // Its second thread execs: the kernel ends the leader thread (an exit event of the
   // PID), and the thread takes its place, alone, running the new program.
-  java.name = "sh";
-  java.start_code += 0x20000;
-  java.exe = "/usr/bin/dash";
-  java.cmdline = {"sh", "-c", "true"};
+  exec(java, "sh", "/usr/bin/dash", {"sh", "-c", "true"});
   java.other_threads.clear();
-  java.run_ns += 1'000'000;
   proc_.write(java);
   sampler.on_exit(kRoot, 0, 150);
   sampler.on_exec(kRoot, 150, probe::now_monotonic_ns());
@@ -319,10 +306,7 @@ TEST_F(TreeSamplerFakeProc, ANameWithANewlineAndParenthesesIsStoredExactly) {
   proc_.write(child);
   TreeSampler& sampler = start();
   ASSERT_TRUE(sampler.add_root(kRoot, 0));
-  child.name = renamed;  // an exec into a program whose name has a newline
-  child.start_code += 0x20000;
-  child.cmdline = {"./new)\n(name"};
-  child.run_ns += 1'000'000;
+  exec(child, renamed, "/tmp/new)\n(name", {"./new)\n(name"});  // a program whose name has a newline
   proc_.write(child);
   sampler.tick(100);
   auto recording = finish(100);
