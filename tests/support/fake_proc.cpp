@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 // reads the new text. O_NOFOLLOW: never writes through a symlink (exe points at real
 // programs).
 void write_in_place(const std::string& path, const std::string& text) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0444);
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) {
     fail("write", path);
   }
