@@ -83,9 +83,7 @@ Result<BudgetVerdict> check_tree(const store::Reader& reader, const Summary& sum
   }
   if (memory && crossing != ticks.end()) {
     BudgetCulprit pusher;
-    if (auto found = find_tree_peak_pusher(reader, crossing->t_ms, pusher); !found) {
-      return found.error();
-    }
+    RETURN_IF_ERROR(find_tree_peak_pusher(reader, crossing->t_ms, pusher));
     auto it = std::find_if(peaks.begin(), peaks.end(), [&](const ProcessPeak& p) { return p.process_id == pusher.process_id; });
     if (it != peaks.end()) {
       pusher.pid = it->pid;
@@ -114,28 +112,19 @@ Result<std::vector<BudgetVerdict>> check_budgets(const store::Reader& reader, co
   if (budgets.empty()) {
     return verdicts;
   }
-  auto processes = processes_with_figures(reader);
-  if (!processes) {
-    return processes.error();
-  }
+  ASSIGN_OR_RETURN(auto processes, processes_with_figures(reader));
   std::vector<ProcessPeak> peaks;
-  for (const auto& p : *processes) {
+  for (const auto& p : processes) {
     peaks.push_back(process_peak(p, summary.start_ms));
   }
-  auto ticks = reader.ticks();
-  if (!ticks) {
-    return ticks.error();
-  }
+  ASSIGN_OR_RETURN(auto ticks, reader.ticks());
   for (const auto& budget : budgets) {
     if (!budget.command.empty()) {
       verdicts.push_back(check_per_command(budget, peaks));
       continue;
     }
-    auto verdict = check_tree(reader, summary, budget, peaks, *ticks);
-    if (!verdict) {
-      return verdict.error();
-    }
-    verdicts.push_back(std::move(*verdict));
+    ASSIGN_OR_RETURN(auto verdict, check_tree(reader, summary, budget, peaks, ticks));
+    verdicts.push_back(std::move(verdict));
   }
   return verdicts;
 }

@@ -61,15 +61,9 @@ std::vector<std::string> tree_keys(const std::vector<store::ProcessRow>& process
 }
 
 Result<Side> read_side(const store::Reader& reader) {
-  auto summary = summarize(reader, 0);
-  if (!summary) {
-    return summary.error();
-  }
-  auto processes = processes_with_figures(reader);
-  if (!processes) {
-    return processes.error();
-  }
-  Side side{std::move(*summary), std::move(*processes), {}};
+  ASSIGN_OR_RETURN(auto summary, summarize(reader, 0));
+  ASSIGN_OR_RETURN(auto processes, processes_with_figures(reader));
+  Side side{std::move(summary), std::move(processes), {}};
   side.keys = tree_keys(side.processes);
   return side;
 }

@@ -208,10 +208,7 @@ Result<GrowthReport> analyze_growth(const store::Reader& reader, const std::vect
                                     int64_t interval_ms, int64_t end_ms) {
   GrowthReport report;
   const auto tree_stopped_ms = reader.meta_int("tree_stopped_ms");
-  auto ticks = reader.ticks();
-  if (!ticks) {
-    return ticks.error();
-  }
+  ASSIGN_OR_RETURN(auto ticks, reader.ticks());
   std::unordered_map<int64_t, Series> series;
   for (const auto& p : processes) {
     Series s;
@@ -228,7 +225,7 @@ Result<GrowthReport> analyze_growth(const store::Reader& reader, const std::vect
     auto points = static_cast<size_t>(std::min(kMaxPoints, s.ticks));
     s.rss_bytes.assign(points, -1);
     s.cpu_ns.assign(points, -1);
-    mark_observed(s, *ticks);
+    mark_observed(s, ticks);
     series.emplace(p.id, std::move(s));
   }
   report.judged = static_cast<int64_t>(series.size());

@@ -39,13 +39,8 @@ Status fill_from_samples(const store::Reader& reader, std::vector<store::Process
 }  // namespace
 
 Result<std::vector<store::ProcessRow>> processes_with_figures(const store::Reader& reader) {
-  auto processes = reader.processes();
-  if (!processes) {
-    return processes.error();
-  }
-  if (auto filled = fill_from_samples(reader, *processes); !filled) {
-    return filled.error();
-  }
+  ASSIGN_OR_RETURN(auto processes, reader.processes());
+  RETURN_IF_ERROR(fill_from_samples(reader, processes));
   return processes;
 }
 
@@ -62,14 +57,8 @@ ProcessPeak process_peak(const store::ProcessRow& p, int64_t start_ms) {
 }
 
 Result<Summary> summarize(const store::Reader& reader, size_t top_count, bool with_growth) {
-  auto processes = processes_with_figures(reader);
-  if (!processes) {
-    return processes.error();
-  }
-  auto ticks = reader.ticks();
-  if (!ticks) {
-    return ticks.error();
-  }
+  ASSIGN_OR_RETURN(auto processes, processes_with_figures(reader));
+  ASSIGN_OR_RETURN(auto ticks, reader.ticks());
 
   Summary s;
   const auto& meta = reader.meta();
@@ -83,11 +72,11 @@ Result<Summary> summarize(const store::Reader& reader, size_t top_count, bool wi
     s.imported_from = it->second;
   }
   s.root_pid = reader.meta_int("root_pid").value_or(0);
-  s.start_ms = reader.meta_int("start_ms").value_or(ticks->empty() ? 0 : ticks->front().t_ms);
+  s.start_ms = reader.meta_int("start_ms").value_or(ticks.empty() ? 0 : ticks.front().t_ms);
   s.interval_ms = reader.meta_int("interval_ms").value_or(0);
   auto end_ms = reader.meta_int("end_ms");
   s.complete = end_ms.has_value();
-  int64_t last_ms = end_ms.value_or(ticks->empty() ? s.start_ms : ticks->back().t_ms);
+  int64_t last_ms = end_ms.value_or(ticks.empty() ? s.start_ms : ticks.back().t_ms);
   s.wall_ms = last_ms - s.start_ms;
   s.exit_code = reader.meta_int("exit_code");
   s.exit_signal = reader.meta_int("exit_signal");
@@ -97,8 +86,8 @@ Result<Summary> summarize(const store::Reader& reader, size_t top_count, bool wi
   s.process_events_lost = reader.meta_int("process_events_lost").value_or(0);
   s.machine_forks = reader.meta_int("machine_forks");
 
-  s.ticks = static_cast<int64_t>(ticks->size());
-  for (const auto& tick : *ticks) {
+  s.ticks = static_cast<int64_t>(ticks.size());
+  for (const auto& tick : ticks) {
     s.process_samples += tick.processes;
     if (tick.rss_bytes > s.peak_tree_rss_bytes) {
       s.peak_tree_rss_bytes = tick.rss_bytes;
@@ -109,7 +98,7 @@ Result<Summary> summarize(const store::Reader& reader, size_t top_count, bool wi
   int64_t sampled_user_ns = 0;
   int64_t sampled_system_ns = 0;
   std::vector<ProcessPeak> peaks;
-  for (const auto& p : *processes) {
+  for (const auto& p : processes) {
     sampled_user_ns += p.cpu_user_ns.value_or(0);
     sampled_system_ns += p.cpu_system_ns.value_or(0);
     if (!p.end_ms) {
@@ -117,15 +106,12 @@ Result<Summary> summarize(const store::Reader& reader, size_t top_count, bool wi
     }
     peaks.push_back(process_peak(p, s.start_ms));
   }
-  s.processes = static_cast<int64_t>(processes->size());
+  s.processes = static_cast<int64_t>(processes.size());
   if (auto it = meta.find("cgroup"); it != meta.end()) {
     s.cgroup = it->second;
   }
-  auto cgroup_ticks = reader.cgroup_ticks();
-  if (!cgroup_ticks) {
-    return cgroup_ticks.error();
-  }
-  for (const auto& tick : *cgroup_ticks) {
+  ASSIGN_OR_RETURN(auto cgroup_ticks, reader.cgroup_ticks());
+  for (const auto& tick : cgroup_ticks) {
     int64_t peak = std::max(tick.memory_bytes, tick.memory_peak_bytes.value_or(0));
     s.cgroup_peak_bytes = std::max(s.cgroup_peak_bytes.value_or(0), peak);
     s.cgroup_oom_kills = std::max(s.cgroup_oom_kills, tick.oom_kills);
@@ -157,27 +143,18 @@ Result<Summary> summarize(const store::Reader& reader, size_t top_count, bool wi
   peaks.resize(std::min(peaks.size(), top_count));
   s.top = std::move(peaks);
 
-  auto limit_events = reader.events_of_kind("limit");
-  if (!limit_events) {
-    return limit_events.error();
-  }
-  for (const auto& event : *limit_events) {
+  ASSIGN_OR_RETURN(auto limit_events, reader.events_of_kind("limit"));
+  for (const auto& event : limit_events) {
     s.limit_events.push_back("+" + format_duration_ms(event.t_ms - s.start_ms) + " " + event.text);
   }
 
   if (with_growth) {
-    auto growth = analyze_growth(reader, *processes, s.interval_ms, last_ms);
-    if (!growth) {
-      return growth.error();
-    }
-    s.growth = std::move(*growth);
+    ASSIGN_OR_RETURN(auto growth, analyze_growth(reader, processes, s.interval_ms, last_ms));
+    s.growth = std::move(growth);
   }
 
-  auto logs = reader.log_sources();
-  if (!logs) {
-    return logs.error();
-  }
-  s.logs = std::move(*logs);
+  ASSIGN_OR_RETURN(auto logs, reader.log_sources());
+  s.logs = std::move(logs);
 
   auto recorder_user = reader.meta_int("recorder_cpu_user_ns");
   auto recorder_system = reader.meta_int("recorder_cpu_system_ns");

@@ -39,11 +39,8 @@ std::optional<Metric> metric_from_id(std::string_view id) {
 
 Result<Timeline> Timeline::load(const store::Reader& reader) {
   Timeline timeline;
-  auto ticks = reader.ticks();
-  if (!ticks) {
-    return ticks.error();
-  }
-  for (const store::TickRow& tick : *ticks) {
+  ASSIGN_OR_RETURN(auto ticks, reader.ticks());
+  for (const store::TickRow& tick : ticks) {
     timeline.t_ms_.push_back(tick.t_ms);
     bool known = tick.mem_total_bytes > 0;
     timeline.mem_available_.push_back(known ? std::optional(tick.mem_available_bytes) : std::nullopt);
@@ -54,11 +51,8 @@ Result<Timeline> Timeline::load(const store::Reader& reader) {
   auto probes = reader.meta().find("probes");
   timeline.has_pss_ = probes != reader.meta().end() && probes->second.find("smaps-rollup") != std::string::npos;
 
-  auto processes = reader.processes();
-  if (!processes) {
-    return processes.error();
-  }
-  timeline.processes_ = std::move(*processes);
+  ASSIGN_OR_RETURN(auto processes, reader.processes());
+  timeline.processes_ = std::move(processes);
   // Process ids are dense from 1 (rowids in order of discovery).
   std::vector<int32_t> index_of;
   const auto& t = timeline.t_ms_;

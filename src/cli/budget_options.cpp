@@ -66,18 +66,12 @@ void add_budget_options(CLI::App& cmd, BudgetFlags& flags) {
 Result<std::vector<analyze::Budget>> parse_budgets(const BudgetFlags& flags) {
   std::vector<analyze::Budget> budgets;
   for (const auto& text : flags.max_peak) {
-    auto budget = parse_budget("--max-peak", analyze::Budget::Kind::kPeakMemory, text);
-    if (!budget) {
-      return budget.error();
-    }
-    budgets.push_back(*budget);
+    ASSIGN_OR_RETURN(auto budget, parse_budget("--max-peak", analyze::Budget::Kind::kPeakMemory, text));
+    budgets.push_back(budget);
   }
   for (const auto& text : flags.max_cpu) {
-    auto budget = parse_budget("--max-cpu", analyze::Budget::Kind::kCpuTime, text);
-    if (!budget) {
-      return budget.error();
-    }
-    budgets.push_back(*budget);
+    ASSIGN_OR_RETURN(auto budget, parse_budget("--max-cpu", analyze::Budget::Kind::kCpuTime, text));
+    budgets.push_back(budget);
   }
   return budgets;
 }
@@ -85,11 +79,8 @@ Result<std::vector<analyze::Budget>> parse_budgets(const BudgetFlags& flags) {
 Result<std::vector<analyze::BudgetVerdict>> check_and_print_budgets(const store::Reader& reader,
                                                                     const analyze::Summary& summary,
                                                                     const std::vector<analyze::Budget>& budgets) {
-  auto verdicts = analyze::check_budgets(reader, summary, budgets);
-  if (!verdicts) {
-    return verdicts.error();
-  }
-  for (const auto& verdict : *verdicts) {
+  ASSIGN_OR_RETURN(auto verdicts, analyze::check_budgets(reader, summary, budgets));
+  for (const auto& verdict : verdicts) {
     print_error(report::budget_line(verdict));
   }
   return verdicts;
@@ -99,15 +90,9 @@ Result<std::vector<analyze::BudgetVerdict>> check_and_print_budgets(const std::s
                                                                     const std::vector<analyze::Budget>& budgets) {
   // canopy record has just written and checkpointed this file, and summarized it:
   // integrity_check (a read of every page) would only repeat that.
-  auto reader = store::Reader::open(path, store::Reader::Verify::kWhileReading);
-  if (!reader) {
-    return reader.error();
-  }
-  auto summary = analyze::summarize(*reader);
-  if (!summary) {
-    return summary.error();
-  }
-  return check_and_print_budgets(*reader, *summary, budgets);
+  ASSIGN_OR_RETURN(auto reader, store::Reader::open(path, store::Reader::Verify::kWhileReading));
+  ASSIGN_OR_RETURN(auto summary, analyze::summarize(reader));
+  return check_and_print_budgets(reader, summary, budgets);
 }
 
 bool any_over(const std::vector<analyze::BudgetVerdict>& verdicts) {

@@ -1,7 +1,9 @@
-// The subcommands: each adds its flags to the app and runs once parsed.
+// The subcommands: each adds its flags to the app and runs once parsed. main.cpp holds
+// the table of them (kSubcommands).
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,8 +12,29 @@
 
 namespace canopy::cli {
 
-CLI::App* add_record_command(CLI::App& app, record::RecordOptions& options, BudgetFlags& budgets);
-int run_record_command(record::RecordOptions& options, const BudgetFlags& budgets);
+class Subcommand {
+ public:
+  virtual ~Subcommand() = default;
+  // Adds the subcommand and its flags to `app`. Returns the one that runs: `log add`
+  // for `log`, which only groups.
+  virtual CLI::App* add_to(CLI::App& app) = 0;
+  // Once the command line chose it and parsed: canopy's exit status.
+  virtual int run() = 0;
+};
+
+// A subcommand that is its options, a function that adds their flags and one that runs.
+template <typename Options, CLI::App* (*add)(CLI::App&, Options&), int (*run_with)(const Options&)>
+class SubcommandOf final : public Subcommand {
+ public:
+  CLI::App* add_to(CLI::App& app) override { return add(app, options_); }
+  int run() override { return run_with(options_); }
+
+ private:
+  Options options_;
+};
+
+// `record` takes its interval's default from the environment and judges budgets.
+std::unique_ptr<Subcommand> make_record_command();
 
 struct ReportOptions {
   std::string path;

@@ -46,14 +46,11 @@ CLI::Option* add_check(CLI::Option* option, const std::string& description,
 CLI::Option* take_scaled(CLI::Option* option, const char* description, Result<int64_t> (*parse)(std::string_view),
                          std::string (*text)(int64_t), int64_t least) {
   return add_check(option, description, [=](const std::string& given) -> Result<std::string> {
-    auto value = parse(given);
-    if (!value) {
-      return value.error();
-    }
-    if (*value < least) {
+    ASSIGN_OR_RETURN(auto value, parse(given));
+    if (value < least) {
       return Error{range_text(text(least), "")};
     }
-    return std::to_string(*value);
+    return std::to_string(value);
   });
 }
 

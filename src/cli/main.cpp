@@ -2,8 +2,9 @@
 // turns it into options, and calls record/, store/, analyze/ and report/.
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <initializer_list>
+#include <memory>
 #include <string_view>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/flag_values.h"
@@ -33,21 +34,57 @@ int usage_error(const CLI::ParseError& e, const CLI::App* subcommand) {
   return usage_status(name);
 }
 
+template <typename Options, CLI::App* (*add)(CLI::App&, Options&), int (*run)(const Options&)>
+std::unique_ptr<canopy::cli::Subcommand> make() {
+  return std::make_unique<canopy::cli::SubcommandOf<Options, add, run>>();
+}
+
+// Every subcommand, by the first word that names it.
+struct SubcommandEntry {
+  std::string_view name;
+  std::unique_ptr<canopy::cli::Subcommand> (*make)();
+};
+namespace cli = canopy::cli;
+const SubcommandEntry kSubcommands[] = {
+    {"record", cli::make_record_command},
+    {"report", make<cli::ReportOptions, cli::add_report_command, cli::run_report_command>},
+    {"view", make<cli::ViewOptions, cli::add_view_command, cli::run_view_command>},
+    {"log", make<cli::LogAddCliOptions, cli::add_log_command, cli::run_log_add_command>},
+    {"mark", make<cli::MarkOptions, cli::add_mark_command, cli::run_mark_command>},
+    {"export", make<cli::ExportOptions, cli::add_export_command, cli::run_export_command>},
+    {"import", make<cli::ImportOptions, cli::add_import_command, cli::run_import_command>},
+    {"diff", make<cli::DiffOptions, cli::add_diff_command, cli::run_diff_command>},
+};
+
 // The subcommand a command line names in its first word, or "" (`canopy --help`, a
-// typo): then every subcommand is built, for the help and the error to list them. A
-// subcommand missing from this list still works, built with all the others.
+// typo): then every subcommand is built, for the help and the error to list them.
 std::string_view named_subcommand(int argc, char** argv) {
-  static constexpr std::string_view kNames[] = {"record", "report", "view",   "log",
-                                                "mark",   "export", "import", "diff"};
-  if (argc < 2) {
-    return {};
-  }
-  for (std::string_view name : kNames) {
-    if (name == argv[1]) {
-      return name;
+  if (argc >= 2) {
+    for (const SubcommandEntry& entry : kSubcommands) {
+      if (entry.name == argv[1]) {
+        return entry.name;
+      }
     }
   }
   return {};
+}
+
+struct Built {
+  std::unique_ptr<canopy::cli::Subcommand> subcommand;
+  CLI::App* app;  // the one that runs (`log add`, not `log`)
+};
+
+// The subcommand whose flags were being read when parsing failed: the innermost one
+// parsed (`log add` rather than `log`), or nullptr for canopy's own.
+const CLI::App* innermost_parsed(const std::vector<Built>& built) {
+  for (const Built& b : built) {
+    for (const CLI::App* cmd = b.app; cmd && cmd->get_parent(); cmd = cmd->get_parent()) {
+      if (cmd->parsed()) {
+        return cmd;
+      }
+    }
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -63,51 +100,15 @@ int main(int argc, char** argv) {
   // user instructions for `canopy --version`); `canopy mark`, which an application may
   // call many times, need not build `record`'s options.
   const std::string_view named = named_subcommand(argc, argv);
-  auto wanted = [&](std::string_view name) { return named.empty() || named == name; };
-
-  canopy::record::RecordOptions record;
-  canopy::record::IntervalDefault interval{};
-  canopy::cli::BudgetFlags record_budgets;
-  CLI::App* record_cmd = nullptr;
-  if (wanted("record")) {
-    interval = canopy::record::interval_from_environment();
-    record.interval_ms = interval.interval_ms;
-    record_cmd = canopy::cli::add_record_command(app, record, record_budgets);
+  std::vector<Built> built;
+  for (const SubcommandEntry& entry : kSubcommands) {
+    if (named.empty() || named == entry.name) {
+      auto subcommand = entry.make();
+      CLI::App* added = subcommand->add_to(app);
+      built.push_back({std::move(subcommand), added});
+    }
   }
 
-  canopy::cli::ReportOptions report;
-  CLI::App* report_cmd = wanted("report") ? canopy::cli::add_report_command(app, report) : nullptr;
-
-  canopy::cli::ViewOptions view;
-  CLI::App* view_cmd = wanted("view") ? canopy::cli::add_view_command(app, view) : nullptr;
-
-  canopy::cli::LogAddCliOptions log_add;
-  CLI::App* log_add_cmd = wanted("log") ? canopy::cli::add_log_command(app, log_add) : nullptr;
-
-  canopy::cli::MarkOptions mark;
-  CLI::App* mark_cmd = wanted("mark") ? canopy::cli::add_mark_command(app, mark) : nullptr;
-
-  canopy::cli::ExportOptions export_options;
-  CLI::App* export_cmd = wanted("export") ? canopy::cli::add_export_command(app, export_options) : nullptr;
-
-  canopy::cli::ImportOptions import_options;
-  CLI::App* import_cmd = wanted("import") ? canopy::cli::add_import_command(app, import_options) : nullptr;
-
-  canopy::cli::DiffOptions diff;
-  CLI::App* diff_cmd = wanted("diff") ? canopy::cli::add_diff_command(app, diff) : nullptr;
-
-  auto parsed = [](const CLI::App* cmd) { return cmd != nullptr && cmd->parsed(); };
-  // The subcommand whose flags were being read when parsing failed.
-  auto innermost_parsed = [&]() -> const CLI::App* {
-    const CLI::App* failed = nullptr;
-    const CLI::App* log_cmd = log_add_cmd ? log_add_cmd->get_parent() : nullptr;
-    for (const CLI::App* cmd : std::initializer_list<const CLI::App*>{record_cmd, report_cmd, view_cmd, mark_cmd, export_cmd, import_cmd, diff_cmd, log_cmd, log_add_cmd}) {
-      if (parsed(cmd)) {
-        failed = cmd;  // the innermost parsed one, as the list goes outward in
-      }
-    }
-    return failed;
-  };
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -119,35 +120,14 @@ int main(int argc, char** argv) {
   } catch (const canopy::cli::FlagValueError& e) {
     // Its line names the flag, the value and what it takes: --help would add nothing.
     canopy::print_error(e.what());
-    return usage_status(command_name(innermost_parsed()));
+    return usage_status(command_name(innermost_parsed(built)));
   } catch (const CLI::ParseError& e) {
-    return usage_error(e, innermost_parsed());
+    return usage_error(e, innermost_parsed(built));
   }
-
-  if (parsed(record_cmd)) {
-    if (!interval.error.empty() && record_cmd->count("--interval") == 0) {
-      canopy::print_error(interval.error);
-      return canopy::record::kExitRecorderFailed;
+  for (Built& b : built) {
+    if (b.app->parsed()) {
+      return b.subcommand->run();
     }
-    return canopy::cli::run_record_command(record, record_budgets);
   }
-  if (parsed(view_cmd)) {
-    return canopy::cli::run_view_command(view);
-  }
-  if (parsed(log_add_cmd)) {
-    return canopy::cli::run_log_add_command(log_add);
-  }
-  if (parsed(mark_cmd)) {
-    return canopy::cli::run_mark_command(mark);
-  }
-  if (parsed(export_cmd)) {
-    return canopy::cli::run_export_command(export_options);
-  }
-  if (parsed(import_cmd)) {
-    return canopy::cli::run_import_command(import_options);
-  }
-  if (parsed(diff_cmd)) {
-    return canopy::cli::run_diff_command(diff);
-  }
-  return canopy::cli::run_report_command(report);
+  return usage_status("");  // require_subcommand(1) leaves no way here
 }

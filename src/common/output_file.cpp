@@ -15,18 +15,15 @@ constexpr size_t kBufferBytes = 1 << 20;
 }  // namespace
 
 Result<OutputFile> OutputFile::create(const std::string& path, const OutputRules& rules) {
-  auto target = resolve_output(path, rules);
-  if (!target) {
-    return target.error();
-  }
+  ASSIGN_OR_RETURN(auto target, resolve_output(path, rules));
   OutputFile file;
   file.path_ = path;
-  file.target_ = *target;
+  file.target_ = target;
   file.force_ = rules.force;
-  if (target->kind == OutputTarget::Kind::kStream) {
+  if (target.kind == OutputTarget::Kind::kStream) {
     file.fd_ = ScopedFd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
   } else {
-    file.temporary_ = target->path + ".tmp-" + std::to_string(::getpid());
+    file.temporary_ = target.path + ".tmp-" + std::to_string(::getpid());
     file.fd_ = ScopedFd(::open(file.temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
   }
   if (!file.fd_) {

@@ -71,11 +71,8 @@ Result<OutputTarget> resolve_output(const std::string& path, const OutputRules& 
       return cannot_write(path, std::strerror(errno));
     }
     // Nothing there, or a symlink to nothing: the file is created where it leads.
-    auto target = dangling_target(path);
-    if (!target) {
-      return target.error();
-    }
-    return OutputTarget{OutputTarget::Kind::kNew, *target};
+    ASSIGN_OR_RETURN(auto target, dangling_target(path));
+    return OutputTarget{OutputTarget::Kind::kNew, target};
   }
   for (const std::string& input : rules.inputs) {
     struct stat in{};
@@ -99,11 +96,8 @@ Result<OutputTarget> resolve_output(const std::string& path, const OutputRules& 
   if (!rules.force) {
     return cannot_write(path, "file exists (use --force to replace it)");
   }
-  auto target = existing_target(path);
-  if (!target) {
-    return target.error();
-  }
-  return OutputTarget{OutputTarget::Kind::kRegular, *target};
+  ASSIGN_OR_RETURN(auto target, existing_target(path));
+  return OutputTarget{OutputTarget::Kind::kRegular, target};
 }
 
 Status place_output(const std::string& temporary, const OutputTarget& target, const std::string& shown, bool force) {

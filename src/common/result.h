@@ -40,3 +40,26 @@ struct Ok {};
 using Status = Result<Ok>;
 
 }  // namespace canopy
+
+// Passing an error up is most of what a caller does with one (Perfetto's
+// status_macros.h). Both work in any function whose return type an Error converts to.
+//
+//   RETURN_IF_ERROR(writer.finish());          // a Status, or a Result whose value is unused
+//   ASSIGN_OR_RETURN(auto reader, Reader::open(path));   // reader is the value itself
+#define RETURN_IF_ERROR(...)                                      \
+  do {                                                            \
+    if (auto canopy_status_ = (__VA_ARGS__); !canopy_status_) {   \
+      return canopy_status_.error();                              \
+    }                                                             \
+  } while (false)
+
+#define CANOPY_CONCAT_INNER_(a, b) a##b
+#define CANOPY_CONCAT_(a, b) CANOPY_CONCAT_INNER_(a, b)
+#define ASSIGN_OR_RETURN(lhs, ...) \
+  CANOPY_ASSIGN_OR_RETURN_(CANOPY_CONCAT_(canopy_result_, __LINE__), lhs, __VA_ARGS__)
+#define CANOPY_ASSIGN_OR_RETURN_(result, lhs, ...) \
+  auto result = (__VA_ARGS__);                     \
+  if (!result) {                                   \
+    return result.error();                         \
+  }                                                \
+  lhs = std::move(*result)

@@ -1,5 +1,7 @@
 #include "common/text.h"
 
+#include <string.h>  // sigabbrev_np
+
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -67,6 +69,11 @@ std::string format_local_time_ms(int64_t epoch_ms) {
   char buf[64];
   std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S %z", &local);
   return buf;
+}
+
+std::string signal_name(int signal) {
+  const char* abbrev = ::sigabbrev_np(signal);
+  return std::string("SIG") + (abbrev ? abbrev : "?");
 }
 
 }  // namespace canopy

@@ -29,6 +29,9 @@ std::string format_bytes(int64_t bytes);
 // "12.345 s", "2 m 03.4 s", "1 h 02 m 03 s".
 std::string format_duration_ms(int64_t ms);
 
+// "SIGTERM" for SIGTERM, "SIG?" for a number that names no signal.
+std::string signal_name(int signal);
+
 // An instant as this machine's local time, with its offset: "2026-11-22 11:15:30 +0100".
 std::string format_local_time_ms(int64_t epoch_ms);
 

@@ -75,16 +75,10 @@ std::string head(const char* ph, const std::string& name, int64_t t_ms, int64_t 
 }  // namespace
 
 Status write_chrome_trace(const store::Reader& reader, const std::function<void(std::string_view)>& out) {
-  auto processes = reader.processes();
-  if (!processes) {
-    return processes.error();
-  }
-  auto ticks = reader.ticks();
-  if (!ticks) {
-    return ticks.error();
-  }
-  int64_t start_ms = reader.meta_int("start_ms").value_or(ticks->empty() ? 0 : ticks->front().t_ms);
-  int64_t recording_end_ms = reader.meta_int("end_ms").value_or(ticks->empty() ? start_ms : ticks->back().t_ms);
+  ASSIGN_OR_RETURN(auto processes, reader.processes());
+  ASSIGN_OR_RETURN(auto ticks, reader.ticks());
+  int64_t start_ms = reader.meta_int("start_ms").value_or(ticks.empty() ? 0 : ticks.front().t_ms);
+  int64_t recording_end_ms = reader.meta_int("end_ms").value_or(ticks.empty() ? start_ms : ticks.back().t_ms);
   auto end_of = [&](const store::ProcessRow& p) {
     return p.end_ms.value_or(p.last_seen_ms.value_or(recording_end_ms));
   };
@@ -95,7 +89,7 @@ Status write_chrome_trace(const store::Reader& reader, const std::function<void(
   // Metadata, once per PID: a reused PID's names joined, in the order seen.
   std::map<int64_t, std::vector<const store::ProcessRow*>> by_pid;
   std::vector<int64_t> pid_order;
-  for (const store::ProcessRow& p : *processes) {
+  for (const store::ProcessRow& p : processes) {
     auto& list = by_pid[p.pid];
     if (list.empty()) {
       pid_order.push_back(p.pid);
@@ -121,7 +115,7 @@ Status write_chrome_trace(const store::Reader& reader, const std::function<void(
   }
 
   // Lifetimes.
-  for (const store::ProcessRow& p : *processes) {
+  for (const store::ProcessRow& p : processes) {
     int64_t end_ms = end_of(p);
     std::string cmdline;
     for (const std::string& arg : p.cmdline) {
@@ -148,13 +142,13 @@ Status write_chrome_trace(const store::Reader& reader, const std::function<void(
   // Counters, at the ticks where a value changed.
   constexpr store::SampleColumn kColumns[] = {store::kRssAnonBytes, store::kRssFileBytes, store::kRssShmemBytes,
                                               store::kSwapBytes, store::kPssBytes};
-  std::vector<std::array<std::string, kMetrics.size()>> last(processes->size());
-  std::vector<int64_t> last_tick_ms(processes->size(), 0);
+  std::vector<std::array<std::string, kMetrics.size()>> last(processes.size());
+  std::vector<int64_t> last_tick_ms(processes.size(), 0);
   auto status = for_each_tick(
-      reader, *processes, *ticks,
+      reader, processes, ticks,
       [&](const TickFrame& frame) {
         for (const ProcessAtTick& at : frame.processes) {
-          size_t i = static_cast<size_t>(at.process - processes->data());
+          size_t i = static_cast<size_t>(at.process - processes.data());
           auto& previous = last[i];
           last_tick_ms[i] = frame.t_ms;
           for (size_t m = 0; m < kMetrics.size(); ++m) {
@@ -174,8 +168,8 @@ Status write_chrome_trace(const store::Reader& reader, const std::function<void(
   }
   // A counter holds its value until the next one: at its end a process holds nothing
   // (unless it ended at its last tick, or the recording did: the trace ends there).
-  for (size_t i = 0; i < processes->size(); ++i) {
-    const store::ProcessRow& p = (*processes)[i];
+  for (size_t i = 0; i < processes.size(); ++i) {
+    const store::ProcessRow& p = processes[i];
     if (end_of(p) <= last_tick_ms[i]) {
       continue;
     }
@@ -187,13 +181,13 @@ Status write_chrome_trace(const store::Reader& reader, const std::function<void(
   }
 
   // Instant events; the ones of no process are global.
-  std::vector<int64_t> pid_of(processes->size() + 1, 0);
-  for (const store::ProcessRow& p : *processes) {
+  std::vector<int64_t> pid_of(processes.size() + 1, 0);
+  for (const store::ProcessRow& p : processes) {
     if (p.id >= 0 && static_cast<size_t>(p.id) < pid_of.size()) {
       pid_of[static_cast<size_t>(p.id)] = p.pid;
     }
   }
-  int64_t global_pid = processes->empty() ? 0 : processes->front().pid;
+  int64_t global_pid = processes.empty() ? 0 : processes.front().pid;
   status = reader.for_each_event([&](const store::EventRow& e) {
     bool own = e.process_id && *e.process_id >= 0 && static_cast<size_t>(*e.process_id) < pid_of.size();
     int64_t pid = own ? pid_of[static_cast<size_t>(*e.process_id)] : global_pid;

@@ -56,18 +56,12 @@ bool is_wide_csv_metric(std::string_view metric) {
 
 Status write_csv_wide(const store::Reader& reader, std::string_view metric,
                       const std::function<void(std::string_view)>& out) {
-  auto processes = reader.processes();
-  if (!processes) {
-    return processes.error();
-  }
-  auto ticks = reader.ticks();
-  if (!ticks) {
-    return ticks.error();
-  }
+  ASSIGN_OR_RETURN(auto processes, reader.processes());
+  ASSIGN_OR_RETURN(auto ticks, reader.ticks());
   // Columns only for processes alive at some tick: the others would stay empty.
   std::vector<store::ProcessRow> shown;
-  for (const store::ProcessRow& p : *processes) {
-    if (ticks_alive(p, *ticks) > 0) {
+  for (const store::ProcessRow& p : processes) {
+    if (ticks_alive(p, ticks) > 0) {
       shown.push_back(p);
     }
   }
@@ -88,7 +82,7 @@ Status write_csv_wide(const store::Reader& reader, std::string_view metric,
   }  // cpu_percent: the walker reads the CPU columns itself
   std::vector<std::string> cells(shown.size());
   auto status = for_each_tick(
-      reader, shown, *ticks,
+      reader, shown, ticks,
       [&](const TickFrame& frame) {
         for (std::string& cell : cells) {
           cell.clear();
@@ -117,13 +111,10 @@ Status write_csv_wide(const store::Reader& reader, std::string_view metric,
 }
 
 Status write_csv_long(const store::Reader& reader, const std::function<void(std::string_view)>& out) {
-  auto processes = reader.processes();
-  if (!processes) {
-    return processes.error();
-  }
+  ASSIGN_OR_RETURN(auto processes, reader.processes());
   std::vector<const store::ProcessRow*> by_id;
   std::vector<std::string> names;  // quoted once, written on every row
-  for (const store::ProcessRow& p : *processes) {
+  for (const store::ProcessRow& p : processes) {
     if (p.id >= 0) {
       if (static_cast<size_t>(p.id) >= by_id.size()) {
         by_id.resize(static_cast<size_t>(p.id) + 1, nullptr);

@@ -23,13 +23,10 @@ std::string iso8601_utc(int64_t t_ms) {
 }
 
 Status write_jsonl_samples(const store::Reader& reader, const std::function<void(std::string_view)>& out) {
-  auto processes = reader.processes();
-  if (!processes) {
-    return processes.error();
-  }
+  ASSIGN_OR_RETURN(auto processes, reader.processes());
   // What every line of a process repeats, made once: ,"process_id":1,"pid":..,"name":"..".
   std::vector<std::string> identity;
-  for (const store::ProcessRow& p : *processes) {
+  for (const store::ProcessRow& p : processes) {
     if (p.id >= 0) {
       if (static_cast<size_t>(p.id) >= identity.size()) {
         identity.resize(static_cast<size_t>(p.id) + 1);

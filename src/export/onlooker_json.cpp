@@ -152,24 +152,18 @@ std::vector<std::vector<size_t>> elements_by_key(const std::vector<store::Proces
 
 Status write_onlooker_json(const store::Reader& reader, const std::function<void(std::string_view)>& out,
                            size_t batch_entries) {
-  auto processes = reader.processes();
-  if (!processes) {
-    return processes.error();
-  }
-  auto ticks = reader.ticks();
-  if (!ticks) {
-    return ticks.error();
-  }
+  ASSIGN_OR_RETURN(auto processes, reader.processes());
+  ASSIGN_OR_RETURN(auto ticks, reader.ticks());
   constexpr store::SampleColumn kColumns[] = {store::kRssAnonBytes, store::kRssFileBytes, store::kRssShmemBytes,
                                               store::kSwapBytes,    store::kMinorFaults,  store::kMajorFaults};
   OnlookerWriter writer(reader.meta_int("cpu_count").value_or(1), out);
   writer.begin();
-  const std::vector<store::ProcessRow>& all = *processes;
+  const std::vector<store::ProcessRow>& all = processes;
   std::vector<std::vector<size_t>> elements = elements_by_key(all);
   auto entries_of = [&](const std::vector<size_t>& element) {
     size_t entries = 0;
     for (size_t i : element) {
-      entries += ticks_alive(all[i], *ticks);
+      entries += ticks_alive(all[i], ticks);
     }
     return entries;
   };
@@ -191,10 +185,10 @@ Status write_onlooker_json(const store::Reader& reader, const std::function<void
     }
     std::vector<std::vector<Entry>> data(batch.size());
     for (size_t i = 0; i < batch.size(); ++i) {
-      data[i].reserve(ticks_alive(batch[i], *ticks));
+      data[i].reserve(ticks_alive(batch[i], ticks));
     }
     auto status = for_each_tick(
-        reader, batch, *ticks,
+        reader, batch, ticks,
         [&](const TickFrame& frame) {
           for (const ProcessAtTick& at : frame.processes) {
             data[static_cast<size_t>(at.process - batch.data())].push_back(entry_at(frame.t_ms, at));

@@ -69,39 +69,21 @@ class ProcessChecker {
 };
 
 Result<OnlookerEntry> read_entry(const ProcessChecker& check, simdjson::dom::element value, const std::string& where) {
-  auto object = check.object(value, where);
-  if (!object) {
-    return object.error();
-  }
+  ASSIGN_OR_RETURN(auto object, check.object(value, where));
   OnlookerEntry entry;
-  auto time = check.field(*object, "time", where);
-  if (!time) {
-    return time.error();
-  }
-  auto t_ms = check.whole(*time, where + ".time", kMaxBytes);
-  if (!t_ms) {
-    return t_ms.error();
-  }
-  entry.t_ms = *t_ms;
-  auto cpu = check.field(*object, "cpuUsage", where);
-  if (!cpu) {
-    return cpu.error();
-  }
+  ASSIGN_OR_RETURN(auto time, check.field(object, "time", where));
+  ASSIGN_OR_RETURN(auto t_ms, check.whole(time, where + ".time", kMaxBytes));
+  entry.t_ms = t_ms;
+  ASSIGN_OR_RETURN(auto cpu, check.field(object, "cpuUsage", where));
   double cpu_percent = 0;
-  if (cpu->get(cpu_percent) != simdjson::SUCCESS || !(cpu_percent >= 0) || !std::isfinite(cpu_percent)) {
+  if (cpu.get(cpu_percent) != simdjson::SUCCESS || !(cpu_percent >= 0) || !std::isfinite(cpu_percent)) {
     return check.fail(where + ".cpuUsage",
                       "should be a percentage of at least 0, found " +
-                          (cpu->is_number() ? simdjson::to_string(*cpu) : logs::json_type_words(*cpu)));
+                          (cpu.is_number() ? simdjson::to_string(cpu) : logs::json_type_words(cpu)));
   }
   entry.cpu_percent = cpu_percent;
-  auto memory_value = check.field(*object, "memory", where);
-  if (!memory_value) {
-    return memory_value.error();
-  }
-  auto memory = check.object(*memory_value, where + ".memory");
-  if (!memory) {
-    return memory.error();
-  }
+  ASSIGN_OR_RETURN(auto memory_value, check.field(object, "memory", where));
+  ASSIGN_OR_RETURN(auto memory, check.object(memory_value, where + ".memory"));
   struct Counter {
     const char* key;
     int64_t* target;
@@ -114,67 +96,46 @@ Result<OnlookerEntry> read_entry(const ProcessChecker& check, simdjson::dom::ele
   };
   for (const Counter& counter : counters) {
     simdjson::dom::element number;
-    if ((*memory)[counter.key].get(number) != simdjson::SUCCESS) {
+    if (memory[counter.key].get(number) != simdjson::SUCCESS) {
       if (counter.required) {
         return check.fail(where + ".memory", "has no \"" + std::string(counter.key) + "\"");
       }
       continue;
     }
-    auto bytes = check.whole(number, where + ".memory." + counter.key, kMaxBytes);
-    if (!bytes) {
-      return bytes.error();
-    }
-    *counter.target = *bytes;
+    ASSIGN_OR_RETURN(auto bytes, check.whole(number, where + ".memory." + counter.key, kMaxBytes));
+    *counter.target = bytes;
   }
   return entry;
 }
 
 Result<OnlookerProcess> read_process(const std::string& path, const ArrayElement& element) {
   ProcessChecker check(path, element);
-  auto object = check.object(element.value, "");
-  if (!object) {
-    return object.error();
-  }
+  ASSIGN_OR_RETURN(auto object, check.object(element.value, ""));
   OnlookerProcess process;
   for (auto [key, target] : {std::pair{"pid", &process.pid}, std::pair{"ppid", &process.ppid}}) {
-    auto value = check.field(*object, key, "");
-    if (!value) {
-      return value.error();
-    }
-    auto number = check.whole(*value, key, kMaxWindowsPid);
-    if (!number) {
-      return number.error();
-    }
-    *target = *number;
+    ASSIGN_OR_RETURN(auto value, check.field(object, key, ""));
+    ASSIGN_OR_RETURN(auto number, check.whole(value, key, kMaxWindowsPid));
+    *target = number;
     if (target == &process.pid) {
-      check.set_pid(*number);
+      check.set_pid(number);
     }
   }
-  auto name = check.field(*object, "name", "");
-  if (!name) {
-    return name.error();
-  }
+  ASSIGN_OR_RETURN(auto name, check.field(object, "name", ""));
   std::string_view name_text;
-  if (name->get(name_text) != simdjson::SUCCESS) {
-    return check.fail("name", "should be a string, found " + logs::json_type_words(*name));
+  if (name.get(name_text) != simdjson::SUCCESS) {
+    return check.fail("name", "should be a string, found " + logs::json_type_words(name));
   }
   append_sanitized_utf8(process.name, name_text);  // "\u0000" would end a C string
-  auto data = check.field(*object, "data", "");
-  if (!data) {
-    return data.error();
-  }
+  ASSIGN_OR_RETURN(auto data, check.field(object, "data", ""));
   simdjson::dom::array entries;
-  if (data->get(entries) != simdjson::SUCCESS) {
-    return check.fail("data", "should be an array of samples, found " + logs::json_type_words(*data));
+  if (data.get(entries) != simdjson::SUCCESS) {
+    return check.fail("data", "should be an array of samples, found " + logs::json_type_words(data));
   }
   process.entries.reserve(entries.size());
   size_t k = 0;
   for (simdjson::dom::element value : entries) {
-    auto entry = read_entry(check, value, "data[" + std::to_string(k++) + "]");
-    if (!entry) {
-      return entry.error();
-    }
-    process.entries.push_back(*entry);
+    ASSIGN_OR_RETURN(auto entry, read_entry(check, value, "data[" + std::to_string(k++) + "]"));
+    process.entries.push_back(entry);
   }
   std::stable_sort(process.entries.begin(), process.entries.end(),
                    [](const OnlookerEntry& a, const OnlookerEntry& b) { return a.t_ms < b.t_ms; });
@@ -193,12 +154,9 @@ Result<std::vector<OnlookerProcess>> read_onlooker_file(
   std::vector<OnlookerProcess> processes;
   ArrayFile file{path, "an Onlooker array of processes [{\"pid\": ..., \"data\": [...]}, ...]", progress};
   auto status = for_each_array_element(file, [&](const ArrayElement& element) -> Status {
-    auto process = read_process(path, element);
-    if (!process) {
-      return process.error();
-    }
-    if (!process->entries.empty()) {
-      processes.push_back(std::move(*process));
+    ASSIGN_OR_RETURN(auto process, read_process(path, element));
+    if (!process.entries.empty()) {
+      processes.push_back(std::move(process));
     }
     return Ok{};
   });

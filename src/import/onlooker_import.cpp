@@ -70,26 +70,20 @@ std::string default_import_output(const std::string& input) {
 
 Result<ImportSummary> import_onlooker(const OnlookerImportOptions& options) {
   // First: a refused output is said before minutes of reading.
-  auto staged = StagedRecording::create(options.output, options.force, options.input);
-  if (!staged) {
-    return staged.error();
-  }
-  auto read = read_onlooker_file(options.input, options.progress);
-  if (!read) {
-    return read.error();
-  }
-  if (read->empty()) {
+  ASSIGN_OR_RETURN(auto staged, StagedRecording::create(options.output, options.force, options.input));
+  ASSIGN_OR_RETURN(auto read, read_onlooker_file(options.input, options.progress));
+  if (read.empty()) {
     return Error{options.input + ": no process with samples: nothing to import"};
   }
   std::vector<int64_t> times;
-  for (const OnlookerProcess& p : *read) {
+  for (const OnlookerProcess& p : read) {
     for (const OnlookerEntry& e : p.entries) {
       times.push_back(e.t_ms);
     }
   }
   std::sort(times.begin(), times.end());
   times.erase(std::unique(times.begin(), times.end()), times.end());
-  OnlookerTree tree = build_onlooker_tree(std::move(*read), times);
+  OnlookerTree tree = build_onlooker_tree(std::move(read), times);
   const std::vector<OnlookerProcess>& processes = tree.processes;
   const std::vector<std::optional<size_t>>& parents = tree.parents;
   std::vector<std::pair<int64_t, size_t>> order;  // (time, process): the samples in time order
@@ -102,7 +96,7 @@ Result<ImportSummary> import_onlooker(const OnlookerImportOptions& options) {
   int64_t interval_ms = median_gap_ms(times);
   int64_t cpu_count = options.cpu_count.value_or(1);
 
-  store::Writer& writer = staged->writer();
+  store::Writer& writer = staged.writer();
   auto set_int = [&](const char* key, int64_t value) { writer.set_meta(key, std::to_string(value)); };
   writer.set_meta("canopy_version", CANOPY_VERSION);
   writer.set_meta("mode", "import");
@@ -206,9 +200,7 @@ Result<ImportSummary> import_onlooker(const OnlookerImportOptions& options) {
   if (writer.failure()) {
     return *writer.failure();
   }
-  if (auto status = staged->commit(); !status) {
-    return status.error();
-  }
+  RETURN_IF_ERROR(staged.commit());
   return summary;
 }
 

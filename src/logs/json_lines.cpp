@@ -59,33 +59,30 @@ Error syntax_error(const ParseInput& input, int64_t line_number, std::string_vie
 }  // namespace
 
 Status for_each_json_line(const ParseInput& input, const JsonLineVisitor& visit) {
-  auto reader = LineReader::open(input.path);
-  if (!reader) {
-    return reader.error();
-  }
+  ASSIGN_OR_RETURN(auto reader, LineReader::open(input.path));
   simdjson::dom::parser parser;
   std::string_view line;
-  while (reader->next(line)) {
+  while (reader.next(line)) {
     if (line.find_first_not_of(" \t") == line.npos) {
       continue;
     }
     simdjson::dom::element element;
     if (auto code = parser.parse(line.data(), line.size()).get(element); code != simdjson::SUCCESS) {
-      return syntax_error(input, reader->line_number(), line, code);
+      return syntax_error(input, reader.line_number(), line, code);
     }
     simdjson::dom::object object;
     if (element.get(object) != simdjson::SUCCESS) {
-      return line_error(input, reader->line_number(), "expected a JSON object, found " + json_type_words(element));
+      return line_error(input, reader.line_number(), "expected a JSON object, found " + json_type_words(element));
     }
-    if (auto status = visit({object, line, reader->line_number()}); !status) {
+    if (auto status = visit({object, line, reader.line_number()}); !status) {
       return status;
     }
-    if (input.progress && (reader->line_number() & 0x3FFF) == 0) {
-      input.progress(reader->bytes_consumed(), reader->file_size_bytes());
+    if (input.progress && (reader.line_number() & 0x3FFF) == 0) {
+      input.progress(reader.bytes_consumed(), reader.file_size_bytes());
     }
   }
-  if (reader->error()) {
-    return *reader->error();
+  if (reader.error()) {
+    return *reader.error();
   }
   return Ok{};
 }

@@ -30,25 +30,19 @@ struct RecordingFacts {
 };
 
 Result<RecordingFacts> read_recording_facts(const std::string& path) {
-  auto reader = store::Reader::open(path, store::Reader::Verify::kWhileReading);
-  if (!reader) {
-    return reader.error();
-  }
+  ASSIGN_OR_RETURN(auto reader, store::Reader::open(path, store::Reader::Verify::kWhileReading));
   RecordingFacts facts;
-  facts.start_ms = reader->meta_int("start_ms").value_or(0);
-  if (auto end = reader->meta_int("end_ms")) {
+  facts.start_ms = reader.meta_int("start_ms").value_or(0);
+  if (auto end = reader.meta_int("end_ms")) {
     facts.end_ms = *end;
   } else {
     // An interrupted recording ends at its last tick.
-    auto ticks = reader->ticks();
-    if (!ticks) {
-      return ticks.error();
-    }
-    facts.end_ms = ticks->empty() ? facts.start_ms : ticks->back().t_ms;
+    ASSIGN_OR_RETURN(auto ticks, reader.ticks());
+    facts.end_ms = ticks.empty() ? facts.start_ms : ticks.back().t_ms;
   }
-  auto tz = reader->meta().find("timezone");
-  facts.timezone = tz == reader->meta().end() ? "" : tz->second;
-  facts.utc_offset_s = reader->meta_int("utc_offset_s");
+  auto tz = reader.meta().find("timezone");
+  facts.timezone = tz == reader.meta().end() ? "" : tz->second;
+  facts.utc_offset_s = reader.meta_int("utc_offset_s");
   return facts;
 }
 
@@ -113,64 +107,44 @@ Status parse(LogFormat format, const ParseInput& input, const EventSink& sink) {
 }  // namespace
 
 Result<LogAddResult> add_log(const LogAddOptions& options) {
-  auto facts = read_recording_facts(options.recording);
-  if (!facts) {
-    return facts.error();
-  }
-  auto zone = choose_zone(options.tz, *facts);
-  if (!zone) {
-    return zone.error();
-  }
+  ASSIGN_OR_RETURN(auto facts, read_recording_facts(options.recording));
+  ASSIGN_OR_RETURN(auto zone, choose_zone(options.tz, facts));
   LogAddResult result;
-  result.zone = zone->name();
-  result.span_start_ms = facts->start_ms;
-  result.span_end_ms = facts->end_ms;
-  auto head = read_head(options.file, result.bytes);
-  if (!head) {
-    return head.error();
-  }
-  TimestampContext context{&*zone, facts->start_ms, std::nullopt};
+  result.zone = zone.name();
+  result.span_start_ms = facts.start_ms;
+  result.span_end_ms = facts.end_ms;
+  ASSIGN_OR_RETURN(auto head, read_head(options.file, result.bytes));
+  TimestampContext context{&zone, facts.start_ms, std::nullopt};
   if (options.format) {
     result.format = *options.format;
   } else {
-    auto detected = detect_log_format(options.file, *head, context);
-    if (!detected) {
-      return detected.error();
-    }
-    result.format = *detected;
+    ASSIGN_OR_RETURN(auto detected, detect_log_format(options.file, head, context));
+    result.format = detected;
   }
 
   // What tells a log already added from a new one, whatever its name: one more pass
   // over the file, before the parse, so that a refusal comes before the long part.
-  auto content_sha256 = file_sha256_hex(options.file);
-  if (!content_sha256) {
-    return content_sha256.error();
-  }
+  ASSIGN_OR_RETURN(auto content_sha256, file_sha256_hex(options.file));
   store::LogSourceRow source;
   source.name = options.file;
   source.format = log_format_name(result.format);
   source.added_ms = probe::now_epoch_ms();
-  auto import = store::LogImport::begin(options.recording, source, *content_sha256,
+  ASSIGN_OR_RETURN(auto import, store::LogImport::begin(options.recording, source, content_sha256,
                                         options.again ? store::SameContent::kAddAgain : store::SameContent::kRefuse,
-                                        facts->start_ms, facts->end_ms);
-  if (!import) {
-    return import.error();
-  }
-  ParseInput input{options.file, &*zone, facts->start_ms, options.time_field, options.message_field, options.progress};
+                                        facts.start_ms, facts.end_ms));
+  ParseInput input{options.file, &zone, facts.start_ms, options.time_field, options.message_field, options.progress};
   std::string scratch;
   auto status = parse(result.format, input, [&](int64_t t_ms, std::string_view text) -> Status {
     result.first_ms = std::min(result.first_ms.value_or(t_ms), t_ms);
     result.last_ms = std::max(result.last_ms.value_or(t_ms), t_ms);
-    return import->add(t_ms, sanitized_utf8(text, scratch));
+    return import.add(t_ms, sanitized_utf8(text, scratch));
   });
   if (!status) {
     return status.error();  // ~LogImport rolls the transaction back
   }
-  if (auto committed = import->commit(); !committed) {
-    return committed.error();
-  }
-  result.events = import->events();
-  result.outside_span = import->outside_span();
+  RETURN_IF_ERROR(import.commit());
+  result.events = import.events();
+  result.outside_span = import.outside_span();
   return result;
 }
 

@@ -48,10 +48,7 @@ struct Entry {
 }  // namespace
 
 Status parse_text_log(const ParseInput& input, const EventSink& sink) {
-  auto reader = LineReader::open(input.path);
-  if (!reader) {
-    return reader.error();
-  }
+  ASSIGN_OR_RETURN(auto reader, LineReader::open(input.path));
   TimestampContext context{input.zone, input.reference_ms, std::nullopt};
   std::optional<TimestampForm> form;
   std::optional<Entry> entry;
@@ -66,9 +63,9 @@ Status parse_text_log(const ParseInput& input, const EventSink& sink) {
     return sink(entry->t_ms, entry->text);
   };
   std::string_view line;
-  while (reader->next(line)) {
-    if (input.progress && (reader->line_number() & 0x3FFF) == 0) {
-      input.progress(reader->bytes_consumed(), reader->file_size_bytes());
+  while (reader.next(line)) {
+    if (input.progress && (reader.line_number() & 0x3FFF) == 0) {
+      input.progress(reader.bytes_consumed(), reader.file_size_bytes());
     }
     auto stamp = parse_leading_timestamp(line, context, form);
     if (!stamp) {
@@ -89,8 +86,8 @@ Status parse_text_log(const ParseInput& input, const EventSink& sink) {
     }
     entry->append_line(line.substr(stamp->length));
   }
-  if (reader->error()) {
-    return *reader->error();
+  if (reader.error()) {
+    return *reader.error();
   }
   if (!entry) {
     return Error{input.path + ": no line starts with a timestamp (ISO-8601, 'YYYY-MM-DD HH:MM:SS,mmm', epoch "

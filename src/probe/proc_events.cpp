@@ -104,9 +104,7 @@ Result<ProcEventSocket> ProcEventSocket::open() {
   if (::setsockopt(fd.get(), SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof size) != 0) {
     ::setsockopt(fd.get(), SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
   }
-  if (auto status = subscribe(fd.get(), PROC_CN_MCAST_LISTEN); !status) {
-    return status.error();
-  }
+  RETURN_IF_ERROR(subscribe(fd.get(), PROC_CN_MCAST_LISTEN));
   // The kernel ignores a subscription from outside its initial namespaces (a
   // container) without an error: the socket would just stay silent. So start a child
   // that exits at once and wait for its fork event. vfork: the child borrows our

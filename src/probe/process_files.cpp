@@ -20,6 +20,26 @@ ScopedFd open_at(int dir, const char* name) {
   return ScopedFd(::openat(dir, name, O_RDONLY | O_CLOEXEC));
 }
 
+// Calls `visit` with the fd of the process's task directory and each thread's id (its
+// entry's name), until `visit` returns true. False when none did.
+template <typename Visit>
+bool visit_threads(int process_dir, Visit visit) {
+  ScopedFd task_fd = open_at(process_dir, "task");
+  if (!task_fd) {
+    return false;
+  }
+  ScopedDir task(::fdopendir(task_fd.release()));
+  if (!task) {
+    return false;
+  }
+  while (dirent* entry = ::readdir(task.get())) {
+    if (entry->d_name[0] != '.' && visit(::dirfd(task.get()), entry->d_name)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 std::optional<std::string_view> pread_all(int fd, std::string& buffer) {
@@ -107,26 +127,44 @@ std::vector<pid_t> ProcessFiles::read_children(int64_t threads) {
     return text ? parse_children(*text) : std::vector<pid_t>{};
   }
   std::vector<pid_t> children;
-  ScopedFd task_fd = open_at(dir_.get(), "task");
-  if (!task_fd) {
-    return children;
-  }
-  ScopedDir task(::fdopendir(task_fd.release()));
-  if (!task) {
-    return children;
-  }
-  while (dirent* entry = ::readdir(task.get())) {
-    if (entry->d_name[0] == '.') {
-      continue;
-    }
-    std::string path = std::string(entry->d_name) + "/children";
-    ScopedFd fd = open_at(::dirfd(task.get()), path.c_str());
+  visit_threads(dir_.get(), [&](int task, const char* tid) {
+    ScopedFd fd = open_at(task, (std::string(tid) + "/children").c_str());
     if (auto text = pread_all(fd.get(), scratch())) {
       auto more = parse_children(*text);
       children.insert(children.end(), more.begin(), more.end());
     }
-  }
+    return false;
+  });
   return children;
+}
+
+template <typename Fields>
+std::optional<Fields> ProcessFiles::read_live_thread(const char* file, std::optional<Fields> (*parse)(std::string_view)) {
+  const std::string leader = std::to_string(pid_);
+  std::optional<Fields> fields;
+  visit_threads(dir_.get(), [&](int task, const char* tid) {
+    if (tid == leader) {
+      return false;
+    }
+    ScopedFd fd = open_at(task, (std::string(tid) + "/" + file).c_str());
+    auto text = pread_all(fd.get(), scratch());
+    fields = text ? parse(*text) : std::nullopt;
+    return fields.has_value();
+  });
+  return fields;
+}
+
+std::optional<StatmFields> ProcessFiles::read_live_thread_statm() {
+  // A thread that is exiting has let go of the memory: its statm reads all zeros.
+  return read_live_thread<StatmFields>("statm", [](std::string_view text) {
+    auto fields = parse_statm(text);
+    return fields && fields->size_pages > 0 ? fields : std::nullopt;
+  });
+}
+
+std::optional<StatusFields> ProcessFiles::read_live_thread_status() {
+  // Without memory, status has no memory lines, which parse_status requires.
+  return read_live_thread<StatusFields>("status", parse_status);
 }
 
 std::string ProcessFiles::read_exe() {

@@ -44,6 +44,12 @@ class ProcessFiles {
 
   // Children of every thread (a child belongs to the thread that forked it).
   std::vector<pid_t> read_children(int64_t threads);
+  // After the leader thread has exited (pthread_exit) while others run on, the
+  // process's own statm and status show no memory (stat shows a zombie): those of a
+  // live thread show the memory the threads share. nullopt when no thread is left
+  // with memory. Opened on each read: the rare case, and any thread may be next to go.
+  std::optional<StatmFields> read_live_thread_statm();
+  std::optional<StatusFields> read_live_thread_status();
   std::string read_exe();
   std::vector<std::string> read_cmdline();
 
@@ -59,6 +65,9 @@ class ProcessFiles {
   explicit ProcessFiles(pid_t pid) : pid_(pid) {}
   // The file's fd, opening it on first use; -1 when it cannot be opened.
   int kept(KeptFile& file);
+  // `file` of the first thread other than the leader that `parse` accepts.
+  template <typename Fields>
+  std::optional<Fields> read_live_thread(const char* file, std::optional<Fields> (*parse)(std::string_view));
 
   pid_t pid_;
   ScopedFd dir_;

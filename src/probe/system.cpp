@@ -73,7 +73,7 @@ HostInfo read_host_info() {
   return host;
 }
 
-SystemFile::SystemFile(const char* path) : fd_(::open(path, O_RDONLY | O_CLOEXEC)) {}
+SystemFile::SystemFile(const std::string& path) : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {}
 
 std::optional<std::string_view> SystemFile::read() { return pread_all(fd_.get(), buffer_); }
 

@@ -38,7 +38,7 @@ std::optional<int64_t> read_forks_since_boot();
 // every tick.
 class SystemFile {
  public:
-  explicit SystemFile(const char* path);
+  explicit SystemFile(const std::string& path);
   // Its whole text, valid until the next read; nullopt when it cannot be read.
   std::optional<std::string_view> read();
 

@@ -64,8 +64,4 @@ struct IntervalDefault {
 };
 IntervalDefault interval_from_environment();
 
-// Records as asked and returns the exit status for `canopy record`. When the recording
-// was written in full, its absolute path goes to `complete_recording`.
-int run_record(const RecordOptions& options, std::string* complete_recording = nullptr);
-
 }  // namespace canopy::record

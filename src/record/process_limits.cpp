@@ -43,11 +43,8 @@ Result<ProcessLimits> process_limits_with_cgroup(const ResourceLimits& limits) {
   ProcessLimits process;
   process.nice = limits.nice;
   if (!limits.cpus.empty()) {
-    auto cpus = parse_cpu_list(limits.cpus);
-    if (!cpus) {
-      return cpus.error();
-    }
-    process.cpus = std::move(*cpus);
+    ASSIGN_OR_RETURN(auto cpus, parse_cpu_list(limits.cpus));
+    process.cpus = std::move(cpus);
   }
   return process;
 }

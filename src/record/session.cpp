@@ -11,18 +11,12 @@
 #include <cstring>
 #include <ctime>
 
+#include "common/text.h"
 #include "record/tick_schedule.h"
 
 namespace canopy::record {
 
 int64_t monotonic_ms() { return static_cast<int64_t>(probe::now_monotonic_ns() / 1'000'000); }
-
-const char* signal_name(int signal) {
-  const char* abbrev = ::sigabbrev_np(signal);
-  static thread_local char name[32];
-  std::snprintf(name, sizeof name, "SIG%s", abbrev ? abbrev : "?");
-  return name;
-}
 
 // Fork, exec and exit of the tree's processes at their exact times, before anything
 // else looks at the tree: a tick, or the reaping of a child.
@@ -143,7 +137,7 @@ void handle_signal(Session& s, const signalfd_siginfo& info) {
   ::kill(s.root, signal);
   if (s.recording) {
     s.writer.add_event({s.clock.now_ms(), "signal", s.sampler.process_id(s.root),
-                        std::string(signal_name(signal)) + " forwarded to the command"});
+                        signal_name(signal) + " forwarded to the command"});
   }
 }
 
@@ -164,7 +158,7 @@ void tick(Session& s, EventsReady ready) {
   }
   s.writer.commit_if_due(t, t + s.options.interval_ms);
   if (s.writer.failure()) {
-    print_error(s.writer.failure()->message + "; recording stopped, the command goes on");
+    (*s.warn)(s.writer.failure()->message + "; recording stopped, the command goes on");
     s.recording = false;
   }
 }
@@ -190,7 +184,7 @@ int wait_for_events(int epoll, epoll_event* events, int max_events, int64_t time
 
 }  // namespace
 
-bool sampling_loop(Session& s, int signal_fd) {
+Status sampling_loop(Session& s, int signal_fd) {
   TickSchedule schedule(static_cast<int64_t>(probe::now_monotonic_ns()), s.options.interval_ms * 1'000'000);
   // epoll, not poll: a build wakes the recorder several times per process it starts,
   // and poll registered with and left every file's wait queue on each wakeup.
@@ -216,8 +210,7 @@ bool sampling_loop(Session& s, int signal_fd) {
     }
   }
   if (!watching) {
-    print_error(std::string("epoll: ") + std::strerror(errno));
-    return false;
+    return Error{std::string("epoll: ") + std::strerror(errno)};
   }
   while (!root_done(s) && !s.stop_requested) {
     epoll_event events[8];
@@ -227,8 +220,7 @@ bool sampling_loop(Session& s, int signal_fd) {
       if (errno == EINTR) {
         continue;
       }
-      print_error(std::string("epoll_wait: ") + std::strerror(errno));
-      return false;
+      return Error{std::string("epoll_wait: ") + std::strerror(errno)};
     }
     bool ready[kSources] = {};
     for (int i = 0; i < count; ++i) {
@@ -261,7 +253,7 @@ bool sampling_loop(Session& s, int signal_fd) {
       s.capture->read_available(s.clock.now_ms());  // both streams, in order
     }
   }
-  return true;
+  return Ok{};
 }
 
 }  // namespace canopy::record

@@ -1,6 +1,6 @@
 // One recording session as the sampling loop sees it: the clock, the recording, the
 // tree and the kernel's sockets, and the loop that polls them until the root ends.
-// run_record (recorder.cpp) sets it up and closes it.
+// record() (recorder.cpp) sets it up and closes it.
 #pragma once
 
 #include <sys/types.h>
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "common/terminal_text.h"  // print_error
+#include "common/result.h"
 #include "probe/proc_events.h"
 #include "probe/system.h"
 #include "probe/task_exits.h"
@@ -18,6 +18,7 @@
 #include "record/mark_channel.h"
 #include "record/options.h"
 #include "record/output_capture.h"
+#include "record/recorder.h"
 #include "record/tree_sampler.h"
 #include "store/writer.h"
 
@@ -57,10 +58,8 @@ struct Session {
   probe::TaskExitListener* exit_records = nullptr;   // taskstats, likewise
   LimitWatch* limits = nullptr;                      // run mode
   std::vector<probe::ProcEvent> events_in_hand{};    // read_process_events' buffer
+  const Warn* warn = nullptr;                        // told of a write error
 };
-
-// "SIGTERM" for SIGTERM.
-const char* signal_name(int signal);
 
 // Which event sockets to drain: both, unless epoll said which ones have something.
 struct EventsReady {
@@ -77,8 +76,8 @@ void add_output_line(Session& s, int64_t t_ms, const char* stream, const std::st
 // Reaps the children that have exited, taking their final figures first.
 void handle_child_exits(Session& s);
 // Waits for the next tick (TickSchedule), the signals and the event sockets until the
-// root has ended (or, attaching, the user asks to stop). Returns false on a failure of
-// the loop's own machinery.
-bool sampling_loop(Session& s, int signal_fd);
+// root has ended (or, attaching, the user asks to stop). An error is a failure of the
+// loop's own machinery.
+Status sampling_loop(Session& s, int signal_fd);
 
 }  // namespace canopy::record

@@ -13,10 +13,10 @@ TreeSampler::TreeSampler(store::Writer& writer, const probe::HostInfo& host, Sam
       host_(host),
       options_(options),
       self_(::getpid()),
-      meminfo_(options.meminfo_path),
+      meminfo_(options_.meminfo_path.empty() ? options_.proc_root + "/meminfo" : options_.meminfo_path),
       forks_all_heard_(options.process_events) {
   if (options_.adopt_own_children) {
-    self_files_ = probe::ProcessFiles::open(self_);
+    self_files_ = probe::ProcessFiles::open(self_, options_.proc_root);
   }
 }
 
@@ -34,7 +34,7 @@ std::optional<int64_t> TreeSampler::process_id(pid_t pid) const {
 
 TreeSampler::Tracked* TreeSampler::track(pid_t pid, std::optional<Parent> parent, int64_t t_ms, bool zombie_ok,
                                          std::optional<int64_t> start_ms) {
-  auto files = probe::ProcessFiles::open(pid);
+  auto files = probe::ProcessFiles::open(pid, options_.proc_root);
   if (!files) {
     return nullptr;
   }
@@ -124,7 +124,7 @@ void TreeSampler::read_memory(Tracked& p, const probe::StatmFields& statm, bool 
   // shrink (reclaim or swap-out), on a new peak, and otherwise once a second.
   bool never_read = p.last_status_ms < 0;
   if (never_read || (memory_changed && (shrank || new_peak)) || t_ms - p.last_status_ms >= 1000) {
-    if (auto status = p.files.read_status()) {
+    if (auto status = p.leader_exited ? p.files.read_live_thread_status() : p.files.read_status()) {
       p.shmem_bytes = status->rss_shmem_bytes;
       v[store::kSwapBytes] = status->swap_bytes;
       p.row.hwm_bytes = std::max(p.row.hwm_bytes.value_or(0), status->hwm_bytes);
@@ -167,7 +167,13 @@ TreeSampler::Outcome TreeSampler::sample(Tracked& p, int64_t t_ms, bool first, b
     p.row.last_seen_ms = t_ms;
     return Outcome::kAlive;  // nothing can have changed: one read, no row
   }
-  auto statm = p.files.read_statm();
+  std::optional<probe::StatmFields> statm;
+  if (p.leader_exited) {
+    statm = p.files.read_live_thread_statm();
+  }
+  if (!statm) {
+    statm = p.files.read_statm();
+  }
   if (!statm) {
     return Outcome::kEnded;
   }
@@ -187,7 +193,19 @@ TreeSampler::Outcome TreeSampler::sample(Tracked& p, int64_t t_ms, bool first, b
   v[store::kCpuSystemNs] = p.cpu.system_ns;
   v[store::kMinorFaults] = stat->minor_faults;
   v[store::kMajorFaults] = stat->major_faults;
-  if (stat->state == 'Z' || stat->state == 'X') {
+  const bool zombie = stat->state == 'Z' || stat->state == 'X';
+  const bool leader_only = zombie && stat->threads > 1;  // see Tracked::leader_exited
+  if (leader_only && !p.leader_exited) {
+    p.leader_exited = true;
+    // The statm read was the leader's: none of the memory the other threads still use.
+    if (auto shared = p.files.read_live_thread_statm()) {
+      statm = shared;
+      memory_changed = first || !(*statm == p.last_statm);
+    }
+  } else if (!zombie) {
+    p.leader_exited = false;  // a thread exec'd, and leads in its place
+  }
+  if (zombie && !leader_only) {
     // Its memory is gone but its CPU figures are final: keep those, not the zeros.
     writer_.add_sample(t_ms, p.row.id, v);
     p.exited = true;

@@ -16,6 +16,7 @@
 #include <deque>
 #include <limits>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -42,8 +43,11 @@ struct SamplerOptions {
   // The tree's CPU in one counter (its cgroup). At a tick where it has not moved and
   // it covers every live process, no schedstat is read: none of them ran.
   const TreeCpuCounter* tree_cpu = nullptr;
-  // Where the machine's memory is read (tests point it at a file of their own).
-  const char* meminfo_path = "/proc/meminfo";
+  // Where /proc is: every process's files, and the machine's meminfo and vmstat. Unit
+  // tests point it at a tree of their own (tests/support/fake_proc.h).
+  std::string proc_root = "/proc";
+  // Where the machine's memory is read, when not from proc_root (a test's own file).
+  std::string meminfo_path{};
 };
 
 class TreeSampler {
@@ -65,7 +69,8 @@ class TreeSampler {
 
   // The kernel's process events, at their exact times. A fork by a process of the tree
   // tracks the child at once; one already gone is still recorded, from the events
-  // alone (its parent's name, no samples). An exit ends the process with its status.
+  // alone (its parent's name, no samples). An exit ends the process with its status,
+  // unless the process runs on (another thread exec'd and took the leader's place).
   void on_fork(pid_t pid, pid_t parent, int64_t t_ms);
   // `monotonic_ns`: the event's own timestamp, on CLOCK_MONOTONIC.
   void on_exec(pid_t pid, int64_t t_ms, uint64_t monotonic_ns);
@@ -117,6 +122,13 @@ class TreeSampler {
     bool ended_when_tracked = false;  // a zombie already when its files were opened
     bool ran = false;     // since the previous tick: its children list may have changed
     bool exited = false;  // a zombie child of ours, waiting to be reaped
+    // Its leader thread has exited and other threads run on (pthread_exit in main, or
+    // the others are still being torn down by an exit_group): stat shows a zombie with
+    // more than one thread, statm no memory. A tick takes the process to live until its
+    // last thread ends, and reads its memory from a live thread's files. (The leader's
+    // exit event ends it, even after pthread_exit: that event looks the same as an
+    // exit_group's, whose status it carries.)
+    bool leader_exited = false;
     // Caught in the middle of an exec, before the kernel set up its arguments, or
     // gone since an exec: the command line reads empty, so it is read again the next
     // time the process runs. Still pending when it ends, its exit record names it.
@@ -214,7 +226,7 @@ class TreeSampler {
   // Whether the kernel may have changed the memory of processes that did not run,
   // from /proc/vmstat, read at most once a tick and only when it saves reads.
   bool kernel_may_have_moved_memory();
-  probe::SystemFile vmstat_{"/proc/vmstat"};
+  probe::SystemFile vmstat_{options_.proc_root + "/vmstat"};
   std::optional<int64_t> last_memory_moves_;
   std::optional<bool> kernel_moved_memory_;  // this tick's answer, once asked
   static constexpr int64_t kStatmAtLeastEveryMs = 1000;

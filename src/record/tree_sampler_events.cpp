@@ -76,7 +76,7 @@ store::ProcessRow* TreeSampler::inherited_zombie(pid_t pid) {
   // A ghost's start is unknown (0); with process events a fork would have dropped
   // the entry for a reused PID anyway.
   if (it->second.start_ticks != 0) {
-    auto files = probe::ProcessFiles::open(pid);
+    auto files = probe::ProcessFiles::open(pid, options_.proc_root);
     auto stat = files ? files->read_stat() : std::nullopt;
     if (!stat || stat->start_ticks != it->second.start_ticks) {
       ended_unreaped_.erase(it);  // the PID was reused: this is another process
@@ -272,6 +272,12 @@ void TreeSampler::on_exit(pid_t pid, int wait_status, int64_t t_ms) {
   auto stat = p.files.read_stat();
   if (stat && !p.exited) {
     sample(p, t_ms, false);  // the final CPU figures of the zombie
+  }
+  if (stat && stat->state != 'Z' && stat->state != 'X') {
+    // Its leader thread's exit, not its own: another thread exec'd, and the kernel
+    // ended the leader and gave that thread its place (the exec event follows). The
+    // PID's files show the process running, not a zombie.
+    return;
   }
   if (stat && stat->ppid == self_) {
     p.exit_event_ms = t_ms;  // ours to reap: on_child_reaped ends it at this time

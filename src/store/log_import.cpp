@@ -14,11 +14,8 @@ namespace {
 // Logs added by a canopy from before content digests left a log_source table without
 // the column.
 Status add_digest_column(sqlite3* db) {
-  auto has = prepare(db, "SELECT count(*) FROM pragma_table_info('log_source') WHERE name = 'content_sha256'");
-  if (!has) {
-    return has.error();
-  }
-  if (sqlite3_step(has->get()) == SQLITE_ROW && sqlite3_column_int64(has->get(), 0) > 0) {
+  ASSIGN_OR_RETURN(auto has, prepare(db, "SELECT count(*) FROM pragma_table_info('log_source') WHERE name = 'content_sha256'"));
+  if (sqlite3_step(has.get()) == SQLITE_ROW && sqlite3_column_int64(has.get(), 0) > 0) {
     return Ok{};
   }
   return exec_sql(db, "ALTER TABLE log_source ADD COLUMN content_sha256 TEXT");
@@ -26,18 +23,15 @@ Status add_digest_column(sqlite3* db) {
 
 // The first log of the recording with this content, if any.
 Result<std::optional<LogSourceRow>> find_same_content(sqlite3* db, const std::string& content_sha256) {
-  auto query = prepare(db, "SELECT name, added_ms, events FROM log_source WHERE content_sha256 = ? ORDER BY id LIMIT 1");
-  if (!query) {
-    return query.error();
-  }
-  bind_text(query->get(), 1, content_sha256);
-  if (sqlite3_step(query->get()) != SQLITE_ROW) {
+  ASSIGN_OR_RETURN(auto query, prepare(db, "SELECT name, added_ms, events FROM log_source WHERE content_sha256 = ? ORDER BY id LIMIT 1"));
+  bind_text(query.get(), 1, content_sha256);
+  if (sqlite3_step(query.get()) != SQLITE_ROW) {
     return std::optional<LogSourceRow>();
   }
   LogSourceRow row;
-  row.name = column_text(query->get(), 0);
-  row.added_ms = sqlite3_column_int64(query->get(), 1);
-  row.events = sqlite3_column_int64(query->get(), 2);
+  row.name = column_text(query.get(), 0);
+  row.added_ms = sqlite3_column_int64(query.get(), 1);
+  row.events = sqlite3_column_int64(query.get(), 2);
   return std::optional(row);
 }
 
@@ -49,12 +43,11 @@ Result<LogImport> LogImport::begin(const std::string& path, const LogSourceRow& 
                                    const std::string& content_sha256, SameContent same_content, int64_t span_start_ms,
                                    int64_t span_end_ms) {
   // The reader's checks first: a file that is not a recording gets the same one line.
-  auto reader = Reader::open(path, Reader::Verify::kWhileReading);
-  if (!reader) {
-    return reader.error();
+  int64_t format_version = 0;
+  {  // closed before writing
+    ASSIGN_OR_RETURN(auto reader, Reader::open(path, Reader::Verify::kWhileReading));
+    format_version = reader.format_version();
   }
-  int64_t format_version = reader->format_version();
-  reader = Error{};  // close it before writing
 
   LogImport import;
   import.path_ = path;

@@ -151,11 +151,8 @@ Result<Reader> Reader::open(const std::string& path, Verify verify) {
   if (!counted) {
     return counted.error();
   }
-  auto bounds = RecordingBounds::of(path, reader.meta_, ids);
-  if (!bounds) {
-    return bounds.error();
-  }
-  reader.bounds_ = *bounds;
+  ASSIGN_OR_RETURN(auto bounds, RecordingBounds::of(path, reader.meta_, ids));
+  reader.bounds_ = bounds;
   return reader;
 }
 
@@ -198,15 +195,12 @@ Result<bool> Reader::has_column(std::string_view table, std::string_view column)
 Result<std::vector<ProcessRow>> Reader::processes() const {
   std::vector<ProcessRow> rows;
   // Recorded before canopy marked them: every name was read from /proc or copied at a fork.
-  auto has_named_from = has_column("process", "named_from_exit_record");
-  if (!has_named_from) {
-    return has_named_from.error();
-  }
+  ASSIGN_OR_RETURN(auto has_named_from, has_column("process", "named_from_exit_record"));
   auto status = each_row(
       "SELECT id, pid, start_ticks, start_ms, parent_id, ppid, adopted, name, exe, cmdline, first_seen_ms, "
       "last_seen_ms, end_ms, exit_code, exit_signal, peak_rss_bytes, peak_rss_t_ms, hwm_bytes, cpu_user_ns, "
       "cpu_system_ns, " +
-          std::string(*has_named_from ? "named_from_exit_record" : "0") + " FROM process ORDER BY id",
+          std::string(has_named_from ? "named_from_exit_record" : "0") + " FROM process ORDER BY id",
       [&](sqlite3_stmt* s) {
         ProcessRow row;
         row.id = sqlite3_column_int64(s, 0);

@@ -56,10 +56,7 @@ Status Reader::each_event(std::string_view sql, const EventVisitor& visit) const
 
 Result<std::vector<EventRow>> Reader::events() const {
   std::vector<EventRow> rows;
-  auto status = for_each_event([&](const EventRow& row) { rows.push_back(row); });
-  if (!status) {
-    return status.error();
-  }
+  RETURN_IF_ERROR(for_each_event([&](const EventRow& row) { rows.push_back(row); }));
   return rows;
 }
 
@@ -70,12 +67,9 @@ Result<std::vector<EventRow>> Reader::events_of_kind(std::string_view kind) cons
     return rows;
   }
   std::string quoted = "'" + std::string(kind) + "'";
-  auto status = each_event("SELECT " + event_columns(format_version_, true) + " FROM event WHERE kind = " + quoted +
+  RETURN_IF_ERROR(each_event("SELECT " + event_columns(format_version_, true) + " FROM event WHERE kind = " + quoted +
                              " ORDER BY t_ms, rowid",
-                         [&](const EventRow& row) { rows.push_back(row); });
-  if (!status) {
-    return status.error();
-  }
+                         [&](const EventRow& row) { rows.push_back(row); }));
   return rows;
 }
 

@@ -33,14 +33,11 @@ void remove_recording(const std::string& path) {
 // Sets the journal mode; SQLite answers with the mode in force, which is the old one
 // when it refuses the new.
 Result<std::string> journal_mode(sqlite3* db, const char* mode) {
-  auto statement = prepare(db, std::string("PRAGMA journal_mode=") + mode);
-  if (!statement) {
-    return statement.error();
-  }
-  if (sqlite3_step(statement->get()) != SQLITE_ROW) {
+  ASSIGN_OR_RETURN(auto statement, prepare(db, std::string("PRAGMA journal_mode=") + mode));
+  if (sqlite3_step(statement.get()) != SQLITE_ROW) {
     return Error{last_error(db)};
   }
-  return column_text(statement->get(), 0);
+  return column_text(statement.get(), 0);
 }
 
 // What update_process_end writes of a row.

@@ -65,14 +65,11 @@ bool replace_once(std::string& text, std::string_view what, const std::string& w
 
 Result<nlohmann::json> report_events(const EventList& list) {
   std::vector<size_t> positions = pick_report_events(list, kReportEvents);
-  auto texts = list.texts(positions);
-  if (!texts) {
-    return texts.error();
-  }
-  size_t cap = text_cap(*texts, kReportTextBytes, kMaxEventTextBytes);
+  ASSIGN_OR_RETURN(auto texts, list.texts(positions));
+  size_t cap = text_cap(texts, kReportTextBytes, kMaxEventTextBytes);
   nlohmann::json events = nlohmann::json::array();
   for (size_t i = 0; i < positions.size(); ++i) {
-    events.push_back(event_json(list, positions[i], std::move((*texts)[i]), cap));
+    events.push_back(event_json(list, positions[i], std::move(texts[i]), cap));
   }
   return events;
 }
@@ -85,13 +82,10 @@ Result<std::string> report_payload(const ViewData& data) {
     int64_t to = ticks.empty() ? 0 : ticks.back();
     series[analyze::metric_info(metric).id] = series_json(data.timeline.series(metric, from, to, kReportPoints));
   }
-  auto events = report_events(*data.events);
-  if (!events) {
-    return events.error();
-  }
+  ASSIGN_OR_RETURN(auto events, report_events(*data.events));
   nlohmann::json payload = {
       {"recording", data.recording},
-      {"events", std::move(*events)},
+      {"events", std::move(events)},
       {"events_total", data.events->size()},
       {"series", std::move(series)},
   };
@@ -107,19 +101,13 @@ Result<std::string> render_html_report(const ViewData& data) {
   if (!page || !script || !style) {
     return Error{"this canopy was built without its web page"};
   }
-  auto payload = report_payload(data);
-  if (!payload) {
-    return payload.error();
-  }
-  auto compressed = gzip(*payload);
-  if (!compressed) {
-    return compressed.error();
-  }
+  ASSIGN_OR_RETURN(auto payload, report_payload(data));
+  ASSIGN_OR_RETURN(auto compressed, gzip(payload));
   std::string html(page->body);
   // base64 holds no '<', and the build checks that the script and stylesheet hold no
   // "</script" or "</style", so nothing embedded can end its element early.
   std::string data_element = R"(<script id="canopy-data" type="application/octet-stream" data-encoding="gzip-base64">)" +
-                             base64(*compressed) + "</script>";
+                             base64(compressed) + "</script>";
   bool complete = replace_once(html, kHead, std::string(kHead) + std::string(kReportPolicy)) &&
                   replace_once(html, kStylesheetLink, "<style>" + std::string(style->body) + "</style>") &&
                   replace_once(html, kScriptTag, data_element + "<script>" + std::string(script->body) + "</script>");

@@ -96,12 +96,9 @@ json event_kinds_json(const EventList& events) {
 }
 
 Result<json> log_sources_json(const store::Reader& reader) {
-  auto sources = reader.log_sources();
-  if (!sources) {
-    return sources.error();
-  }
+  ASSIGN_OR_RETURN(auto sources, reader.log_sources());
   json list = json::array();
-  for (const store::LogSourceRow& source : *sources) {
+  for (const store::LogSourceRow& source : sources) {
     list.push_back({{"id", source.id},
                     {"name", source.name},
                     {"format", source.format},
@@ -141,11 +138,8 @@ json recording_json(const store::Reader& reader, const analyze::Timeline& timeli
 Result<ViewData> load_view_data(const std::string& path) {
   // Loading reads every table in full but the events' texts, which finds most damage
   // integrity_check would; a damaged text surfaces as an error of the page that reads it.
-  auto reader = store::Reader::open(path, store::Reader::Verify::kWhileReading);
-  if (!reader) {
-    return reader.error();
-  }
-  auto owned = std::make_unique<store::Reader>(std::move(*reader));
+  ASSIGN_OR_RETURN(auto reader, store::Reader::open(path, store::Reader::Verify::kWhileReading));
+  auto owned = std::make_unique<store::Reader>(std::move(reader));
   auto data = load_view_data(*owned);
   if (data) {
     data->reader = std::move(owned);
@@ -154,28 +148,22 @@ Result<ViewData> load_view_data(const std::string& path) {
 }
 
 Result<ViewData> load_view_data(const store::Reader& reader) {
-  auto timeline = analyze::Timeline::load(reader);
-  if (!timeline) {
-    return timeline.error();
-  }
+  ASSIGN_OR_RETURN(auto timeline, analyze::Timeline::load(reader));
   ViewData data;
   data.file = std::filesystem::path(reader.path()).filename().string();
-  data.recording = recording_json(reader, *timeline, data.file);
+  data.recording = recording_json(reader, timeline, data.file);
   // The end the page uses (meta's, else the last tick): a process last seen before it ended.
   const json& end_ms = data.recording["meta"]["end_ms"];
-  auto events = EventList::load(reader, timeline->processes(),
+  auto events = EventList::load(reader, timeline.processes(),
                                 end_ms.is_null() ? std::nullopt : std::optional<int64_t>(end_ms.get<int64_t>()));
   if (!events) {
     return events.error();
   }
-  auto sources = log_sources_json(reader);
-  if (!sources) {
-    return sources.error();
-  }
+  ASSIGN_OR_RETURN(auto sources, log_sources_json(reader));
   data.recording["event_kinds"] = event_kinds_json(**events);
-  data.recording["log_sources"] = std::move(*sources);
+  data.recording["log_sources"] = std::move(sources);
   data.events = std::move(*events);
-  data.timeline = std::move(*timeline);
+  data.timeline = std::move(timeline);
   return data;
 }
 
@@ -203,13 +191,10 @@ Result<json> events_page_json(const EventList& list, const KindSet& kinds, size_
   for (size_t i = offset; i < filtered->size() && positions.size() < limit; ++i) {
     positions.push_back(filtered->position(i));
   }
-  auto texts = list.texts(positions);
-  if (!texts) {
-    return texts.error();
-  }
+  ASSIGN_OR_RETURN(auto texts, list.texts(positions));
   json events = json::array();
   for (size_t i = 0; i < positions.size(); ++i) {
-    events.push_back(event_json(list, positions[i], std::move((*texts)[i]), kMaxEventTextBytes));
+    events.push_back(event_json(list, positions[i], std::move(texts[i]), kMaxEventTextBytes));
   }
   return json{{"total", filtered->size()}, {"offset", offset}, {"events", std::move(events)}};
 }

@@ -27,20 +27,17 @@ Result<const WebModule*> load_web_module() {
   if (loaded) {
     return loaded;
   }
-  auto path = module_path();
-  if (!path) {
-    return path.error();
-  }
+  ASSIGN_OR_RETURN(auto path, module_path());
   // Kept loaded for the life of the process: a server thread may still run its code.
-  void* handle = ::dlopen(path->c_str(), RTLD_NOW | RTLD_LOCAL);
+  void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char* why = ::dlerror();
-    return Error{"cannot load the viewer's module '" + *path + "': " + (why ? why : "unknown error")};
+    return Error{"cannot load the viewer's module '" + path + "': " + (why ? why : "unknown error")};
   }
   using Entry = const WebModule* (*)();
   auto entry = reinterpret_cast<Entry>(::dlsym(handle, kWebModuleEntry));
   if (!entry) {
-    return Error{"'" + *path + "' is not canopy's viewer module (no " + kWebModuleEntry + ")"};
+    return Error{"'" + path + "' is not canopy's viewer module (no " + kWebModuleEntry + ")"};
   }
   loaded = entry();
   return loaded;
