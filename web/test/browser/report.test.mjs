@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import {
-  MiB, chartData, clickChartAt, environment, holdChildren, infoRows, kTreeCommand, launchBrowser, paintedShare,
+  MiB, chartData, environment, holdChildren, infoRows, kTreeCommand, launchBrowser, paintedShare,
   openReportOffline, pinFirstTickFrom, parseBytes, record, screenshot, tempDir, within,
 } from './harness.mjs';
 
@@ -49,11 +49,7 @@ describe('canopy report --html', () => {
     });
     const expectedPeakT = rec.summary.start_ms + rec.summary.peak_tree_t_ms;
     assert.equal(drawnPeakT, expectedPeakT, 'the embedded series hold the peak tick');
-    await clickChartAt(page, expectedPeakT);
-    await page.waitForFunction((t) => {
-      const panel = document.querySelector('[data-testid="info-panel"]');
-      return panel.dataset.how === 'pinned' && Number(panel.dataset.t) === t;
-    }, expectedPeakT);
+    assert.equal(await pinFirstTickFrom(page, expectedPeakT), expectedPeakT);
     const why = await page.locator('[data-testid="info-why"]').textContent();
     assert.ok(why.includes('nearest recorded point'), why);
     // Each child holds its memory for a second from its peak on, but not all three at

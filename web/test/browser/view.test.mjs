@@ -67,11 +67,7 @@ describe('canopy view', () => {
 
   test('pinned, the information panel lists the 50, 100 and 150 MiB children at their peaks', async () => {
     const { page, errors } = await open();
-    await clickChartAt(page, peakT);
-    await page.waitForFunction((t) => {
-      const panel = document.querySelector('[data-testid="info-panel"]');
-      return panel.dataset.how === 'pinned' && Number(panel.dataset.t) === t;
-    }, peakT);
+    assert.equal(await pinFirstTickFrom(page, peakT), peakT);
     assert.equal(await page.evaluate(() => window.canopyView.state.selectedT), peakT);
     assert.equal(await page.locator('[data-testid="pinned-time"]').getAttribute('data-t'), String(peakT));
     const rows = await infoRows(page);
