@@ -10,8 +10,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
+
+#include "probe/cgroup_files.h"
 
 namespace canopy::testing {
 
@@ -136,9 +136,10 @@ int running_with_cmdline(const std::string& cmdline) {
   int count = 0;
   std::error_code error;
   for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
-    std::ifstream file(entry.path() / "cmdline");
-    std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-    count += text == cmdline;
+    // A process may exit between the listing and the read, which then fails with
+    // ESRCH: it is not running, so it does not count.
+    auto text = probe::read_small_file(entry.path() / "cmdline");
+    count += text && *text == cmdline;
   }
   return count;
 }
