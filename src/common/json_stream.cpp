@@ -33,6 +33,7 @@ class Scanner {
   Scanner(const JsonStreamFile& file, const JsonPieceVisitor& visit)
       : file_(file),
         visit_(visit),
+        words_(file.words),
         opener_(file.container == JsonContainer::kArray ? '[' : '{'),
         closer_(file.container == JsonContainer::kArray ? ']' : '}') {}
 
@@ -73,14 +74,15 @@ class Scanner {
     mark_ = 0;
     switch (state_) {
       case State::kBeforeContainer:
-        return fault({JsonStreamFault::Kind::kNoContainer, 0, false, empty_file}, position_);
+        return fail(position_, "expected " + words_.expected + ", found " +
+                                   (empty_file ? "an empty file" : "only spaces"));
       case State::kInPiece:
         // Cut off inside a piece: let its parser say where its JSON ends.
         RETURN_IF_ERROR(hand_over({}, /*complete=*/false));
-        return fault({JsonStreamFault::Kind::kNotClosed}, position_);
+        return not_closed();
       case State::kBeforePiece:
       case State::kAfterPiece:
-        return fault({JsonStreamFault::Kind::kNotClosed}, position_);
+        return not_closed();
       case State::kAfterContainer:
         return Ok{};
     }
@@ -92,11 +94,12 @@ class Scanner {
 
   // A byte outside any piece that is not a space: a bracket, a comma, a piece's first.
   Status structure(char c, size_t i) {
-    using Kind = JsonStreamFault::Kind;
     switch (state_) {
       case State::kBeforeContainer:
         if (c != opener_) {
-          return fault({Kind::kNotTheContainer, c}, position_at(i));
+          bool other = c == (opener_ == '[' ? '{' : '[');
+          return fail(position_at(i), "expected " + words_.expected + ", found " + shown_byte(c) +
+                                          (other ? words_.if_other_container : ""));
         }
         state_ = State::kBeforePiece;
         break;
@@ -104,7 +107,8 @@ class Scanner {
         if (c == closer_ && !after_comma_) {
           state_ = State::kAfterContainer;  // an empty container
         } else if (c == closer_ || c == ',') {
-          return fault({Kind::kMissingPiece, c, after_comma_}, position_at(i));
+          return fail(position_at(i), "expected " + words_.piece + (after_comma_ ? " after ','" : "") +
+                                          ", found " + shown_byte(c));
         } else {
           state_ = State::kInPiece;
           after_comma_ = false;
@@ -122,11 +126,12 @@ class Scanner {
         } else if (c == closer_) {
           state_ = State::kAfterContainer;
         } else {
-          return fault({Kind::kMissingComma, c}, position_at(i));
+          return fail(position_at(i), std::string("expected ',' or '") + closer_ + "' after " + words_.piece +
+                                          ", found " + shown_byte(c));
         }
         break;
       case State::kAfterContainer:
-        return fault({Kind::kAfterEnd, c}, position_at(i));
+        return fail(position_at(i), "unexpected " + shown_byte(c) + " after " + words_.after_end);
       case State::kInPiece:
         break;
     }
@@ -168,7 +173,7 @@ class Scanner {
 
   Status check_size(size_t bytes) const {
     if (bytes > file_.max_piece_bytes) {
-      return fault({JsonStreamFault::Kind::kPieceTooLong}, piece_start_);
+      return fail(piece_start_, words_.too_long);
     }
     return Ok{};
   }
@@ -193,12 +198,15 @@ class Scanner {
     return position_;
   }
 
-  Error fault(const JsonStreamFault& what, const TextPosition& at) const {
-    return error_at(file_.path, at, file_.describe(what));
+  Error fail(const TextPosition& at, const std::string& reason) const { return error_at(file_.path, at, reason); }
+
+  Error not_closed() const {
+    return fail(position_, "unexpected end of input: " + words_.container + " is not closed");
   }
 
   const JsonStreamFile& file_;
   const JsonPieceVisitor& visit_;
+  const JsonStreamWords& words_;
   const char opener_;
   const char closer_;
   State state_ = State::kBeforeContainer;

@@ -48,30 +48,24 @@ struct JsonPiece {
 };
 using JsonPieceVisitor = std::function<Status(const JsonPiece& piece)>;
 
-// What is wrong around the pieces. The scanner finds it, the caller words it: each
-// format names what it expected in its own terms.
-struct JsonStreamFault {
-  enum class Kind {
-    kNotTheContainer,  // `byte`, the first that is not a space, opens no such container
-    kNoContainer,      // the file ends before the container opens (`empty_file`: it has no byte)
-    kMissingPiece,     // `byte`, ',' or the closing bracket, where a piece should start
-    kMissingComma,     // `byte` after an element, where ',' or ']' should be
-    kAfterEnd,         // `byte` after the container closed
-    kNotClosed,        // the file ends before the container closes
-    kPieceTooLong,     // longer than max_piece_bytes, at the piece's start
-  };
-  Kind kind;
-  char byte = 0;
-  bool after_comma = false;  // kMissingPiece: the piece would have followed a ','
-  bool empty_file = false;
+// The format's words for what it holds, from which the scanner's errors are made:
+// "expected {expected}, found '{'{if_other_container}", "expected {piece} after ',',
+// found ']'", "unexpected 'x' after {after_end}", "unexpected end of input: {container}
+// is not closed", {too_long}.
+struct JsonStreamWords {
+  std::string expected;            // "an array of processes"
+  std::string if_other_container;  // when the file holds the other kind: " (an object: ...)"
+  std::string piece;               // "an element"
+  std::string container;           // "the array"
+  std::string after_end;           // "the array's end"
+  std::string too_long;            // "one element is longer than 1 GiB"
 };
 
 struct JsonStreamFile {
   std::string path;
   JsonContainer container = JsonContainer::kArray;
   size_t max_piece_bytes = 0;
-  // The reason for a fault, as printed after "FILE:LINE:COLUMN: ".
-  std::function<std::string(const JsonStreamFault& fault)> describe;
+  JsonStreamWords words;
   // Called after each chunk with how far the scan has read.
   std::function<void(int64_t bytes_done, int64_t bytes_total)> progress;
   size_t chunk_bytes = size_t{1} << 20;  // one read; tests make it small to cut pieces

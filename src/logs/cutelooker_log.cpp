@@ -16,32 +16,14 @@ namespace canopy::logs {
 namespace {
 
 constexpr size_t kMaxMemberBytes = 64 << 20;
-constexpr const char* kExpected = "expected an object of {\"milliseconds\": [messages]}";
-constexpr const char* kMember = "a \"milliseconds\": [messages] member";
 
-// The scanner's faults, in words about a log.
-std::string describe(const JsonStreamFault& fault) {
-  using Kind = JsonStreamFault::Kind;
-  switch (fault.kind) {
-    case Kind::kNotTheContainer:
-      return std::string(kExpected) + ", found " + shown_byte(fault.byte);
-    case Kind::kNoContainer:
-      return std::string(kExpected) + ", found nothing";
-    case Kind::kMissingPiece:
-      return "expected " + std::string(kMember) + (fault.after_comma ? " after ','" : "") + ", found " +
-             shown_byte(fault.byte);
-    case Kind::kMissingComma:  // a member ends only at ',' or '}': not met
-      return "expected ',' or '}' after " + std::string(kMember) + ", found " + shown_byte(fault.byte);
-    case Kind::kAfterEnd:
-      return "unexpected " + shown_byte(fault.byte) + " after the log's object";
-    case Kind::kNotClosed:
-      return "unexpected end of input: the log's object is not closed";
-    case Kind::kPieceTooLong:
-      return "one member is longer than 64 MiB";
-  }
-  return "unexpected JSON";
-}
-
+// For the scanner's errors: "expected an object of {\"milliseconds\": [messages]}, found 'x'".
+const JsonStreamWords kLogWords{.expected = "an object of {\"milliseconds\": [messages]}",
+                                .if_other_container = "",
+                                .piece = "a \"milliseconds\": [messages] member",
+                                .container = "the log's object",
+                                .after_end = "the log's object",
+                                .too_long = "one member is longer than 64 MiB"};
 class MemberParser {
  public:
   MemberParser(const ParseInput& input, const EventSink& sink) : input_(input), sink_(sink) {}
@@ -108,12 +90,11 @@ class MemberParser {
 
 Status parse_cutelooker_log(const ParseInput& input, const EventSink& sink) {
   MemberParser members(input, sink);
-  JsonStreamFile log;
-  log.path = input.path;
-  log.container = JsonContainer::kObject;
-  log.max_piece_bytes = kMaxMemberBytes;
-  log.describe = describe;
-  log.progress = input.progress;
+  JsonStreamFile log{.path = input.path,
+                     .container = JsonContainer::kObject,
+                     .max_piece_bytes = kMaxMemberBytes,
+                     .words = kLogWords,
+                     .progress = input.progress};
   return for_each_json_piece(log, [&](const JsonPiece& member) { return members.parse(member); });
 }
 
