@@ -229,10 +229,15 @@ Status read_error(const std::string& path) { return Error{"cannot read '" + path
 void TextPosition::advance(std::string_view bytes) {
   const char* rest = bytes.data();
   const char* end = rest + bytes.size();
-  while (const char* newline = static_cast<const char*>(std::memchr(rest, '\n', static_cast<size_t>(end - rest)))) {
+  // Not memchr on an empty view: its data may be null, which memchr may not be given.
+  while (rest != end) {
+    const void* newline = std::memchr(rest, '\n', static_cast<size_t>(end - rest));
+    if (newline == nullptr) {
+      break;
+    }
     ++line;
     column = 1;
-    rest = newline + 1;
+    rest = static_cast<const char*>(newline) + 1;
   }
   column += end - rest;
 }
