@@ -1,8 +1,8 @@
-// Cuts a file holding one JSON array into its elements, streaming: a small scanner
-// (tracking strings and nesting, nothing else) finds where each element ends, so
-// memory stays bounded by the largest element, not the file. Each element is then
-// parsed on its own with simdjson; one simdjson rejects is parsed again with
-// nlohmann::json only to say where and why. Errors read "FILE:LINE:COLUMN: reason".
+// Cuts a file holding one JSON array into its elements with the streaming scanner of
+// common/json_stream.h, so memory stays bounded by the largest element, not the file.
+// Each element is parsed on its own with simdjson; one simdjson rejects is parsed
+// again with nlohmann::json only to say where and why. Errors read
+// "FILE:LINE:COLUMN: reason".
 #pragma once
 
 #include <simdjson.h>
@@ -11,14 +11,10 @@
 #include <functional>
 #include <string>
 
+#include "common/json_stream.h"
 #include "common/result.h"
 
 namespace canopy::importers {
-
-struct TextPosition {
-  int64_t line = 1;
-  int64_t column = 1;  // in bytes, from 1
-};
 
 struct ArrayElement {
   simdjson::dom::element value;  // valid until the visitor returns
@@ -37,8 +33,5 @@ struct ArrayFile {
 };
 
 Status for_each_array_element(const ArrayFile& file, const ElementVisitor& visit);
-
-// "FILE:LINE:COLUMN: reason".
-Error error_at(const std::string& path, const TextPosition& at, const std::string& reason);
 
 }  // namespace canopy::importers

@@ -5,6 +5,30 @@
 #include "logs/line_reader.h"
 
 namespace canopy::logs {
+namespace {
+
+// Only where and why the text is not JSON.
+struct ErrorOnlySax : nlohmann::json_sax<nlohmann::json> {
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) override {
+    error = JsonSyntaxError{position, json_error_reason(e)};
+    return false;
+  }
+  std::optional<JsonSyntaxError> error;
+};
+
+}  // namespace
 
 Error line_error(const ParseInput& input, int64_t line_number, const std::string& reason) {
   return Error{input.path + ":" + std::to_string(line_number) + ": " + reason};
@@ -23,6 +47,12 @@ std::string json_error_reason(const std::exception& e) {
     }
   }
   return std::string(what);
+}
+
+std::optional<JsonSyntaxError> json_syntax_error(std::string_view text) {
+  ErrorOnlySax sax;
+  nlohmann::json::sax_parse(text, &sax);
+  return sax.error;
 }
 
 std::string json_type_words(simdjson::dom::element value) {
@@ -47,11 +77,9 @@ namespace {
 // Why simdjson rejected the line, in nlohmann's words and with its column.
 Error syntax_error(const ParseInput& input, int64_t line_number, std::string_view line, simdjson::error_code code) {
   std::string prefix = input.path + ":" + std::to_string(line_number) + ":";
-  try {
-    nlohmann::json ignored = nlohmann::json::parse(line);
-  } catch (const nlohmann::json::parse_error& e) {
-    // e.byte is the 1-based offset in the line where parsing failed: the column.
-    return Error{prefix + std::to_string(e.byte) + ": " + json_error_reason(e)};
+  if (auto error = json_syntax_error(line)) {
+    // The 1-based offset in the line where parsing failed is the column.
+    return Error{prefix + std::to_string(error->byte) + ": " + error->reason};
   }
   return Error{prefix + " " + simdjson::error_message(code)};
 }

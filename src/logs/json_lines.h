@@ -6,6 +6,7 @@
 
 #include <simdjson.h>
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -24,6 +25,15 @@ Status for_each_json_line(const ParseInput& input, const JsonLineVisitor& visit)
 
 // "app.jsonl:12: reason", for the visitors' own complaints.
 Error line_error(const ParseInput& input, int64_t line_number, const std::string& reason);
+
+// Where and why nlohmann::json rejects `text`, or nullopt when it takes it: simdjson
+// says only that a text is wrong. Found with nlohmann's SAX parser keeping nothing, as
+// a DOM of a large text would cost gigabytes just to find its error.
+struct JsonSyntaxError {
+  size_t byte;  // where parsing stopped, from 1, as nlohmann counts
+  std::string reason;
+};
+std::optional<JsonSyntaxError> json_syntax_error(std::string_view text);
 
 // The reason in one of nlohmann's exception texts, without its "[json.exception...]"
 // prefix and position (we print our own).
