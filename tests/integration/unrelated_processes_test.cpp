@@ -120,7 +120,7 @@ TEST(UnrelatedProcesses, AnAttachedTreesLaterForksPassTheFilter) {
   auto reader = open_recording(path);
   ASSERT_EQ(meta(reader, "process_events_filter"), "tree");
   auto processes = reader.processes();
-  ASSERT_TRUE(processes);
+  ASSERT_TRUE(processes) << processes.error().message;
   // The inner sh, become the churn: the root's first child.
   ASSERT_GE(processes->size(), 2u);
   EXPECT_EQ(processes->at(1).parent_id, processes->front().id);
