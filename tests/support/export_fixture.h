@@ -87,7 +87,7 @@ inline std::string write_export_fixture(const std::string& path) {
     return v;
   };
   auto tick = [&](int64_t t_ms, int64_t processes, int64_t rss_mib, int64_t cpu_ms) {
-    w.add_tick({t_ms, processes, rss_mib * kMiB, 0, store::kUnknown, cpu_ms * 1'000'000, 8192 * kMiB,
+    w.add_tick({t_ms, processes, rss_mib * kMiB, 0, std::nullopt, cpu_ms * 1'000'000, 8192 * kMiB,
                 6144 * kMiB, 1024 * kMiB, 1024 * kMiB});
   };
   // t0: make starts at 10 MiB; it works (CPU) until +300, then waits.

@@ -76,7 +76,7 @@ std::string write(const TempDir& dir, const std::string& name, const Recording& 
     writer->update_process_end(row);
     tree_rss_bytes += p.peak_mib * kMiB;
   }
-  writer->add_tick({kStartMs + 100, static_cast<int64_t>(r.processes.size()), tree_rss_bytes, 0, store::kUnknown, 0,
+  writer->add_tick({kStartMs + 100, static_cast<int64_t>(r.processes.size()), tree_rss_bytes, 0, std::nullopt, 0,
                     0, 0, 0, 0});
   EXPECT_TRUE(writer->finish());
   return path;

@@ -317,7 +317,7 @@ std::string write_reused_pid_recording(const TempDir& dir) {
       writer->add_sample(kT + t, w->second.first->id, values(w->second.second, w->second.second * 10));
       rss_mib += w->second.second;
     }
-    writer->add_tick({kT + t, 1 + (worker_at.count(t) ? 1 : 0), rss_mib << 20, 0, store::kUnknown, 0, 0, 0, 0, 0});
+    writer->add_tick({kT + t, 1 + (worker_at.count(t) ? 1 : 0), rss_mib << 20, 0, std::nullopt, 0, 0, 0, 0, 0});
   }
   auto end = [&](store::ProcessRow& row, int64_t end_ms, int64_t peak_mib, int64_t peak_t_ms) {
     row.end_ms = row.last_seen_ms = end_ms;

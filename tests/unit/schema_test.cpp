@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "store/tables.h"
 #include "store/writer.h"
 #include "support/temp_dir.h"
 
@@ -51,6 +52,27 @@ TEST(Schema, AFreshRecordingHasTheSchemaOfItsGoldenFile) {
   expected << golden.rdbuf();
   ASSERT_FALSE(expected.str().empty());
   EXPECT_EQ(query_lines(path, "SELECT sql || ';' FROM sqlite_master ORDER BY rowid"), expected.str());
+}
+
+// A column named in one place only (the file, or a table the writer and reader use)
+// fails here.
+TEST(Schema, EveryTableOfAFreshRecordingHasTheColumnsOfItsTable) {
+  TempDir dir;
+  std::string path = fresh_recording(dir);
+  for (const Table* table : kTables) {
+    std::string expected;
+    for (const Column& column : table->columns) {
+      expected += std::string(column.name) + "\n";
+    }
+    EXPECT_EQ(query_lines(path, std::string("SELECT name FROM pragma_table_info('") + table->name + "') ORDER BY cid"),
+              expected)
+        << table->name;
+  }
+  std::string tables;
+  for (const Table* table : kTables) {
+    tables += std::string(table->name) + "\n";
+  }
+  EXPECT_EQ(query_lines(path, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid"), tables);
 }
 
 }  // namespace

@@ -71,7 +71,7 @@ TEST(Store, RoundTripWithCarryForward) {
     EXPECT_FALSE(writer->add_sample(1100, id, memory(1 << 20, 10)));  // unchanged: no row
     EXPECT_TRUE(writer->add_sample(1200, id, memory(1 << 20, 20)));   // only CPU changed
     EXPECT_TRUE(writer->add_sample(1300, id, memory(3 << 20, 20)));
-    writer->add_tick({1000, 1, 1 << 20, 0, kUnknown, 10, 8, 4, 0, 0});
+    writer->add_tick({1000, 1, 1 << 20, 0, std::nullopt, 10, 8, 4, 0, 0});
     writer->add_event({1200, "exec", id, "make -j8"});
     root.id = id;
     root.end_ms = 1300;
@@ -259,6 +259,31 @@ TEST(Store, EveryEventIsWrittenInOrderAcrossCommits) {
   EXPECT_EQ(count_rows(path, "SELECT count(*) FROM event"), kEvents);
   EXPECT_EQ(count_rows(path, "SELECT count(*) FROM event WHERE CAST(text AS INTEGER) + 1 != rowid"), 0)
       << "each event's row is the place it was added at";
+}
+
+// The kind is a bound parameter, not text quoted into the SQL: any kind is asked for
+// as it is, a quote included, and matches only itself.
+TEST(Store, EventsOfAKindAreThoseOfExactlyThatKind) {
+  TempDir dir;
+  std::string path = dir.file("a.canopy");
+  {
+    auto writer = Writer::create(path, false);
+    ASSERT_TRUE(writer) << writer.error().message;
+    writer->add_event({2, "it's", std::nullopt, "quoted"});
+    writer->add_event({1, "it's", std::nullopt, "first"});
+    writer->add_event({3, "limit", std::nullopt, "other"});
+    ASSERT_TRUE(writer->finish());
+  }
+  auto reader = Reader::open(path);
+  ASSERT_TRUE(reader) << reader.error().message;
+  auto quoted = reader->events_of_kind("it's");
+  ASSERT_TRUE(quoted) << quoted.error().message;
+  ASSERT_EQ(quoted->size(), 2u);
+  EXPECT_EQ(quoted->at(0).text, "first");
+  EXPECT_EQ(quoted->at(1).text, "quoted");
+  auto injected = reader->events_of_kind("x' OR '1'='1");
+  ASSERT_TRUE(injected) << injected.error().message;
+  EXPECT_TRUE(injected->empty());
 }
 
 TEST(Store, RefusesToOverwriteWithoutForce) {
