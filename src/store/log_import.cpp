@@ -79,10 +79,12 @@ Result<LogImport> LogImport::begin(const std::string& path, const LogSourceRow& 
   }
   import.open_transaction_ = true;
   if (format_version < 2) {
-    std::string upgrade = log_tables_sql() + add_column_sql(kEventTable, event_column::kSourceId) +
-                          "UPDATE meta SET value = '" + std::to_string(kFormatVersion) +
-                          "' WHERE key = 'format_version';";
-    if (auto status = exec_sql(db, upgrade.c_str()); !status) {
+    std::string upgrade = log_tables_sql() + add_column_sql(kEventTable, event_column::kSourceId);
+    Status status = exec_sql(db, upgrade.c_str());
+    if (status) {
+      status = write_meta(db, {.format_version = kFormatVersion});
+    }
+    if (!status) {
       return Error{"cannot upgrade '" + path + "' to format 2: " + status.error().message};
     }
   }

@@ -122,20 +122,22 @@ Result<Reader> Reader::open(const std::string& path, Verify verify) {
       return Error{"cannot open '" + path + "': the recording is truncated or corrupt (" + one_line(verdict) + ")"};
     }
   }
-  auto meta = prepare(db, "SELECT key, value FROM meta");
+  auto meta = prepare(db, "SELECT " + column_list(kMetaTable) + " FROM meta");
   if (!meta) {
     if (sqlite3_errcode(db) == SQLITE_ERROR) {
       return Error{"cannot open '" + path + "': not a canopy recording (no meta table)"};
     }
     return reader.read_error();
   }
+  std::map<std::string, std::string> meta_rows;
   while ((rc = sqlite3_step(meta->get())) == SQLITE_ROW) {
-    reader.meta_[column_text(meta->get(), 0)] = column_text(meta->get(), 1);
+    meta_rows[column_text(meta->get(), meta_column::kKey)] = column_text(meta->get(), meta_column::kValue);
   }
   if (rc != SQLITE_DONE) {
     return reader.read_error();
   }
-  auto version = reader.meta_int("format_version");
+  reader.meta_ = meta_from_rows(meta_rows);
+  auto version = reader.meta_.format_version;
   if (!version) {
     return Error{"cannot open '" + path + "': not a canopy recording (no format_version in meta)"};
   }
@@ -152,14 +154,9 @@ Result<Reader> Reader::open(const std::string& path, Verify verify) {
   if (!counted) {
     return counted.error();
   }
-  ASSIGN_OR_RETURN(auto bounds, RecordingBounds::of(path, reader.meta_, ids));
+  ASSIGN_OR_RETURN(auto bounds, RecordingBounds::of(path, meta_rows, ids));
   reader.bounds_ = bounds;
   return reader;
-}
-
-std::optional<int64_t> Reader::meta_int(const std::string& key) const {
-  auto it = meta_.find(key);
-  return it == meta_.end() ? std::nullopt : parse_int<int64_t>(it->second);
 }
 
 Status Reader::each_row(std::string_view sql, const RowVisitor& on_row) const { return each_row(sql, {}, on_row); }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "store/meta.h"
 #include "store/recording.h"
 #include "store/recording_bounds.h"
 #include "store/sqlite.h"
@@ -38,9 +39,7 @@ class Reader {
   static Result<Reader> open(const std::string& path, Verify verify = Verify::kIntegrityCheck);
 
   const std::string& path() const { return path_; }
-  const std::map<std::string, std::string>& meta() const { return meta_; }
-  // The meta value as a number, or nullopt when absent or not a number.
-  std::optional<int64_t> meta_int(const std::string& key) const;
+  const RecordingMeta& meta() const { return meta_; }
 
   Result<std::vector<ProcessRow>> processes() const;
   Result<std::vector<TickRow>> ticks() const;
@@ -92,7 +91,7 @@ class Reader {
 
   std::string path_;
   ScopedDb db_;
-  std::map<std::string, std::string> meta_;
+  RecordingMeta meta_;
   int64_t format_version_ = 0;
   RecordingBounds bounds_;
   mutable ScopedStmt event_by_id_;

@@ -106,7 +106,6 @@ Result<Writer> Writer::create(const std::string& path, bool force) {
     ScopedStmt* target;
     std::string sql;
   } statements[] = {
-      {&writer.meta_, insert_sql(kMetaTable, "INSERT OR REPLACE")},
       {&writer.process_insert_, insert_sql(kProcessTable)},
       {&writer.process_exec_, update_sql(kProcessTable, kExecColumns, pc::kId)},
       {&writer.process_end_, update_sql(kProcessTable, kEndUpdateColumns, pc::kId)},
@@ -125,7 +124,7 @@ Result<Writer> Writer::create(const std::string& path, bool force) {
   if (auto status = exec_sql(db, "BEGIN"); !status) {
     return fail(status.error().message);
   }
-  writer.set_meta("format_version", std::to_string(kFormatVersion));
+  writer.set_meta({.format_version = kFormatVersion});
   return writer;
 }
 
@@ -141,10 +140,10 @@ void Writer::step(sqlite3_stmt* stmt) {
   sqlite3_clear_bindings(stmt);
 }
 
-void Writer::set_meta(const std::string& key, const std::string& value) {
-  bind_text(meta_.get(), 1, key);
-  bind_text(meta_.get(), 2, value);
-  step(meta_.get());
+void Writer::set_meta(const RecordingMeta& meta) {
+  if (auto status = write_meta(db_.get(), meta); !status && !failure_) {
+    failure_ = Error{"cannot write '" + path_ + "': " + status.error().message};
+  }
 }
 
 int64_t Writer::add_process(const ProcessRow& row) {

@@ -50,13 +50,13 @@ inline std::string write_export_fixture(const std::string& path) {
   }
   const int64_t t0 = kFixtureStartMs;
   store::Writer& w = *writer;
-  w.set_meta("start_ms", std::to_string(t0));
-  w.set_meta("end_ms", std::to_string(t0 + 1000));
-  w.set_meta("interval_ms", "100");
-  w.set_meta("cpu_count", "2");
-  w.set_meta("mode", "run");
-  w.set_meta("command", R"(["make","-j2"])");
-  w.set_meta("root_pid", "4242");
+  w.set_meta({.start_ms = t0});
+  w.set_meta({.end_ms = t0 + 1000});
+  w.set_meta({.interval_ms = 100});
+  w.set_meta({.cpu_count = 2});
+  w.set_meta({.mode = "run"});
+  w.set_meta({.command = std::vector<std::string>{"make", "-j2"}});
+  w.set_meta({.root_pid = 4242});
 
   auto process = [&](int64_t pid, int64_t ppid, std::optional<int64_t> parent, const char* name,
                      std::vector<std::string> cmdline, int64_t start_ms) {

@@ -286,6 +286,40 @@ TEST(Store, EventsOfAKindAreThoseOfExactlyThatKind) {
   EXPECT_TRUE(injected->empty());
 }
 
+// The typed meta keeps the file's keys and texts: older and newer canopies, the
+// benchmarks' shell scripts and the export consumers read them by key.
+TEST(Store, MetaFieldsAreStoredUnderTheirKeysAsText) {
+  TempDir dir;
+  std::string path = dir.file("a.canopy");
+  {
+    auto writer = Writer::create(path, false);
+    ASSERT_TRUE(writer) << writer.error().message;
+    RecordingMeta meta;
+    meta.start_ms = 1700000000123;
+    meta.command = std::vector<std::string>{"make", "-j8"};
+    meta.cgroup = "off: no permission";
+    meta.exit_signal = 9;
+    writer->set_meta(meta);
+    writer->set_meta({.end_ms = 1700000001123});
+    ASSERT_TRUE(writer->finish());
+  }
+  EXPECT_EQ(count_rows(path, "SELECT count(*) FROM meta"), 6);  // with format_version
+  EXPECT_EQ(count_rows(path, "SELECT value FROM meta WHERE key = 'start_ms'"), 1700000000123);
+  EXPECT_EQ(count_rows(path, "SELECT value FROM meta WHERE key = 'exit_signal'"), 9);
+  EXPECT_EQ(count_rows(path, "SELECT count(*) FROM meta WHERE key = 'command' AND value = '[\"make\",\"-j8\"]'"), 1);
+  auto reader = Reader::open(path);
+  ASSERT_TRUE(reader) << reader.error().message;
+  const RecordingMeta& read = reader->meta();
+  EXPECT_EQ(read.format_version, kFormatVersion);
+  EXPECT_EQ(read.start_ms, 1700000000123);
+  EXPECT_EQ(read.end_ms, 1700000001123);
+  EXPECT_EQ(read.command, (std::vector<std::string>{"make", "-j8"}));
+  EXPECT_EQ(read.cgroup, "off: no permission");
+  EXPECT_EQ(read.exit_signal, 9);
+  EXPECT_EQ(read.exit_code, std::nullopt);
+  EXPECT_EQ(read.host, std::nullopt);
+}
+
 TEST(Store, RefusesToOverwriteWithoutForce) {
   TempDir dir;
   std::string path = dir.file("a.canopy");
@@ -320,7 +354,7 @@ TEST(Store, ReaderNamesEachBadInput) {
   {
     auto writer = Writer::create(newer, false);
     ASSERT_TRUE(writer);
-    writer->set_meta("format_version", std::to_string(kFormatVersion + 1));
+    writer->set_meta({.format_version = kFormatVersion + 1});
     ASSERT_TRUE(writer->finish());
   }
   EXPECT_EQ(error_of(newer), "cannot open '" + newer + "': recorded in format " +
