@@ -34,11 +34,11 @@ int main(int argc, char** argv) {
   }
   const int64_t start_ms = 1'790'000'000'000;
   const int64_t end_ms = start_ms + seconds * 1000;
-  writer->set_meta("start_ms", std::to_string(start_ms));
-  writer->set_meta("interval_ms", std::to_string(interval_ms));
-  writer->set_meta("mode", "run");
-  writer->set_meta("command", R"(["synthetic", "workers"])");
-  writer->set_meta("probes", "proc-stat,proc-statm,proc-status,children-lists,schedstat,subreaper");
+  writer->set_meta({.start_ms = start_ms});
+  writer->set_meta({.interval_ms = interval_ms});
+  writer->set_meta({.mode = "run"});
+  writer->set_meta({.command = std::vector<std::string>{"synthetic", "workers"}});
+  writer->set_meta({.probes = "proc-stat,proc-statm,proc-status,children-lists,schedstat,subreaper"});
 
   std::mt19937_64 random(42);
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
@@ -114,7 +114,7 @@ int main(int argc, char** argv) {
     row.hwm_bytes = w.peak;
     writer->update_process_end(row);
   }
-  writer->set_meta("end_ms", std::to_string(end_ms));
+  writer->set_meta({.end_ms = end_ms});
   auto finished = writer->finish();
   if (!finished) {
     std::fprintf(stderr, "%s\n", finished.error().message.c_str());

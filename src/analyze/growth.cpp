@@ -207,7 +207,7 @@ std::vector<GrowthGroup> group_by_command(const GrowthReport& report) {
 Result<GrowthReport> analyze_growth(const store::Reader& reader, const std::vector<store::ProcessRow>& processes,
                                     int64_t interval_ms, int64_t end_ms) {
   GrowthReport report;
-  const auto tree_stopped_ms = reader.meta_int("tree_stopped_ms");
+  const auto tree_stopped_ms = reader.meta().tree_stopped_ms;
   ASSIGN_OR_RETURN(auto ticks, reader.ticks());
   std::unordered_map<int64_t, Series> series;
   for (const auto& p : processes) {

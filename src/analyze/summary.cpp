@@ -61,30 +61,24 @@ Result<Summary> summarize(const store::Reader& reader, size_t top_count, bool wi
   ASSIGN_OR_RETURN(auto ticks, reader.ticks());
 
   Summary s;
-  const auto& meta = reader.meta();
-  if (auto it = meta.find("command"); it != meta.end()) {
-    s.command = store::parse_json_string_array(it->second);
+  const store::RecordingMeta& meta = reader.meta();
+  s.command = meta.command.value_or(std::vector<std::string>());
+  s.mode = meta.mode.value_or("");
+  if (meta.source_file && s.mode == "import") {
+    s.imported_from = *meta.source_file;
   }
-  if (auto it = meta.find("mode"); it != meta.end()) {
-    s.mode = it->second;
-  }
-  if (auto it = meta.find("source_file"); it != meta.end() && s.mode == "import") {
-    s.imported_from = it->second;
-  }
-  s.root_pid = reader.meta_int("root_pid").value_or(0);
-  s.start_ms = reader.meta_int("start_ms").value_or(ticks.empty() ? 0 : ticks.front().t_ms);
-  s.interval_ms = reader.meta_int("interval_ms").value_or(0);
-  auto end_ms = reader.meta_int("end_ms");
+  s.root_pid = meta.root_pid.value_or(0);
+  s.start_ms = meta.start_ms.value_or(ticks.empty() ? 0 : ticks.front().t_ms);
+  s.interval_ms = meta.interval_ms.value_or(0);
+  auto end_ms = meta.end_ms;
   s.complete = end_ms.has_value();
   int64_t last_ms = end_ms.value_or(ticks.empty() ? s.start_ms : ticks.back().t_ms);
   s.wall_ms = last_ms - s.start_ms;
-  s.exit_code = reader.meta_int("exit_code");
-  s.exit_signal = reader.meta_int("exit_signal");
-  if (auto it = meta.find("process_events"); it != meta.end()) {
-    s.process_events = it->second;
-  }
-  s.process_events_lost = reader.meta_int("process_events_lost").value_or(0);
-  s.machine_forks = reader.meta_int("machine_forks");
+  s.exit_code = meta.exit_code;
+  s.exit_signal = meta.exit_signal;
+  s.process_events = meta.process_events.value_or("");
+  s.process_events_lost = meta.process_events_lost.value_or(0);
+  s.machine_forks = meta.machine_forks;
 
   s.ticks = static_cast<int64_t>(ticks.size());
   for (const auto& tick : ticks) {
@@ -107,9 +101,7 @@ Result<Summary> summarize(const store::Reader& reader, size_t top_count, bool wi
     peaks.push_back(process_peak(p, s.start_ms));
   }
   s.processes = static_cast<int64_t>(processes.size());
-  if (auto it = meta.find("cgroup"); it != meta.end()) {
-    s.cgroup = it->second;
-  }
+  s.cgroup = meta.cgroup.value_or("");
   ASSIGN_OR_RETURN(auto cgroup_ticks, reader.cgroup_ticks());
   for (const auto& tick : cgroup_ticks) {
     int64_t peak = std::max(tick.memory_bytes, tick.memory_peak_bytes.value_or(0));
@@ -120,8 +112,8 @@ Result<Summary> summarize(const store::Reader& reader, size_t top_count, bool wi
     s.still_running = 0;  // unknown: the recording stopped before their end was seen
   }
 
-  auto exact_user = reader.meta_int("tree_cpu_user_ns");
-  auto exact_system = reader.meta_int("tree_cpu_system_ns");
+  auto exact_user = meta.tree_cpu_user_ns;
+  auto exact_system = meta.tree_cpu_system_ns;
   // The kernel's account of the waited-for children (run mode) covers the whole tree
   // once every process has ended: each was waited for, by its parent or by canopy as
   // the subreaper. Then it is the figure, even where the processes' own figures add up
@@ -156,8 +148,8 @@ Result<Summary> summarize(const store::Reader& reader, size_t top_count, bool wi
   ASSIGN_OR_RETURN(auto logs, reader.log_sources());
   s.logs = std::move(logs);
 
-  auto recorder_user = reader.meta_int("recorder_cpu_user_ns");
-  auto recorder_system = reader.meta_int("recorder_cpu_system_ns");
+  auto recorder_user = meta.recorder_cpu_user_ns;
+  auto recorder_system = meta.recorder_cpu_system_ns;
   if (recorder_user && recorder_system) {
     s.recorder_cpu_ns = *recorder_user + *recorder_system;
   }

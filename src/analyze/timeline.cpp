@@ -48,8 +48,8 @@ Result<Timeline> Timeline::load(const store::Reader& reader) {
       timeline.mem_total_ = tick.mem_total_bytes;
     }
   }
-  auto probes = reader.meta().find("probes");
-  timeline.has_pss_ = probes != reader.meta().end() && probes->second.find("smaps-rollup") != std::string::npos;
+  const auto& probes = reader.meta().probes;
+  timeline.has_pss_ = probes && probes->find("smaps-rollup") != std::string::npos;
 
   ASSIGN_OR_RETURN(auto processes, reader.processes());
   timeline.processes_ = std::move(processes);

@@ -77,8 +77,8 @@ std::string head(const char* ph, const std::string& name, int64_t t_ms, int64_t 
 Status write_chrome_trace(const store::Reader& reader, const std::function<void(std::string_view)>& out) {
   ASSIGN_OR_RETURN(auto processes, reader.processes());
   ASSIGN_OR_RETURN(auto ticks, reader.ticks());
-  int64_t start_ms = reader.meta_int("start_ms").value_or(ticks.empty() ? 0 : ticks.front().t_ms);
-  int64_t recording_end_ms = reader.meta_int("end_ms").value_or(ticks.empty() ? start_ms : ticks.back().t_ms);
+  int64_t start_ms = reader.meta().start_ms.value_or(ticks.empty() ? 0 : ticks.front().t_ms);
+  int64_t recording_end_ms = reader.meta().end_ms.value_or(ticks.empty() ? start_ms : ticks.back().t_ms);
   auto end_of = [&](const store::ProcessRow& p) {
     return p.end_ms.value_or(p.last_seen_ms.value_or(recording_end_ms));
   };
@@ -200,8 +200,7 @@ Status write_chrome_trace(const store::Reader& reader, const std::function<void(
   }
 
   std::string command;
-  for (const std::string& arg : store::parse_json_string_array(
-           reader.meta().contains("command") ? reader.meta().at("command") : std::string("[]"))) {
+  for (const std::string& arg : reader.meta().command.value_or(std::vector<std::string>())) {
     command += (command.empty() ? "" : " ") + arg;
   }
   trace.end("{\"recorded_by\":\"canopy\",\"command\":" + json_string(command) + "}");

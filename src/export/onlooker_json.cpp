@@ -156,7 +156,7 @@ Status write_onlooker_json(const store::Reader& reader, const std::function<void
   ASSIGN_OR_RETURN(auto ticks, reader.ticks());
   constexpr store::SampleColumn kColumns[] = {store::kRssAnonBytes, store::kRssFileBytes, store::kRssShmemBytes,
                                               store::kSwapBytes,    store::kMinorFaults,  store::kMajorFaults};
-  OnlookerWriter writer(reader.meta_int("cpu_count").value_or(1), out);
+  OnlookerWriter writer(reader.meta().cpu_count.value_or(1), out);
   writer.begin();
   const std::vector<store::ProcessRow>& all = processes;
   std::vector<std::vector<size_t>> elements = elements_by_key(all);

@@ -97,28 +97,27 @@ Result<ImportSummary> import_onlooker(const OnlookerImportOptions& options) {
   int64_t cpu_count = options.cpu_count.value_or(1);
 
   store::Writer& writer = staged.writer();
-  auto set_int = [&](const char* key, int64_t value) { writer.set_meta(key, std::to_string(value)); };
-  writer.set_meta("canopy_version", CANOPY_VERSION);
-  writer.set_meta("mode", "import");
-  writer.set_meta("source", "onlooker");
-  writer.set_meta("source_file", options.input);
-  set_int("imported_ms", now_ms());
-  writer.set_meta("command", "[]");  // Onlooker's JSON does not say what ran
-  set_int("start_ms", times.front());
-  set_int("end_ms", times.back());
+  store::RecordingMeta meta;
+  meta.canopy_version = CANOPY_VERSION;
+  meta.mode = "import";
+  meta.source = "onlooker";
+  meta.source_file = options.input;
+  meta.imported_ms = now_ms();
+  meta.command = std::vector<std::string>();  // Onlooker's JSON does not say what ran
+  meta.start_ms = times.front();
+  meta.end_ms = times.back();
   if (interval_ms > 0) {
-    set_int("interval_ms", interval_ms);
+    meta.interval_ms = interval_ms;
   }
-  if (options.cpu_count) {
-    set_int("cpu_count", *options.cpu_count);
-  }
-  set_int("processes", static_cast<int64_t>(processes.size()));
+  meta.cpu_count = options.cpu_count;
+  meta.processes = static_cast<int64_t>(processes.size());
   for (size_t i = 0; i < processes.size(); ++i) {
     if (!parents[i]) {
-      set_int("root_pid", processes[i].pid);  // the earliest without a parent: the command
+      meta.root_pid = processes[i].pid;  // the earliest without a parent: the command
       break;
     }
   }
+  writer.set_meta(meta);
 
   std::vector<store::ProcessRow> rows(processes.size());
   std::vector<Followed> followed(processes.size());

@@ -32,17 +32,17 @@ struct RecordingFacts {
 Result<RecordingFacts> read_recording_facts(const std::string& path) {
   ASSIGN_OR_RETURN(auto reader, store::Reader::open(path, store::Reader::Verify::kWhileReading));
   RecordingFacts facts;
-  facts.start_ms = reader.meta_int("start_ms").value_or(0);
-  if (auto end = reader.meta_int("end_ms")) {
+  const store::RecordingMeta& meta = reader.meta();
+  facts.start_ms = meta.start_ms.value_or(0);
+  if (auto end = meta.end_ms) {
     facts.end_ms = *end;
   } else {
     // An interrupted recording ends at its last tick.
     ASSIGN_OR_RETURN(auto ticks, reader.ticks());
     facts.end_ms = ticks.empty() ? facts.start_ms : ticks.back().t_ms;
   }
-  auto tz = reader.meta().find("timezone");
-  facts.timezone = tz == reader.meta().end() ? "" : tz->second;
-  facts.utc_offset_s = reader.meta_int("utc_offset_s");
+  facts.timezone = meta.timezone.value_or("");
+  facts.utc_offset_s = meta.utc_offset_s;
   return facts;
 }
 

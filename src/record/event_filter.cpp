@@ -38,17 +38,19 @@ EventFilter::EventFilter(probe::ProcEventSocket& events, probe::TaskExitListener
 }
 
 void EventFilter::write_start_meta(store::Writer& writer) const {
-  writer.set_meta("process_events_filter", description_);
+  writer.set_meta({.process_events_filter = description_});
 }
 
 void EventFilter::write_end_meta(store::Writer& writer) const {
-  writer.set_meta("process_events_received", std::to_string(events_.received()));
+  store::RecordingMeta meta;
+  meta.process_events_received = events_.received();
   if (tree_) {
-    writer.set_meta("process_events_filtered", std::to_string(tree_->events_dropped()));
+    meta.process_events_filtered = tree_->events_dropped();
   }
   if (exit_records_filtered_) {
-    writer.set_meta("exit_records_filtered", std::to_string(tree_->exit_records_dropped()));
+    meta.exit_records_filtered = tree_->exit_records_dropped();
   }
+  writer.set_meta(meta);
 }
 
 }  // namespace canopy::record

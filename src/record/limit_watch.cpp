@@ -127,7 +127,7 @@ void LimitWatch::stop_tree(int64_t t_ms, const std::string& why, const std::stri
   stopping_since_ = t_ms;
   set_hit(hit);
   // What ran until now did not end on its own: the growth analysis judges it up to here.
-  writer_.set_meta("tree_stopped_ms", std::to_string(t_ms));
+  writer_.set_meta({.tree_stopped_ms = t_ms});
   note(t_ms, std::nullopt, why + ": SIGTERM to the tree (" + count_of(tree().size(), "process", "processes") + ")");
 }
 

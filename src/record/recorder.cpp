@@ -266,15 +266,17 @@ Status RecordRun::create_recording() {
     session_->limits = &*limit_watch_;
   }
   write_start_meta(*writer_, options_, host, session_->clock.now_ms(), root_);
+  store::RecordingMeta watched;
   if (capture_) {
-    writer_->set_meta("output_capture", capture_->kinds());
+    watched.output_capture = capture_->kinds();
   }
-  writer_->set_meta("process_events", process_events_meta_);
+  watched.process_events = process_events_meta_;
+  watched.exit_records = exit_records_meta_;
+  watched.cgroup = cgroup_meta_;
+  writer_->set_meta(watched);
   if (event_filter_) {
     event_filter_->write_start_meta(*writer_);
   }
-  writer_->set_meta("exit_records", exit_records_meta_);
-  writer_->set_meta("cgroup", cgroup_meta_);
   return Ok{};
 }
 
@@ -360,18 +362,20 @@ void RecordRun::close_recording() {
 
 void RecordRun::write_end_meta_and_counts(int64_t end_ms) {
   write_end_meta(*writer_, end_ms, sampler_->process_count(), session_->root_wait_status, run_mode_);
+  store::RecordingMeta counts;
   if (process_events_) {
-    writer_->set_meta("process_events_lost", std::to_string(process_events_->lost()));
+    counts.process_events_lost = process_events_->lost();
     event_filter_->write_end_meta(*writer_);
   }
   if (exit_records_) {
-    writer_->set_meta("exit_records_lost", std::to_string(exit_records_->lost()));
-    writer_->set_meta("processes_with_exit_records", std::to_string(sampler_->processes_with_exit_records()));
+    counts.exit_records_lost = exit_records_->lost();
+    counts.processes_with_exit_records = sampler_->processes_with_exit_records();
   }
   auto forks_at_end = probe::read_forks_since_boot();
   if (forks_at_start_ && forks_at_end) {
-    writer_->set_meta("machine_forks", std::to_string(*forks_at_end - *forks_at_start_));
+    counts.machine_forks = *forks_at_end - *forks_at_start_;
   }
+  writer_->set_meta(counts);
 }
 
 RecordOutcome RecordRun::outcome() const {

@@ -7,7 +7,6 @@
 #include <climits>
 
 #include "probe/process_files.h"
-#include "store/reader.h"
 
 namespace canopy::record {
 namespace {
@@ -23,25 +22,24 @@ std::string current_directory() {
 
 void write_start_meta(store::Writer& writer, const RecordOptions& options, const probe::HostInfo& host,
                       int64_t start_ms, pid_t root) {
-  auto set = [&](const char* key, const std::string& value) { writer.set_meta(key, value); };
-  auto set_int = [&](const char* key, int64_t value) { writer.set_meta(key, std::to_string(value)); };
-  set("canopy_version", CANOPY_VERSION);
-  set("host", host.hostname);
-  set("kernel", host.kernel);
-  set("machine", host.machine);
-  set_int("cpu_count", host.cpu_count);
-  set_int("page_size_bytes", host.page_size_bytes);
-  set_int("clock_ticks_per_second", host.clock_ticks_per_second);
-  set("timezone", host.timezone);
-  set_int("utc_offset_s", host.utc_offset_s);
-  set_int("start_ms", start_ms);
-  set_int("interval_ms", options.interval_ms);
-  set("mode", options.attach_pid ? "attach" : "run");
-  set_int("root_pid", root);
-  set("cwd", current_directory());
-  set("command", store::json_string_array(options.command));
+  store::RecordingMeta meta;
+  meta.canopy_version = CANOPY_VERSION;
+  meta.host = host.hostname;
+  meta.kernel = host.kernel;
+  meta.machine = host.machine;
+  meta.cpu_count = host.cpu_count;
+  meta.page_size_bytes = host.page_size_bytes;
+  meta.clock_ticks_per_second = host.clock_ticks_per_second;
+  meta.timezone = host.timezone;
+  meta.utc_offset_s = host.utc_offset_s;
+  meta.start_ms = start_ms;
+  meta.interval_ms = options.interval_ms;
+  meta.mode = options.attach_pid ? "attach" : "run";
+  meta.root_pid = root;
+  meta.cwd = current_directory();
+  meta.command = options.command;
   if (options.pss) {
-    set_int("pss_interval_ms", options.pss_interval_ms);
+    meta.pss_interval_ms = options.pss_interval_ms;
   }
   // What the recording can and cannot have seen (issue 5 adds process events and cgroups).
   std::string probes = "proc-stat,proc-statm,proc-status,children-lists";
@@ -55,34 +53,36 @@ void write_start_meta(store::Writer& writer, const RecordOptions& options, const
   if (!options.attach_pid) {
     probes += ",subreaper";
   }
-  set("probes", probes);
+  meta.probes = probes;
+  writer.set_meta(meta);
 }
 
 void write_end_meta(store::Writer& writer, int64_t end_ms, int64_t processes, std::optional<int> root_wait_status,
                     bool run_mode) {
-  auto set_int = [&](const char* key, int64_t value) { writer.set_meta(key, std::to_string(value)); };
-  set_int("end_ms", end_ms);
-  set_int("processes", processes);
+  store::RecordingMeta meta;
+  meta.end_ms = end_ms;
+  meta.processes = processes;
   if (root_wait_status) {
     int status = *root_wait_status;
     if (WIFEXITED(status)) {
-      set_int("exit_code", WEXITSTATUS(status));
+      meta.exit_code = WEXITSTATUS(status);
     } else if (WIFSIGNALED(status)) {
-      set_int("exit_signal", WTERMSIG(status));
+      meta.exit_signal = WTERMSIG(status);
     }
   }
   rusage children{};
   if (run_mode && ::getrusage(RUSAGE_CHILDREN, &children) == 0) {
     // Exact for every process of the tree that was waited for, like `time`.
-    set_int("tree_cpu_user_ns", rusage_ns(children.ru_utime));
-    set_int("tree_cpu_system_ns", rusage_ns(children.ru_stime));
+    meta.tree_cpu_user_ns = rusage_ns(children.ru_utime);
+    meta.tree_cpu_system_ns = rusage_ns(children.ru_stime);
   }
   rusage self{};
   if (::getrusage(RUSAGE_SELF, &self) == 0) {
-    set_int("recorder_cpu_user_ns", rusage_ns(self.ru_utime));
-    set_int("recorder_cpu_system_ns", rusage_ns(self.ru_stime));
-    set_int("recorder_max_rss_bytes", static_cast<int64_t>(self.ru_maxrss) * 1024);
+    meta.recorder_cpu_user_ns = rusage_ns(self.ru_utime);
+    meta.recorder_cpu_system_ns = rusage_ns(self.ru_stime);
+    meta.recorder_max_rss_bytes = static_cast<int64_t>(self.ru_maxrss) * 1024;
   }
+  writer.set_meta(meta);
 }
 
 }  // namespace canopy::record

@@ -354,7 +354,9 @@ int64_t TreeSampler::tick(int64_t t_ms) {
   store::TickRow row;
   row.t_ms = t_ms;
   row.cpu_ns = ended_cpu_ns_ + exit_records_.cpu_added_ns();
-  row.pss_bytes = options_.pss ? 0 : store::kUnknown;
+  if (options_.pss) {
+    row.pss_bytes = 0;
+  }
   for (const auto& [pid, p] : alive_) {
     row.cpu_ns += p.values.cpu_ns();
     if (p.exited) {
@@ -364,7 +366,7 @@ int64_t TreeSampler::tick(int64_t t_ms) {
     row.rss_bytes += p.values.rss_bytes();
     row.swap_bytes += std::max<int64_t>(0, p.values[store::kSwapBytes]);
     if (options_.pss) {
-      row.pss_bytes += std::max<int64_t>(0, p.values[store::kPssBytes]);
+      *row.pss_bytes += std::max<int64_t>(0, p.values[store::kPssBytes]);
     }
   }
   if (t_ms - meminfo_last_ms_ >= kMeminfoAtLeastApartMs) {

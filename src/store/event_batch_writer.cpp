@@ -1,14 +1,37 @@
 #include "store/event_batch_writer.h"
 
+#include "store/tables.h"
+
 namespace canopy::store {
+namespace {
+
+// "(?, 'log', NULL, ?, SOURCE_ID)": one row's values, its time and text the parameters.
+std::string log_row_values(int64_t source_id) {
+  namespace ec = event_column;
+  std::string values;
+  for (int c = 0; c < ec::kCount; ++c) {
+    values += c == 0 ? "(" : ", ";
+    switch (static_cast<ec::Index>(c)) {
+      case ec::kTMs:
+      case ec::kText: values += "?"; break;
+      case ec::kKind: values += "'log'"; break;
+      case ec::kProcessId: values += "NULL"; break;
+      case ec::kSourceId: values += std::to_string(source_id); break;
+      case ec::kCount: break;
+    }
+  }
+  return values + ")";
+}
+
+}  // namespace
 
 Result<std::unique_ptr<EventBatchWriter>> EventBatchWriter::start(sqlite3* db, const std::string& path,
                                                                   int64_t source_id) {
   std::unique_ptr<EventBatchWriter> writer(new EventBatchWriter);
   writer->db_ = db;
   writer->path_ = path;
-  std::string sql = "INSERT INTO event(t_ms, kind, process_id, text, source_id) VALUES";
-  std::string row = "(?, 'log', NULL, ?, " + std::to_string(source_id) + ")";
+  std::string sql = "INSERT INTO event(" + column_list(kEventTable) + ") VALUES";
+  std::string row = log_row_values(source_id);
   auto one = prepare(db, sql + row);
   for (size_t i = 0; i < kRowsPerStatement; ++i) {
     sql += (i == 0 ? "" : ",") + row;

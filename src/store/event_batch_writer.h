@@ -15,7 +15,7 @@ namespace canopy::store {
 
 class EventBatchWriter {
  public:
-  // Rows are inserted as (t_ms, 'log', NULL, text, source_id).
+  // Rows are inserted as (t_ms, 'log', NULL, text, source_id), in the order of tables.h.
   static Result<std::unique_ptr<EventBatchWriter>> start(sqlite3* db, const std::string& path, int64_t source_id);
   ~EventBatchWriter();
 

@@ -6,33 +6,36 @@
 #include "common/text.h"
 #include "store/event_batch_writer.h"
 #include "store/reader.h"
+#include "store/row_fields.h"
 #include "store/schema.h"
 
 namespace canopy::store {
 namespace {
 
+namespace lc = log_source_column;
+
+// "ALTER TABLE event ADD COLUMN source_id INTEGER REFERENCES log_source(id);"
+std::string add_column_sql(const Table& table, int column) {
+  return std::string("ALTER TABLE ") + table.name + " ADD COLUMN " + table.columns[column].name + " " +
+         table.columns[column].definition + ";";
+}
+
 // Logs added by a canopy from before content digests left a log_source table without
 // the column.
 Status add_digest_column(sqlite3* db) {
-  ASSIGN_OR_RETURN(auto has, prepare(db, "SELECT count(*) FROM pragma_table_info('log_source') WHERE name = 'content_sha256'"));
-  if (sqlite3_step(has.get()) == SQLITE_ROW && sqlite3_column_int64(has.get(), 0) > 0) {
-    return Ok{};
-  }
-  return exec_sql(db, "ALTER TABLE log_source ADD COLUMN content_sha256 TEXT");
+  ASSIGN_OR_RETURN(auto has, has_column(db, kLogSourceTable.name, kLogSourceColumns[lc::kContentSha256].name));
+  return has ? Status(Ok{}) : exec_sql(db, add_column_sql(kLogSourceTable, lc::kContentSha256).c_str());
 }
 
 // The first log of the recording with this content, if any.
 Result<std::optional<LogSourceRow>> find_same_content(sqlite3* db, const std::string& content_sha256) {
-  ASSIGN_OR_RETURN(auto query, prepare(db, "SELECT name, added_ms, events FROM log_source WHERE content_sha256 = ? ORDER BY id LIMIT 1"));
+  ASSIGN_OR_RETURN(auto query, prepare(db, "SELECT " + column_list(kLogSourceTable) +
+                                               " FROM log_source WHERE content_sha256 = ?1 ORDER BY id LIMIT 1"));
   bind_text(query.get(), 1, content_sha256);
   if (sqlite3_step(query.get()) != SQLITE_ROW) {
     return std::optional<LogSourceRow>();
   }
-  LogSourceRow row;
-  row.name = column_text(query.get(), 0);
-  row.added_ms = sqlite3_column_int64(query.get(), 1);
-  row.events = sqlite3_column_int64(query.get(), 2);
-  return std::optional(row);
+  return std::optional(read_fields<LogSourceRow>(query.get()));
 }
 
 }  // namespace
@@ -76,11 +79,12 @@ Result<LogImport> LogImport::begin(const std::string& path, const LogSourceRow& 
   }
   import.open_transaction_ = true;
   if (format_version < 2) {
-    std::string upgrade = log_tables_sql() +
-                          "ALTER TABLE event ADD COLUMN source_id INTEGER REFERENCES log_source(id);"
-                          "UPDATE meta SET value = '" +
-                          std::to_string(kFormatVersion) + "' WHERE key = 'format_version';";
-    if (auto status = exec_sql(db, upgrade.c_str()); !status) {
+    std::string upgrade = log_tables_sql() + add_column_sql(kEventTable, event_column::kSourceId);
+    Status status = exec_sql(db, upgrade.c_str());
+    if (status) {
+      status = write_meta(db, {.format_version = kFormatVersion});
+    }
+    if (!status) {
       return Error{"cannot upgrade '" + path + "' to format 2: " + status.error().message};
     }
   }
@@ -100,15 +104,16 @@ Result<LogImport> LogImport::begin(const std::string& path, const LogSourceRow& 
                    (e.events == 1 ? " event" : " events") + "); --again adds it a second time"};
     }
   }
-  auto source_insert = prepare(
-      db, "INSERT INTO log_source(name, format, added_ms, events, outside_span, content_sha256) VALUES(?, ?, ?, 0, 0, ?)");
+  auto source_insert = prepare(db, insert_sql(kLogSourceTable));
   if (!source_insert) {
     return import.write_error();
   }
-  bind_text(source_insert->get(), 1, source.name);
-  bind_text(source_insert->get(), 2, source.format);
-  sqlite3_bind_int64(source_insert->get(), 3, source.added_ms);
-  bind_text(source_insert->get(), 4, content_sha256);
+  LogSourceRow row = source;
+  row.events = 0;
+  row.outside_span = 0;
+  row.content_sha256 = content_sha256;
+  bind_all_fields(source_insert->get(), row);
+  sqlite3_bind_null(source_insert->get(), lc::kId + 1);  // SQLite picks the id
   if (sqlite3_step(source_insert->get()) != SQLITE_DONE) {
     return import.write_error();
   }
@@ -161,13 +166,17 @@ Status LogImport::commit() {
   if (!written || !finished) {
     return written ? finished : written;
   }
-  auto update = prepare(db_.get(), "UPDATE log_source SET events = ?, outside_span = ? WHERE id = ?");
+  constexpr int kCounts[] = {lc::kEvents, lc::kOutsideSpan};
+  auto update = prepare(db_.get(), update_sql(kLogSourceTable, kCounts, lc::kId));
   if (!update) {
     return write_error();
   }
-  sqlite3_bind_int64(update->get(), 1, events_);
-  sqlite3_bind_int64(update->get(), 2, outside_span_);
-  sqlite3_bind_int64(update->get(), 3, source_id_);
+  LogSourceRow counted;
+  counted.id = source_id_;
+  counted.events = events_;
+  counted.outside_span = outside_span_;
+  bind_field(update->get(), counted, lc::kId);
+  bind_fields(update->get(), counted, kCounts);
   if (sqlite3_step(update->get()) != SQLITE_DONE) {
     return write_error();
   }

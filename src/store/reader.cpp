@@ -11,6 +11,7 @@
 
 #include "common/json_dump.h"
 #include "common/text.h"
+#include "store/row_fields.h"
 
 namespace canopy::store {
 std::string json_string_array(const std::vector<std::string>& strings) {
@@ -121,20 +122,22 @@ Result<Reader> Reader::open(const std::string& path, Verify verify) {
       return Error{"cannot open '" + path + "': the recording is truncated or corrupt (" + one_line(verdict) + ")"};
     }
   }
-  auto meta = prepare(db, "SELECT key, value FROM meta");
+  auto meta = prepare(db, "SELECT " + column_list(kMetaTable) + " FROM meta");
   if (!meta) {
     if (sqlite3_errcode(db) == SQLITE_ERROR) {
       return Error{"cannot open '" + path + "': not a canopy recording (no meta table)"};
     }
     return reader.read_error();
   }
+  std::map<std::string, std::string> meta_rows;
   while ((rc = sqlite3_step(meta->get())) == SQLITE_ROW) {
-    reader.meta_[column_text(meta->get(), 0)] = column_text(meta->get(), 1);
+    meta_rows[column_text(meta->get(), meta_column::kKey)] = column_text(meta->get(), meta_column::kValue);
   }
   if (rc != SQLITE_DONE) {
     return reader.read_error();
   }
-  auto version = reader.meta_int("format_version");
+  reader.meta_ = meta_from_rows(meta_rows);
+  auto version = reader.meta_.format_version;
   if (!version) {
     return Error{"cannot open '" + path + "': not a canopy recording (no format_version in meta)"};
   }
@@ -151,20 +154,22 @@ Result<Reader> Reader::open(const std::string& path, Verify verify) {
   if (!counted) {
     return counted.error();
   }
-  ASSIGN_OR_RETURN(auto bounds, RecordingBounds::of(path, reader.meta_, ids));
+  ASSIGN_OR_RETURN(auto bounds, RecordingBounds::of(path, meta_rows, ids));
   reader.bounds_ = bounds;
   return reader;
 }
 
-std::optional<int64_t> Reader::meta_int(const std::string& key) const {
-  auto it = meta_.find(key);
-  return it == meta_.end() ? std::nullopt : parse_int<int64_t>(it->second);
-}
+Status Reader::each_row(std::string_view sql, const RowVisitor& on_row) const { return each_row(sql, {}, on_row); }
 
-Status Reader::each_row(std::string_view sql, const std::function<Status(sqlite3_stmt*)>& on_row) const {
+Status Reader::each_row(std::string_view sql, std::initializer_list<std::string_view> texts,
+                        const RowVisitor& on_row) const {
   auto stmt = prepare(db_.get(), sql);
   if (!stmt) {
     return read_error();
+  }
+  int parameter = 0;
+  for (std::string_view text : texts) {
+    bind_text(stmt->get(), ++parameter, text);
   }
   int rc;
   while ((rc = sqlite3_step(stmt->get())) == SQLITE_ROW) {
@@ -178,52 +183,20 @@ Status Reader::each_row(std::string_view sql, const std::function<Status(sqlite3
   return Ok{};
 }
 
-Result<bool> Reader::has_column(std::string_view table, std::string_view column) const {
-  bool found = false;
-  auto status = each_row("SELECT 1 FROM pragma_table_info('" + std::string(table) + "') WHERE name = '" +
-                             std::string(column) + "'",
-                         [&](sqlite3_stmt*) {
-                           found = true;
-                           return Status(Ok{});
-                         });
-  if (!status) {
-    return status.error();
-  }
-  return found;
-}
-
 Result<std::vector<ProcessRow>> Reader::processes() const {
   std::vector<ProcessRow> rows;
   // Recorded before canopy marked them: every name was read from /proc or copied at a fork.
-  ASSIGN_OR_RETURN(auto has_named_from, has_column("process", "named_from_exit_record"));
+  auto has_named_from = has_column(db_.get(), kProcessTable.name,
+                                   kProcessColumns[process_column::kNamedFromExitRecord].name);
+  if (!has_named_from) {
+    return read_error();
+  }
+  const std::pair<int, const char*> named_from_zero[] = {{process_column::kNamedFromExitRecord, "0"}};
   auto status = each_row(
-      "SELECT id, pid, start_ticks, start_ms, parent_id, ppid, adopted, name, exe, cmdline, first_seen_ms, "
-      "last_seen_ms, end_ms, exit_code, exit_signal, peak_rss_bytes, peak_rss_t_ms, hwm_bytes, cpu_user_ns, "
-      "cpu_system_ns, " +
-          std::string(has_named_from ? "named_from_exit_record" : "0") + " FROM process ORDER BY id",
+      "SELECT " + column_list(kProcessTable, std::span(named_from_zero).first(*has_named_from ? 0 : 1)) +
+          " FROM process ORDER BY id",
       [&](sqlite3_stmt* s) {
-        ProcessRow row;
-        row.id = sqlite3_column_int64(s, 0);
-        row.pid = sqlite3_column_int64(s, 1);
-        row.start_ticks = sqlite3_column_int64(s, 2);
-        row.start_ms = sqlite3_column_int64(s, 3);
-        row.parent_id = column_optional(s, 4);
-        row.ppid = sqlite3_column_int64(s, 5);
-        row.adopted = sqlite3_column_int(s, 6) != 0;
-        row.name = column_text(s, 7);
-        row.exe = column_text(s, 8);
-        row.cmdline = parse_json_string_array(column_text(s, 9));
-        row.first_seen_ms = sqlite3_column_int64(s, 10);
-        row.last_seen_ms = column_optional(s, 11);
-        row.end_ms = column_optional(s, 12);
-        row.exit_code = column_optional(s, 13);
-        row.exit_signal = column_optional(s, 14);
-        row.peak_rss_bytes = column_optional(s, 15);
-        row.peak_rss_t_ms = column_optional(s, 16);
-        row.hwm_bytes = column_optional(s, 17);
-        row.cpu_user_ns = column_optional(s, 18);
-        row.cpu_system_ns = column_optional(s, 19);
-        row.named_from_exit_record = sqlite3_column_int(s, 20) != 0;
+        auto row = read_fields<ProcessRow>(s);
         // Its start may be before the recording's (attach mode), its other times not.
         std::string what = "process " + std::to_string(row.id) + "'s ";
         for (auto [name, t_ms] : {std::pair{"first sample", std::optional(row.first_seen_ms)},
@@ -242,68 +215,34 @@ Result<std::vector<ProcessRow>> Reader::processes() const {
   return rows;
 }
 
-Result<std::vector<CgroupTickRow>> Reader::cgroup_ticks() const {
-  std::vector<CgroupTickRow> rows;
-  bool has_table = false;
-  auto status = each_row("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'cgroup_tick'",
-                         [&](sqlite3_stmt*) {
-                           has_table = true;
+template <typename Row>
+Result<std::vector<Row>> Reader::rows_in_time_order(const char* what) const {
+  std::vector<Row> rows;
+  const Table& table = RowFields<Row>::kTable;
+  auto status = each_row(std::string("SELECT ") + column_list(table) + " FROM " + table.name + " ORDER BY t_ms",
+                         [&](sqlite3_stmt* s) {
+                           auto row = read_fields<Row>(s);
+                           if (auto problem = bounds_.time_problem(what, row.t_ms)) {
+                             return Status(corrupt(*problem));
+                           }
+                           rows.push_back(row);
                            return Status(Ok{});
                          });
-  if (!status || !has_table) {
-    return status ? Result<std::vector<CgroupTickRow>>(rows) : status.error();
-  }
-  status = each_row(
-      "SELECT t_ms, memory_bytes, memory_peak_bytes, cpu_ns, oom_kills, memory_limit_hits FROM cgroup_tick "
-      "ORDER BY t_ms",
-      [&](sqlite3_stmt* s) {
-        CgroupTickRow row;
-        row.t_ms = sqlite3_column_int64(s, 0);
-        row.memory_bytes = sqlite3_column_int64(s, 1);
-        row.memory_peak_bytes = column_optional(s, 2);
-        row.cpu_ns = column_optional(s, 3);
-        row.oom_kills = sqlite3_column_int64(s, 4);
-        row.memory_limit_hits = sqlite3_column_int64(s, 5);
-        if (auto problem = bounds_.time_problem("a cgroup tick", row.t_ms)) {
-          return Status(corrupt(*problem));
-        }
-        rows.push_back(row);
-        return Status(Ok{});
-      });
   if (!status) {
     return status.error();
   }
   return rows;
 }
 
-Result<std::vector<TickRow>> Reader::ticks() const {
-  std::vector<TickRow> rows;
-  auto status = each_row(
-      "SELECT t_ms, processes, rss_bytes, swap_bytes, pss_bytes, cpu_ns, mem_total_bytes, mem_available_bytes, "
-      "swap_total_bytes, swap_free_bytes FROM tick ORDER BY t_ms",
-      [&](sqlite3_stmt* s) {
-        TickRow row;
-        row.t_ms = sqlite3_column_int64(s, 0);
-        row.processes = sqlite3_column_int64(s, 1);
-        row.rss_bytes = sqlite3_column_int64(s, 2);
-        row.swap_bytes = sqlite3_column_int64(s, 3);
-        row.pss_bytes = column_optional(s, 4).value_or(kUnknown);
-        row.cpu_ns = sqlite3_column_int64(s, 5);
-        row.mem_total_bytes = sqlite3_column_int64(s, 6);
-        row.mem_available_bytes = sqlite3_column_int64(s, 7);
-        row.swap_total_bytes = sqlite3_column_int64(s, 8);
-        row.swap_free_bytes = sqlite3_column_int64(s, 9);
-        if (auto problem = bounds_.time_problem("a tick", row.t_ms)) {
-          return Status(corrupt(*problem));
-        }
-        rows.push_back(row);
-        return Status(Ok{});
-      });
-  if (!status) {
-    return status.error();
+Result<std::vector<CgroupTickRow>> Reader::cgroup_ticks() const {
+  auto has_table = store::has_table(db_.get(), kCgroupTickTable.name);
+  if (!has_table) {
+    return read_error();
   }
-  return rows;
+  return *has_table ? rows_in_time_order<CgroupTickRow>("a cgroup tick") : std::vector<CgroupTickRow>();
 }
+
+Result<std::vector<TickRow>> Reader::ticks() const { return rows_in_time_order<TickRow>("a tick"); }
 
 Status Reader::for_each_sample(const SampleVisitor& visit, std::span<const SampleColumn> columns) const {
   std::vector<SampleColumn> all;
@@ -313,7 +252,8 @@ Status Reader::for_each_sample(const SampleVisitor& visit, std::span<const Sampl
     }
     columns = all;
   }
-  std::string sql = "SELECT t_ms, process_id";
+  std::string sql = std::string("SELECT ") + kSampleTableColumns[sample_column::kTMs].name + ", " +
+                    kSampleTableColumns[sample_column::kProcessId].name;
   for (SampleColumn c : columns) {
     sql += std::string(", ") + kSampleColumnNames[c];
   }

@@ -3,12 +3,14 @@
 #pragma once
 
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "common/result.h"
+#include "store/meta.h"
 #include "store/recording.h"
 #include "store/recording_bounds.h"
 #include "store/sqlite.h"
@@ -37,9 +39,7 @@ class Reader {
   static Result<Reader> open(const std::string& path, Verify verify = Verify::kIntegrityCheck);
 
   const std::string& path() const { return path_; }
-  const std::map<std::string, std::string>& meta() const { return meta_; }
-  // The meta value as a number, or nullopt when absent or not a number.
-  std::optional<int64_t> meta_int(const std::string& key) const;
+  const RecordingMeta& meta() const { return meta_; }
 
   Result<std::vector<ProcessRow>> processes() const;
   Result<std::vector<TickRow>> ticks() const;
@@ -70,21 +70,28 @@ class Reader {
  private:
   Reader() = default;
   Error read_error() const;
-  // Whether the recording's `table` has `column` (one added without a format bump).
-  Result<bool> has_column(std::string_view table, std::string_view column) const;
   // "cannot read 'PATH': the recording is corrupt: DETAIL".
   Error corrupt(const std::string& detail) const;
-  // Runs `sql` and calls `on_row` for each row until one fails; any SQLite failure
-  // becomes read_error().
-  Status each_row(std::string_view sql, const std::function<Status(sqlite3_stmt*)>& on_row) const;
+  // Runs `sql`, with `texts` bound as its parameters 1, 2..., and calls `on_row` for
+  // each row until one fails; any SQLite failure becomes read_error().
+  using RowVisitor = std::function<Status(sqlite3_stmt*)>;
+  Status each_row(std::string_view sql, const RowVisitor& on_row) const;
+  Status each_row(std::string_view sql, std::initializer_list<std::string_view> texts,
+                  const RowVisitor& on_row) const;
+  // Every row of the table of Row (ticks, cgroup ticks), in time order; `what` names
+  // one in the error for a time outside the recording.
+  template <typename Row>
+  Result<std::vector<Row>> rows_in_time_order(const char* what) const;
   // The event in `row` (event_columns), refused when the recording cannot hold it.
   Result<EventRow> checked_event(sqlite3_stmt* row) const;
-  // Runs `sql` (selecting event_columns) and calls `visit` with each checked event.
-  Status each_event(std::string_view sql, const EventVisitor& visit) const;
+  // Runs `sql` (selecting event_columns, with `texts` bound) and calls `visit` with
+  // each checked event.
+  Status each_event(std::string_view sql, std::initializer_list<std::string_view> texts,
+                    const EventVisitor& visit) const;
 
   std::string path_;
   ScopedDb db_;
-  std::map<std::string, std::string> meta_;
+  RecordingMeta meta_;
   int64_t format_version_ = 0;
   RecordingBounds bounds_;
   mutable ScopedStmt event_by_id_;

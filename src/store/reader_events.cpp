@@ -1,26 +1,31 @@
 // Reader: the event and log_source tables (the recorder's own events and imported log
 // lines), apart from the tables of processes, ticks and samples in reader.cpp.
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "store/reader.h"
+#include "store/row_fields.h"
 
 namespace canopy::store {
 namespace {
 
-// Format 1 has no source_id column; it reads as NULL.
+// The event columns, then the rowid (EventRow::id). Format 1 has no source_id
+// column; it reads as NULL.
 std::string event_columns(int64_t format_version, bool with_text) {
-  return std::string("rowid, t_ms, kind, process_id, ") + (with_text ? "text" : "NULL") + ", " +
-         (format_version >= 2 ? "source_id" : "NULL");
+  std::vector<std::pair<int, const char*>> instead;
+  if (!with_text) {
+    instead.emplace_back(event_column::kText, "NULL");
+  }
+  if (format_version < 2) {
+    instead.emplace_back(event_column::kSourceId, "NULL");
+  }
+  return column_list(kEventTable, instead) + ", rowid";
 }
 
 EventRow event_from_row(sqlite3_stmt* s) {
-  EventRow row;
-  row.id = sqlite3_column_int64(s, 0);
-  row.t_ms = sqlite3_column_int64(s, 1);
-  row.kind = column_text(s, 2);
-  row.process_id = column_optional(s, 3);
-  row.text = column_text(s, 4);
-  row.source_id = column_optional(s, 5);
+  auto row = read_fields<EventRow>(s);
+  row.id = sqlite3_column_int64(s, event_column::kCount);
   return row;
 }
 
@@ -43,8 +48,9 @@ Result<EventRow> Reader::checked_event(sqlite3_stmt* s) const {
   return row;
 }
 
-Status Reader::each_event(std::string_view sql, const EventVisitor& visit) const {
-  return each_row(sql, [&](sqlite3_stmt* s) {
+Status Reader::each_event(std::string_view sql, std::initializer_list<std::string_view> texts,
+                          const EventVisitor& visit) const {
+  return each_row(sql, texts, [&](sqlite3_stmt* s) {
     auto row = checked_event(s);
     if (!row) {
       return Status(row.error());
@@ -62,19 +68,15 @@ Result<std::vector<EventRow>> Reader::events() const {
 
 Result<std::vector<EventRow>> Reader::events_of_kind(std::string_view kind) const {
   std::vector<EventRow> rows;
-  // Kinds are our own words: anything else asks for nothing rather than being quoted.
-  if (kind.find_first_not_of("abcdefghijklmnopqrstuvwxyz-") != std::string_view::npos) {
-    return rows;
-  }
-  std::string quoted = "'" + std::string(kind) + "'";
-  RETURN_IF_ERROR(each_event("SELECT " + event_columns(format_version_, true) + " FROM event WHERE kind = " + quoted +
-                             " ORDER BY t_ms, rowid",
-                         [&](const EventRow& row) { rows.push_back(row); }));
+  RETURN_IF_ERROR(each_event("SELECT " + event_columns(format_version_, true) +
+                                 " FROM event WHERE kind = ?1 ORDER BY t_ms, rowid",
+                             {kind}, [&](const EventRow& row) { rows.push_back(row); }));
   return rows;
 }
 
 Status Reader::for_each_event(const EventVisitor& visit, bool with_text) const {
-  return each_event("SELECT " + event_columns(format_version_, with_text) + " FROM event ORDER BY t_ms, rowid", visit);
+  return each_event("SELECT " + event_columns(format_version_, with_text) + " FROM event ORDER BY t_ms, rowid", {},
+                    visit);
 }
 
 Result<std::vector<EventRow>> Reader::events_by_id(std::span<const int64_t> ids) const {
@@ -113,11 +115,16 @@ Result<std::vector<LogSourceRow>> Reader::log_sources() const {
   if (format_version_ < 2) {
     return rows;
   }
-  auto status = each_row("SELECT id, name, format, added_ms, events, outside_span FROM log_source ORDER BY id",
+  auto has_digest = has_column(db_.get(), kLogSourceTable.name,
+                               kLogSourceColumns[log_source_column::kContentSha256].name);
+  if (!has_digest) {
+    return read_error();
+  }
+  const std::pair<int, const char*> no_digest[] = {{log_source_column::kContentSha256, "NULL"}};
+  auto status = each_row("SELECT " + column_list(kLogSourceTable, std::span(no_digest).first(*has_digest ? 0 : 1)) +
+                             " FROM log_source ORDER BY id",
                          [&](sqlite3_stmt* s) {
-                           rows.push_back({sqlite3_column_int64(s, 0), column_text(s, 1), column_text(s, 2),
-                                           sqlite3_column_int64(s, 3), sqlite3_column_int64(s, 4),
-                                           sqlite3_column_int64(s, 5)});
+                           rows.push_back(read_fields<LogSourceRow>(s));
                            return Status(Ok{});
                          });
   if (!status) {

@@ -101,7 +101,7 @@ struct TickRow {
   int64_t processes = 0;  // alive in the tree at this tick
   int64_t rss_bytes = 0;  // sum over the tree
   int64_t swap_bytes = 0;
-  int64_t pss_bytes = kUnknown;
+  std::optional<int64_t> pss_bytes;  // only with --pss
   int64_t cpu_ns = 0;  // cumulative, ended processes included
   int64_t mem_total_bytes = 0;
   int64_t mem_available_bytes = 0;
@@ -141,6 +141,7 @@ struct LogSourceRow {
   int64_t added_ms = 0;
   int64_t events = 0;
   int64_t outside_span = 0;  // events before the recording's start or after its end
+  std::string content_sha256 = "";  // of the file's bytes; empty for logs added before canopy kept it
 };
 
 }  // namespace canopy::store

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "common/text.h"
+#include "store/meta.h"
 
 namespace canopy::store {
 namespace {
@@ -33,7 +34,8 @@ Result<RecordingBounds> RecordingBounds::of(const std::string& path, const std::
                                             const ProcessIds& ids) {
   RecordingBounds bounds;
   // Absent, a bound is open: recordings made by tests and tools may have no times.
-  for (auto [key, bound] : {std::pair{"start_ms", &bounds.start_ms}, std::pair{"end_ms", &bounds.end_ms}}) {
+  for (auto [key, bound] : {std::pair{meta_key(&RecordingMeta::start_ms), &bounds.start_ms},
+                            std::pair{meta_key(&RecordingMeta::end_ms), &bounds.end_ms}}) {
     auto it = meta.find(key);
     if (it == meta.end()) {
       continue;
@@ -44,7 +46,7 @@ Result<RecordingBounds> RecordingBounds::of(const std::string& path, const std::
     }
     *bound = *value;
   }
-  if (meta.contains("start_ms") && !meta.contains("end_ms")) {
+  if (meta.contains(meta_key(&RecordingMeta::start_ms)) && !meta.contains(meta_key(&RecordingMeta::end_ms))) {
     bounds.end_ms = std::max(modified_ms(path), modified_ms(path + "-wal")) + kClockStepSlackMs;
   }
   if (bounds.start_ms > bounds.end_ms) {

@@ -27,7 +27,9 @@ struct RecordingBounds {
     int64_t min = 0;
     int64_t max = 0;
   };
-  // The bounds the recording at `path` states in its `meta` and process `ids`, or one
+  // The bounds the recording at `path` states in its `meta` rows (key to text: a
+  // number damaged into text is refused here, where RecordingMeta reads it as absent)
+  // and process `ids`, or one
   // line on what about them is itself damaged (a start that is not a number, process
   // ids with gaps).
   static Result<RecordingBounds> of(const std::string& path, const std::map<std::string, std::string>& meta,

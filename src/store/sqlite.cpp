@@ -1,5 +1,7 @@
 #include "store/sqlite.h"
 
+#include <initializer_list>
+
 namespace canopy::store {
 
 std::string last_error(sqlite3* db) { return db ? sqlite3_errmsg(db) : "out of memory"; }
@@ -48,6 +50,32 @@ std::string column_text(sqlite3_stmt* stmt, int index) {
   const unsigned char* text = sqlite3_column_text(stmt, index);
   return text ? std::string(reinterpret_cast<const char*>(text), static_cast<size_t>(sqlite3_column_bytes(stmt, index)))
               : std::string();
+}
+
+namespace {
+
+// Whether `sql`, with `texts` bound as its parameters, yields a row.
+Result<bool> any_row(sqlite3* db, std::string_view sql, std::initializer_list<std::string_view> texts) {
+  ASSIGN_OR_RETURN(auto stmt, prepare(db, sql));
+  int parameter = 0;
+  for (std::string_view text : texts) {
+    bind_text(stmt.get(), ++parameter, text);
+  }
+  int rc = sqlite3_step(stmt.get());
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+    return Error{last_error(db)};
+  }
+  return rc == SQLITE_ROW;
+}
+
+}  // namespace
+
+Result<bool> has_table(sqlite3* db, std::string_view table) {
+  return any_row(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", {table});
+}
+
+Result<bool> has_column(sqlite3* db, std::string_view table, std::string_view column) {
+  return any_row(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", {table, column});
 }
 
 }  // namespace canopy::store

@@ -28,6 +28,11 @@ void bind_text(sqlite3_stmt* stmt, int index, std::string_view text);
 std::optional<int64_t> column_optional(sqlite3_stmt* stmt, int index);
 std::string column_text(sqlite3_stmt* stmt, int index);
 
+// Whether the database has this table, or its `table` this column (one added within a
+// format, which older files lack).
+Result<bool> has_table(sqlite3* db, std::string_view table);
+Result<bool> has_column(sqlite3* db, std::string_view table, std::string_view column);
+
 // "database disk image is malformed" and friends, from the connection's last error.
 std::string last_error(sqlite3* db);
 

@@ -8,20 +8,11 @@
 
 #include "common/output_path.h"
 #include "store/reader.h"
+#include "store/row_fields.h"
 #include "store/schema.h"
 
 namespace canopy::store {
 namespace {
-
-std::string sample_insert_sql() {
-  std::string columns = "t_ms, process_id";
-  std::string params = "?, ?";
-  for (const char* name : kSampleColumnNames) {
-    columns += std::string(", ") + name;
-    params += ", ?";
-  }
-  return "INSERT INTO sample(" + columns + ") VALUES(" + params + ")";
-}
 
 // Removes a previous recording and the WAL files SQLite keeps beside it.
 void remove_recording(const std::string& path) {
@@ -40,31 +31,17 @@ Result<std::string> journal_mode(sqlite3* db, const char* mode) {
   return column_text(statement.get(), 0);
 }
 
-// What update_process_end writes of a row.
-void set_end_columns(ProcessRow& to, const ProcessRow& from) {
-  to.last_seen_ms = from.last_seen_ms;
-  to.end_ms = from.end_ms;
-  to.exit_code = from.exit_code;
-  to.exit_signal = from.exit_signal;
-  to.peak_rss_bytes = from.peak_rss_bytes;
-  to.peak_rss_t_ms = from.peak_rss_t_ms;
-  to.hwm_bytes = from.hwm_bytes;
-  to.cpu_user_ns = from.cpu_user_ns;
-  to.cpu_system_ns = from.cpu_system_ns;
-}
+namespace pc = process_column;
 
-// The columns set_end_columns copies, in the order of both statements that write them.
-void bind_end_columns(sqlite3_stmt* s, int first, const ProcessRow& row) {
-  bind_optional(s, first, row.last_seen_ms);
-  bind_optional(s, first + 1, row.end_ms);
-  bind_optional(s, first + 2, row.exit_code);
-  bind_optional(s, first + 3, row.exit_signal);
-  bind_optional(s, first + 4, row.peak_rss_bytes);
-  bind_optional(s, first + 5, row.peak_rss_t_ms);
-  bind_optional(s, first + 6, row.hwm_bytes);
-  bind_optional(s, first + 7, row.cpu_user_ns);
-  bind_optional(s, first + 8, row.cpu_system_ns);
-}
+// What update_process_exec writes.
+constexpr std::array<int, 4> kExecColumns = {pc::kName, pc::kExe, pc::kCmdline, pc::kNamedFromExitRecord};
+// What update_process_end writes: the columns known when a process ends (NULL until
+// then), and its start, which a fork event can make exact after the insert.
+constexpr std::array<int, 10> kEndUpdateColumns = {pc::kStartMs,      pc::kLastSeenMs,   pc::kEndMs,
+                                                   pc::kExitCode,     pc::kExitSignal,   pc::kPeakRssBytes,
+                                                   pc::kPeakRssTMs,   pc::kHwmBytes,     pc::kCpuUserNs,
+                                                   pc::kCpuSystemNs};
+constexpr auto kEndColumns = std::span(kEndUpdateColumns).subspan<1>();
 
 }  // namespace
 
@@ -129,25 +106,13 @@ Result<Writer> Writer::create(const std::string& path, bool force) {
     ScopedStmt* target;
     std::string sql;
   } statements[] = {
-      {&writer.meta_, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)"},
-      {&writer.process_insert_,
-       "INSERT INTO process(id, pid, start_ticks, start_ms, parent_id, ppid, adopted, name, exe, cmdline, "
-       "named_from_exit_record, first_seen_ms, last_seen_ms, end_ms, exit_code, exit_signal, peak_rss_bytes, "
-       "peak_rss_t_ms, hwm_bytes, cpu_user_ns, cpu_system_ns) "
-       "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
-      {&writer.process_exec_,
-       "UPDATE process SET name = ?2, exe = ?3, cmdline = ?4, named_from_exit_record = ?5 WHERE id = ?1"},
-      {&writer.process_end_,
-       "UPDATE process SET last_seen_ms = ?2, end_ms = ?3, exit_code = ?4, exit_signal = ?5, peak_rss_bytes = ?6, "
-       "peak_rss_t_ms = ?7, hwm_bytes = ?8, cpu_user_ns = ?9, cpu_system_ns = ?10, start_ms = ?11 WHERE id = ?1"},
-      {&writer.sample_, sample_insert_sql()},
-      {&writer.tick_,
-       "INSERT OR REPLACE INTO tick(t_ms, processes, rss_bytes, swap_bytes, pss_bytes, cpu_ns, mem_total_bytes, "
-       "mem_available_bytes, swap_total_bytes, swap_free_bytes) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
-      {&writer.cgroup_tick_,
-       "INSERT OR REPLACE INTO cgroup_tick(t_ms, memory_bytes, memory_peak_bytes, cpu_ns, oom_kills, "
-       "memory_limit_hits) VALUES(?, ?, ?, ?, ?, ?)"},
-      {&writer.event_, "INSERT INTO event(t_ms, kind, process_id, text, source_id) VALUES(?, ?, ?, ?, ?)"},
+      {&writer.process_insert_, insert_sql(kProcessTable)},
+      {&writer.process_exec_, update_sql(kProcessTable, kExecColumns, pc::kId)},
+      {&writer.process_end_, update_sql(kProcessTable, kEndUpdateColumns, pc::kId)},
+      {&writer.sample_, insert_sql(kSampleTable)},
+      {&writer.tick_, insert_sql(kTickTable, "INSERT OR REPLACE")},
+      {&writer.cgroup_tick_, insert_sql(kCgroupTickTable, "INSERT OR REPLACE")},
+      {&writer.event_, insert_sql(kEventTable)},
   };
   for (auto& statement : statements) {
     auto prepared = prepare(db, statement.sql);
@@ -159,7 +124,7 @@ Result<Writer> Writer::create(const std::string& path, bool force) {
   if (auto status = exec_sql(db, "BEGIN"); !status) {
     return fail(status.error().message);
   }
-  writer.set_meta("format_version", std::to_string(kFormatVersion));
+  writer.set_meta({.format_version = kFormatVersion});
   return writer;
 }
 
@@ -175,10 +140,10 @@ void Writer::step(sqlite3_stmt* stmt) {
   sqlite3_clear_bindings(stmt);
 }
 
-void Writer::set_meta(const std::string& key, const std::string& value) {
-  bind_text(meta_.get(), 1, key);
-  bind_text(meta_.get(), 2, value);
-  step(meta_.get());
+void Writer::set_meta(const RecordingMeta& meta) {
+  if (auto status = write_meta(db_.get(), meta); !status && !failure_) {
+    failure_ = Error{"cannot write '" + path_ + "': " + status.error().message};
+  }
 }
 
 int64_t Writer::add_process(const ProcessRow& row) {
@@ -188,7 +153,7 @@ int64_t Writer::add_process(const ProcessRow& row) {
   pending.id = id;
   // What update_process_end writes is not known yet: NULL until it is (a recorder
   // killed before leaves the process running to the end).
-  set_end_columns(pending, ProcessRow{});
+  copy_fields(pending, ProcessRow{}, kEndColumns);
   return id;
 }
 
@@ -204,19 +169,7 @@ ProcessRow* Writer::pending_process(int64_t id) {
 void Writer::write_pending_processes() {
   sqlite3_stmt* s = process_insert_.get();
   for (const ProcessRow& row : pending_processes_) {
-    sqlite3_bind_int64(s, 1, row.id);
-    sqlite3_bind_int64(s, 2, row.pid);
-    sqlite3_bind_int64(s, 3, row.start_ticks);
-    sqlite3_bind_int64(s, 4, row.start_ms);
-    bind_optional(s, 5, row.parent_id);
-    sqlite3_bind_int64(s, 6, row.ppid);
-    sqlite3_bind_int(s, 7, row.adopted ? 1 : 0);
-    bind_text(s, 8, row.name);
-    bind_text(s, 9, row.exe);
-    bind_text(s, 10, json_string_array(row.cmdline));
-    sqlite3_bind_int(s, 11, row.named_from_exit_record ? 1 : 0);
-    sqlite3_bind_int64(s, 12, row.first_seen_ms);
-    bind_end_columns(s, 13, row);
+    bind_all_fields(s, row);
     step(s);
   }
   pending_processes_.clear();
@@ -224,10 +177,7 @@ void Writer::write_pending_processes() {
 
 void Writer::update_process_exec(const ProcessRow& row) {
   if (ProcessRow* pending = pending_process(row.id)) {
-    pending->name = row.name;
-    pending->exe = row.exe;
-    pending->cmdline = row.cmdline;
-    pending->named_from_exit_record = row.named_from_exit_record;
+    copy_fields(*pending, row, kExecColumns);
     return;
   }
   pending_exec_updates_.push_back(row);
@@ -235,18 +185,14 @@ void Writer::update_process_exec(const ProcessRow& row) {
 
 void Writer::write_process_exec(const ProcessRow& row) {
   sqlite3_stmt* s = process_exec_.get();
-  sqlite3_bind_int64(s, 1, row.id);
-  bind_text(s, 2, row.name);
-  bind_text(s, 3, row.exe);
-  bind_text(s, 4, json_string_array(row.cmdline));
-  sqlite3_bind_int(s, 5, row.named_from_exit_record ? 1 : 0);
+  bind_field(s, row, pc::kId);
+  bind_fields(s, row, kExecColumns);
   step(s);
 }
 
 void Writer::update_process_end(const ProcessRow& row) {
   if (ProcessRow* pending = pending_process(row.id)) {
-    set_end_columns(*pending, row);
-    pending->start_ms = row.start_ms;
+    copy_fields(*pending, row, kEndUpdateColumns);
     return;
   }
   pending_end_updates_.push_back(row);
@@ -254,9 +200,8 @@ void Writer::update_process_end(const ProcessRow& row) {
 
 void Writer::write_process_end(const ProcessRow& row) {
   sqlite3_stmt* s = process_end_.get();
-  sqlite3_bind_int64(s, 1, row.id);
-  bind_end_columns(s, 2, row);
-  sqlite3_bind_int64(s, 11, row.start_ms);  // a fork event can make it exact after the insert
+  bind_field(s, row, pc::kId);
+  bind_fields(s, row, kEndUpdateColumns);
   step(s);
 }
 
@@ -285,11 +230,11 @@ bool Writer::add_sample(int64_t t_ms, int64_t process_id, const SampleValues& va
 void Writer::write_pending_samples() {
   sqlite3_stmt* s = sample_.get();
   for (const PendingSample& row : pending_samples_) {
-    sqlite3_bind_int64(s, 1, row.t_ms);
-    sqlite3_bind_int64(s, 2, row.process_id);
+    sqlite3_bind_int64(s, sample_column::kTMs + 1, row.t_ms);
+    sqlite3_bind_int64(s, sample_column::kProcessId + 1, row.process_id);
     for (int c = 0; c < kSampleColumnCount; ++c) {
       if (row.changed.v[c] != kUnknown) {
-        sqlite3_bind_int64(s, c + 3, row.changed.v[c]);
+        sqlite3_bind_int64(s, sample_column::kFirstValue + c + 1, row.changed.v[c]);
       }
     }
     step(s);
@@ -314,27 +259,13 @@ void Writer::write_pending_ticks() {
 
 void Writer::write_cgroup_tick(const CgroupTickRow& row) {
   sqlite3_stmt* s = cgroup_tick_.get();
-  sqlite3_bind_int64(s, 1, row.t_ms);
-  sqlite3_bind_int64(s, 2, row.memory_bytes);
-  bind_optional(s, 3, row.memory_peak_bytes);
-  bind_optional(s, 4, row.cpu_ns);
-  sqlite3_bind_int64(s, 5, row.oom_kills);
-  sqlite3_bind_int64(s, 6, row.memory_limit_hits);
+  bind_all_fields(s, row);
   step(s);
 }
 
 void Writer::write_tick(const TickRow& row) {
   sqlite3_stmt* s = tick_.get();
-  sqlite3_bind_int64(s, 1, row.t_ms);
-  sqlite3_bind_int64(s, 2, row.processes);
-  sqlite3_bind_int64(s, 3, row.rss_bytes);
-  sqlite3_bind_int64(s, 4, row.swap_bytes);
-  bind_optional(s, 5, row.pss_bytes == kUnknown ? std::nullopt : std::optional<int64_t>(row.pss_bytes));
-  sqlite3_bind_int64(s, 6, row.cpu_ns);
-  sqlite3_bind_int64(s, 7, row.mem_total_bytes);
-  sqlite3_bind_int64(s, 8, row.mem_available_bytes);
-  sqlite3_bind_int64(s, 9, row.swap_total_bytes);
-  sqlite3_bind_int64(s, 10, row.swap_free_bytes);
+  bind_all_fields(s, row);
   step(s);
 }
 
@@ -365,11 +296,7 @@ void Writer::write_pending_events() {
 
 void Writer::write_event(const EventRow& row) {
   sqlite3_stmt* s = event_.get();
-  sqlite3_bind_int64(s, 1, row.t_ms);
-  bind_text(s, 2, row.kind);
-  bind_optional(s, 3, row.process_id);
-  bind_text(s, 4, row.text);
-  bind_optional(s, 5, row.source_id);
+  bind_all_fields(s, row);
   step(s);
 }
 

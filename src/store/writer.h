@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "store/meta.h"
 #include "store/recording.h"
 #include "store/sqlite.h"
 
@@ -26,7 +27,8 @@ class Writer {
   // place, and beside it its WAL: neither goes through a device or a pipe).
   static Result<Writer> create(const std::string& path, bool force);
 
-  void set_meta(const std::string& key, const std::string& value);
+  // Writes the fields of `meta` that are set (meta.h), at once.
+  void set_meta(const RecordingMeta& meta);
   // Returns the new process id. The row is written at the next commit, with what the
   // updates below brought until then.
   int64_t add_process(const ProcessRow& row);
@@ -90,7 +92,6 @@ class Writer {
 
   std::string path_;
   ScopedDb db_;
-  ScopedStmt meta_;
   ScopedStmt process_insert_;
   ScopedStmt process_exec_;
   ScopedStmt process_end_;

@@ -17,37 +17,29 @@ json or_null(const std::optional<T>& value) {
   return value ? json(*value) : json(nullptr);
 }
 
-json meta_int_or_null(const store::Reader& reader, const std::string& key) {
-  return or_null(reader.meta_int(key));
-}
-
-std::string meta_text(const store::Reader& reader, const std::string& key) {
-  auto it = reader.meta().find(key);
-  return it == reader.meta().end() ? "" : it->second;
-}
-
 // CPU percent to one decimal: finer is noise, and it keeps the JSON short.
 double round_percent(double percent) { return std::round(percent * 10) / 10; }
 
 json meta_json(const store::Reader& reader, const analyze::Timeline& timeline) {
-  auto end_ms = reader.meta_int("end_ms");
+  const store::RecordingMeta& meta = reader.meta();
+  const auto& end_ms = meta.end_ms;
   const auto& ticks = timeline.ticks();
   return {
-      {"command", store::parse_json_string_array(meta_text(reader, "command"))},
-      {"cwd", meta_text(reader, "cwd")},
-      {"host", meta_text(reader, "host")},
-      {"kernel", meta_text(reader, "kernel")},
-      {"cpu_count", meta_int_or_null(reader, "cpu_count")},
-      {"interval_ms", meta_int_or_null(reader, "interval_ms")},
-      {"mode", meta_text(reader, "mode")},
-      {"canopy_version", meta_text(reader, "canopy_version")},
-      {"start_ms", meta_int_or_null(reader, "start_ms")},
+      {"command", meta.command.value_or(std::vector<std::string>())},
+      {"cwd", meta.cwd.value_or("")},
+      {"host", meta.host.value_or("")},
+      {"kernel", meta.kernel.value_or("")},
+      {"cpu_count", or_null(meta.cpu_count)},
+      {"interval_ms", or_null(meta.interval_ms)},
+      {"mode", meta.mode.value_or("")},
+      {"canopy_version", meta.canopy_version.value_or("")},
+      {"start_ms", or_null(meta.start_ms)},
       {"end_ms", end_ms ? json(*end_ms) : ticks.empty() ? json(nullptr) : json(ticks.back())},
       {"interrupted", !end_ms.has_value()},
-      {"exit_code", meta_int_or_null(reader, "exit_code")},
-      {"exit_signal", meta_int_or_null(reader, "exit_signal")},
-      {"timezone", meta_text(reader, "timezone")},
-      {"utc_offset_s", meta_int_or_null(reader, "utc_offset_s")},
+      {"exit_code", or_null(meta.exit_code)},
+      {"exit_signal", or_null(meta.exit_signal)},
+      {"timezone", meta.timezone.value_or("")},
+      {"utc_offset_s", or_null(meta.utc_offset_s)},
       {"mem_total_bytes", or_null(timeline.mem_total_bytes())},
       {"pss", std::ranges::count(timeline.metrics(), analyze::Metric::kPss) > 0},
   };

@@ -22,7 +22,7 @@ TEST(Attach, RecordsARunningTreeUntilItEnds) {
   EXPECT_EQ(tree.wait().exit_status, 0);
 
   auto reader = open_recording(path);
-  EXPECT_EQ(reader.meta().at("mode"), "attach");
+  EXPECT_EQ(reader.meta().mode, "attach");
   auto processes = reader.processes();
   ASSERT_TRUE(processes);
   ASSERT_GE(processes->size(), 4u);
@@ -66,7 +66,7 @@ TEST(Attach, CtrlCStopsAndKeepsTheRecording) {
   auto result = canopy.wait();
   EXPECT_EQ(result.exit_status, 0) << result.err;
   auto reader = open_recording(path);
-  EXPECT_TRUE(reader.meta_int("end_ms"));
+  EXPECT_TRUE(reader.meta().end_ms);
   auto processes = reader.processes();
   ASSERT_TRUE(processes);
   ASSERT_EQ(processes->size(), 1u);

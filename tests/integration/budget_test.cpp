@@ -138,8 +138,7 @@ TEST(Budget, TheCommandStillStartsAtItsNameAfterBudgetFlags) {
   std::string path = dir.file("no-dashes.canopy");
   auto result = run({kCanopy, "record", "-q", "-o", path, "--max-peak", "2G", "--max-cpu", "sh=1m", "sh", "-c", "exit 0"});
   EXPECT_EQ(result.exit_status, 0) << result.err;
-  auto command = open_recording(path).meta().at("command");
-  EXPECT_EQ(command, R"(["sh","-c","exit 0"])");
+  EXPECT_EQ(open_recording(path).meta().command, (std::vector<std::string>{"sh", "-c", "exit 0"}));
 }
 
 TEST(Budget, BadBudgetsGetOneLineAndRunNothing) {

@@ -60,14 +60,14 @@ TEST(CaptureOutput, TwoStreamsStayTwoAndThePartialLastLineIsKept) {
   EXPECT_LE(out[0].t_ms, err[0].t_ms);
   EXPECT_LE(err[0].t_ms, out[1].t_ms);
   auto reader = open_recording(rec);
-  int64_t start = *reader.meta_int("start_ms");
-  int64_t end = *reader.meta_int("end_ms");
+  int64_t start = *reader.meta().start_ms;
+  int64_t end = *reader.meta().end_ms;
   for (const auto& e : out) {
     EXPECT_GE(e.t_ms, start);
     EXPECT_LE(e.t_ms, end);
     EXPECT_FALSE(e.process_id.has_value());  // a pipe does not say who wrote to it
   }
-  EXPECT_EQ(reader.meta().at("output_capture"), "stdout:pipe,stderr:pipe");
+  EXPECT_EQ(reader.meta().output_capture, "stdout:pipe,stderr:pipe");
 }
 
 TEST(CaptureOutput, BinaryOutputPassesThroughAndStoresValidText) {
@@ -102,7 +102,7 @@ TEST(CaptureOutput, AReaderThatGoesAwayStopsTheCommandAsWithoutCanopy) {
   ASSERT_EQ(result.exit_status, 0) << result.err;
   EXPECT_EQ(result.out, "y\ny\n");
   auto reader = open_recording(rec);
-  EXPECT_EQ(reader.meta().at("exit_signal"), std::to_string(SIGPIPE));
+  EXPECT_EQ(reader.meta().exit_signal, SIGPIPE);
   auto lines = events_of_kind(rec, "stdout");
   ASSERT_GE(lines.size(), 2u);
   EXPECT_EQ(std::count_if(lines.begin(), lines.end(), [](const auto& e) { return e.text != "y"; }), 0);
@@ -119,7 +119,7 @@ TEST(CaptureOutput, ACommandOnATerminalStillSeesATerminal) {
   ASSERT_EQ(result.exit_status, 0) << result.err;
   EXPECT_NE(result.out.find("stdout is a terminal"), std::string::npos) << result.out;
   EXPECT_EQ(texts(events_of_kind(rec, "stdout")), (std::vector<std::string>{"stdout is a terminal"}));
-  EXPECT_EQ(open_recording(rec).meta().at("output_capture").substr(0, 10), "stdout:pty");
+  EXPECT_EQ(open_recording(rec).meta().output_capture.value_or("").substr(0, 10), "stdout:pty");
 }
 
 TEST(CaptureOutput, NotWithPid) {
@@ -142,8 +142,8 @@ TEST(Mark, FromTheCommandAGrandchildAndTheShellRecipe) {
   EXPECT_EQ(marks[0].process_id, 1);
   auto reader = open_recording(rec);
   for (const auto& m : marks) {
-    EXPECT_GE(m.t_ms, *reader.meta_int("start_ms"));
-    EXPECT_LE(m.t_ms, *reader.meta_int("end_ms"));
+    EXPECT_GE(m.t_ms, *reader.meta().start_ms);
+    EXPECT_LE(m.t_ms, *reader.meta().end_ms);
   }
   // The marker file and its private directory are gone with the recording.
   std::string mark_path = result.out.substr(0, result.out.find('\n'));

@@ -18,8 +18,7 @@ nlohmann::json summary_of(const std::string& path) {
 }
 
 std::string cgroup_meta(const store::Reader& reader) {
-  auto it = reader.meta().find("cgroup");
-  return it == reader.meta().end() ? "" : it->second;
+  return reader.meta().cgroup.value_or("");
 }
 
 TEST(Cgroup, SharedPagesCountOnceInTheTreesFigure) {

@@ -47,7 +47,7 @@ TEST(Crash, KillNineLeavesAReadableRecording) {
   EXPECT_NE(report.out.find("recording interrupted"), std::string::npos) << report.out;
 
   auto reader = open_recording(path);
-  EXPECT_FALSE(reader.meta_int("end_ms"));
+  EXPECT_FALSE(reader.meta().end_ms);
   auto ticks = reader.ticks();
   ASSERT_TRUE(ticks);
   ASSERT_FALSE(ticks->empty());

@@ -85,8 +85,8 @@ TEST(ExitRecords, EachProcessHasItsRecordsCpuAndTheTreeTheKernelsTotal) {
   // the recorder's children (getrusage), as `time` reports it. A record is taken as
   // the process starts to exit, before it lets go of its memory and files, so the
   // processes' sum cannot exceed it.
-  auto tree_user_ns = reader.meta_int("tree_cpu_user_ns");
-  auto tree_system_ns = reader.meta_int("tree_cpu_system_ns");
+  auto tree_user_ns = reader.meta().tree_cpu_user_ns;
+  auto tree_system_ns = reader.meta().tree_cpu_system_ns;
   ASSERT_TRUE(tree_user_ns && tree_system_ns);
   auto summary = summary_json(path);
   EXPECT_TRUE(summary["cpu_exact"].get<bool>());
@@ -104,7 +104,7 @@ TEST(ExitRecords, EveryExecOfTheLoopIsAnEvent) {
                      "for i in $(seq 20); do /bin/sleep 0.05; done"});
   ASSERT_EQ(result.exit_status, 0) << result.err;
   auto reader = open_recording(path);
-  ASSERT_EQ(reader.meta_int("process_events_lost"), 0);
+  ASSERT_EQ(reader.meta().process_events_lost, 0);
   auto processes = reader.processes();
   ASSERT_TRUE(processes);
   std::map<int64_t, std::string> name_of;
@@ -133,8 +133,8 @@ TEST(ExitRecords, EveryBriefChildIsNamedAsItExecd) {
                      "for i in $(seq " + std::to_string(kChildren) + "); do /bin/true; done"});
   ASSERT_EQ(result.exit_status, 0) << result.err;
   auto reader = open_recording(path);
-  ASSERT_EQ(reader.meta_int("process_events_lost"), 0);
-  ASSERT_EQ(reader.meta_int("exit_records_lost"), 0);
+  ASSERT_EQ(reader.meta().process_events_lost, 0);
+  ASSERT_EQ(reader.meta().exit_records_lost, 0);
   auto processes = reader.processes();
   ASSERT_TRUE(processes);
   std::map<std::string, int> by_name;

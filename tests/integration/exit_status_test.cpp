@@ -31,7 +31,7 @@ TEST(ExitStatus, KilledBySignalIs128PlusN) {
   auto result = record(dir, {kWorkload, "signal", "9"});
   EXPECT_EQ(result.exit_status, 128 + 9);
   EXPECT_EQ(result.err.substr(0, result.err.find('\n')), "canopy: command killed by signal 9 (SIGKILL)");
-  EXPECT_EQ(open_recording(dir.file("r.canopy")).meta().at("exit_signal"), "9");
+  EXPECT_EQ(open_recording(dir.file("r.canopy")).meta().exit_signal, 9);
 }
 
 TEST(ExitStatus, NotFoundIs127AndLeavesNoRecording) {

@@ -63,7 +63,7 @@ TEST(ExportImport, OnlookerRoundTripOnARealRecording) {
   EXPECT_EQ(st.st_mode & 0777, 0600u) << "exports can hold command lines: private to the user";
 
   auto before = open_recording(original);
-  std::string cpus = std::to_string(before.meta_int("cpu_count").value_or(1));
+  std::string cpus = std::to_string(before.meta().cpu_count.value_or(1));
   std::string imported = dir.file("back.canopy");
   auto in = run({kCanopy, "import", exported, "-o", imported, "--cpus", cpus});
   ASSERT_EQ(in.exit_status, 0) << in.err;

@@ -85,7 +85,7 @@ TEST(FlagValues, RecordTakesTheLeastValueOfEachRange) {
   auto result = run({kCanopy, "record", "-q", "-o", path, "--kill-grace", "0s", "--timeout", "1h", "--nice", "19",
                      "--max-processes", "1000", "--interval", "1", "--", kWorkload, "exit", "0"});
   EXPECT_EQ(result.exit_status, 0) << result.err;
-  EXPECT_EQ(open_recording(path).meta().at("interval_ms"), "1");
+  EXPECT_EQ(open_recording(path).meta().interval_ms, 1);
 }
 
 }  // namespace

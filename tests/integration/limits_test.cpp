@@ -30,7 +30,7 @@ void timeout_stops_the_whole_tree(const std::vector<std::string>& flags, const s
   auto reader = open_recording(path);
   auto events = limit_events(reader);
   ASSERT_EQ(events.size(), 2u);
-  int64_t start_ms = *reader.meta_int("start_ms");
+  int64_t start_ms = *reader.meta().start_ms;
   EXPECT_GE(events[0].t_ms - start_ms, 1000);
   EXPECT_NE(events[0].text.find("--timeout 1.000 s is up: SIGTERM to the tree"), std::string::npos) << events[0].text;
   EXPECT_GE(events[1].t_ms - events[0].t_ms, 500);

@@ -25,10 +25,10 @@ std::string make_recording(const TempDir& dir, const std::string& name = "run.ca
   std::string path = dir.file(name);
   auto writer = store::Writer::create(path, false);
   EXPECT_TRUE(writer) << writer.error().message;
-  writer->set_meta("start_ms", std::to_string(kStartMs));
-  writer->set_meta("end_ms", std::to_string(kEndMs));
-  writer->set_meta("timezone", "Europe/Berlin");
-  writer->set_meta("utc_offset_s", "3600");
+  writer->set_meta({.start_ms = kStartMs});
+  writer->set_meta({.end_ms = kEndMs});
+  writer->set_meta({.timezone = "Europe/Berlin"});
+  writer->set_meta({.utc_offset_s = 3600});
   store::ProcessRow root;
   root.pid = 4242;
   root.name = "worker";
@@ -499,8 +499,8 @@ TEST(LogAdd, CmakeTraceOfARealConfigure) {
   EXPECT_NE(result.out.find("(cmake-trace)"), std::string::npos) << result.out;
   EXPECT_EQ(result.err, "");  // nothing outside the recording
   auto reader = open_recording(rec);
-  int64_t start = *reader.meta_int("start_ms");
-  int64_t end = *reader.meta_int("end_ms");
+  int64_t start = *reader.meta().start_ms;
+  int64_t end = *reader.meta().end_ms;
   auto logs = logs_of(rec);
   ASSERT_EQ(logs.size(), commands.size());
   std::string previous_file;

@@ -223,7 +223,7 @@ TEST_F(OutputFiles, RecordFollowsASymlink) {
   auto forced = run({kCanopy, "record", "-q", "-f", "-o", link, kWorkload, "exit", "3"});
   EXPECT_EQ(forced.exit_status, 3) << forced.err;
   EXPECT_TRUE(fs::is_symlink(link));
-  EXPECT_EQ(open_recording(recording_).meta().at("exit_code"), "3");
+  EXPECT_EQ(open_recording(recording_).meta().exit_code, 3);
 }
 
 TEST_F(OutputFiles, ImportNeverWritesOverItsInput) {

@@ -17,11 +17,6 @@ namespace {
 
 constexpr int kChildren = 500;
 
-std::string meta(const store::Reader& reader, const std::string& key) {
-  auto it = reader.meta().find(key);
-  return it == reader.meta().end() ? "" : it->second;
-}
-
 TEST(ProcessEvents, EveryBriefChildWithItsExitStatus) {
   TempDir dir;
   std::string path = dir.file("churn.canopy");
@@ -29,9 +24,9 @@ TEST(ProcessEvents, EveryBriefChildWithItsExitStatus) {
   ASSERT_EQ(result.exit_status, 0) << result.err;
   auto reader = open_recording(path);
   // This machine (CI's) lets canopy listen; elsewhere the meta says why not.
-  ASSERT_EQ(meta(reader, "process_events"), "netlink");
-  ASSERT_EQ(meta(reader, "exit_records"), "taskstats");
-  EXPECT_EQ(meta(reader, "process_events_lost"), "0");
+  ASSERT_EQ(reader.meta().process_events.value_or(""), "netlink");
+  ASSERT_EQ(reader.meta().exit_records.value_or(""), "taskstats");
+  EXPECT_EQ(reader.meta().process_events_lost, 0);
 
   auto processes = reader.processes();
   ASSERT_TRUE(processes);
@@ -69,7 +64,7 @@ TEST(ProcessEvents, EveryBriefChildWithItsExitStatus) {
   }
   // On a quiet machine, every one; the recorder can fall behind a loaded one.
   EXPECT_GT(with_own_cmdline, kChildren / 2);
-  EXPECT_EQ(reader.meta_int("processes_with_exit_records"), kChildren + 1);
+  EXPECT_EQ(reader.meta().processes_with_exit_records, kChildren + 1);
 
   auto report = run({kCanopy, "report", path});
   EXPECT_NE(report.out.find("501, every one, from the kernel's process events"), std::string::npos) << report.out;
@@ -105,7 +100,7 @@ TEST(ProcessEvents, AForkedWorkerHasItsParentsIdentity) {
   auto result = run({kCanopy, "record", "-q", "-o", path, "--", kWorkload, "shared", "4", "10", "1500"});
   ASSERT_EQ(result.exit_status, 0) << result.err;
   auto reader = open_recording(path);
-  ASSERT_EQ(meta(reader, "process_events"), "netlink");
+  ASSERT_EQ(reader.meta().process_events.value_or(""), "netlink");
   auto processes = reader.processes();
   ASSERT_TRUE(processes);
   ASSERT_EQ(processes->size(), 5u);
@@ -135,8 +130,8 @@ TEST(ProcessEvents, PollingSaysWhatItMayHaveMissed) {
                      std::to_string(kChildren), "5"});
   ASSERT_EQ(result.exit_status, 0) << result.err;
   auto reader = open_recording(path);
-  EXPECT_EQ(meta(reader, "process_events"), "off: --no-process-events");
-  EXPECT_EQ(meta(reader, "exit_records"), "off: --no-process-events");
+  EXPECT_EQ(reader.meta().process_events.value_or(""), "off: --no-process-events");
+  EXPECT_EQ(reader.meta().exit_records.value_or(""), "off: --no-process-events");
 
   auto json = nlohmann::json::parse(run({kCanopy, "report", "--json", path}).out);
   int64_t seen = json["processes"];
@@ -205,11 +200,11 @@ TEST(ProcessEvents, AnUnprivilegedUserGetsWhatItMayAndIsToldWhatNot) {
   auto result = run({kCanopy, "record", "-o", path, "--", kWorkload, "churn", "50", "5"}, options);
   ASSERT_EQ(result.exit_status, 0) << result.err;
   auto reader = open_recording(path);
-  EXPECT_EQ(meta(reader, "exit_records"), "off: taskstats: not permitted (needs root or CAP_NET_ADMIN)");
-  EXPECT_EQ(meta(reader, "cgroup").rfind("off: ", 0), 0u) << meta(reader, "cgroup");
-  EXPECT_NE(meta(reader, "cgroup").find("Permission denied"), std::string::npos) << meta(reader, "cgroup");
+  EXPECT_EQ(reader.meta().exit_records.value_or(""), "off: taskstats: not permitted (needs root or CAP_NET_ADMIN)");
+  EXPECT_EQ(reader.meta().cgroup.value_or("").rfind("off: ", 0), 0u) << reader.meta().cgroup.value_or("");
+  EXPECT_NE(reader.meta().cgroup.value_or("").find("Permission denied"), std::string::npos) << reader.meta().cgroup.value_or("");
   EXPECT_NE(result.err.find("tree peak          not measured: no cgroup (off: "), std::string::npos) << result.err;
-  if (meta(reader, "process_events") == "netlink") {
+  if (reader.meta().process_events.value_or("") == "netlink") {
     EXPECT_EQ(reader.processes()->size(), 51u);
     EXPECT_NE(result.err.find("51, every one, from the kernel's process events"), std::string::npos) << result.err;
   } else {

@@ -124,11 +124,11 @@ TEST_F(RecordTree, TreePeakAndSummary) {
 TEST_F(RecordTree, MetaDescribesTheRun) {
   auto reader = open_recording(path_);
   const auto& meta = reader.meta();
-  EXPECT_EQ(meta.at("mode"), "run");
-  EXPECT_EQ(meta.at("interval_ms"), "100");
-  EXPECT_EQ(meta.at("exit_code"), "0");
-  EXPECT_EQ(store::parse_json_string_array(meta.at("command")), (std::vector<std::string>{kWorkload, "tree"}));
-  EXPECT_GT(*reader.meta_int("end_ms"), *reader.meta_int("start_ms"));
+  EXPECT_EQ(meta.mode, "run");
+  EXPECT_EQ(meta.interval_ms, 100);
+  EXPECT_EQ(meta.exit_code, 0);
+  EXPECT_EQ(meta.command, (std::vector<std::string>{kWorkload, "tree"}));
+  EXPECT_GT(*meta.end_ms, *meta.start_ms);
   EXPECT_EQ(std::filesystem::status(path_).permissions() & std::filesystem::perms::all,
             std::filesystem::perms::owner_read | std::filesystem::perms::owner_write)
       << "recordings hold command lines: private by default";
@@ -159,7 +159,7 @@ TEST(Record, IntervalFromEnvironment) {
     options.env[variable] = value;
     auto result = run({kCanopy, "record", "-q", "-o", path, "--", kWorkload, "exit", "0"}, options);
     ASSERT_EQ(result.exit_status, 0) << result.err;
-    EXPECT_EQ(open_recording(path).meta().at("interval_ms"), value);
+    EXPECT_EQ(open_recording(path).meta().interval_ms, std::stoll(value));
   }
   RunOptions bad;
   bad.env = {{"CANOPY_INTERVAL", "fast"}};
@@ -189,10 +189,10 @@ TEST(Record, KeepsAnExistingFileUnlessForced) {
   auto refused = run({kCanopy, "record", "-q", "-o", path, kWorkload, "exit", "3"});
   EXPECT_EQ(refused.exit_status, 125);
   EXPECT_EQ(refused.err, "canopy: cannot write '" + path + "': file exists (use --force to replace it)\n");
-  EXPECT_EQ(open_recording(path).meta().at("exit_code"), "0");
+  EXPECT_EQ(open_recording(path).meta().exit_code, 0);
   auto forced = run({kCanopy, "record", "-q", "--force", "-o", path, kWorkload, "exit", "3"});
   EXPECT_EQ(forced.exit_status, 3);
-  EXPECT_EQ(open_recording(path).meta().at("exit_code"), "3");
+  EXPECT_EQ(open_recording(path).meta().exit_code, 3);
 }
 
 TEST(Record, PssAndUss) {

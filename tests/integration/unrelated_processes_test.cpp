@@ -21,11 +21,6 @@ constexpr int kUnrelated = 150;
 constexpr int kTreeChildren = 20;
 constexpr int kTreeProcesses = kTreeChildren + 2;
 
-std::string meta(const store::Reader& reader, const std::string& key) {
-  auto it = reader.meta().find(key);
-  return it == reader.meta().end() ? "" : it->second;
-}
-
 // The exit statuses of the children of `churn_id` that ran canopy_workload (a churn's,
 // forked one after another), in the order they were forked.
 std::vector<int64_t> churn_exit_codes(const std::vector<store::ProcessRow>& processes, int64_t churn_id) {
@@ -64,27 +59,27 @@ TEST(UnrelatedProcesses, TheKernelDropsTheirEventsAndKeepsTheTrees) {
 
   auto reader = open_recording(path);
   // This machine (CI's) runs the tests as root, which may load the filter.
-  ASSERT_EQ(meta(reader, "process_events"), "netlink");
-  ASSERT_EQ(meta(reader, "exit_records"), "taskstats");
-  ASSERT_EQ(meta(reader, "process_events_filter"), "tree");
-  EXPECT_EQ(meta(reader, "process_events_lost"), "0");
+  ASSERT_EQ(reader.meta().process_events.value_or(""), "netlink");
+  ASSERT_EQ(reader.meta().exit_records.value_or(""), "taskstats");
+  ASSERT_EQ(reader.meta().process_events_filter.value_or(""), "tree");
+  EXPECT_EQ(reader.meta().process_events_lost, 0);
 
   // Every process of the tree, each with its exit record.
   auto processes = reader.processes();
   ASSERT_TRUE(processes);
   ASSERT_EQ(processes->size(), static_cast<size_t>(kTreeProcesses));
   EXPECT_EQ(churn_exit_codes(*processes, processes->at(1).id), expected_exit_codes(kTreeChildren));
-  EXPECT_EQ(reader.meta_int("processes_with_exit_records"), kTreeProcesses);
+  EXPECT_EQ(reader.meta().processes_with_exit_records, kTreeProcesses);
 
   // The unrelated churn's fork, exec and exit each, and its exit records, were dropped
   // in the kernel (the machine's other processes add to both counts).
-  EXPECT_GE(reader.meta_int("process_events_filtered").value_or(0), 3 * (kUnrelated + 1));
-  EXPECT_GE(reader.meta_int("exit_records_filtered").value_or(0), kUnrelated + 1);
+  EXPECT_GE(reader.meta().process_events_filtered.value_or(0), 3 * (kUnrelated + 1));
+  EXPECT_GE(reader.meta().exit_records_filtered.value_or(0), kUnrelated + 1);
   // What reached the recorder: the tree's fork, exec and exit of each process (the
   // root's exit may come after the recording's end), and what the machine queued
   // before the filter was in place. Without the filter, the unrelated forks alone
   // would be more.
-  auto received = reader.meta_int("process_events_received");
+  auto received = reader.meta().process_events_received;
   ASSERT_TRUE(received);
   EXPECT_GE(*received, 3 * kTreeProcesses - 1);
   EXPECT_LT(*received, kUnrelated + 1);
@@ -118,7 +113,7 @@ TEST(UnrelatedProcesses, AnAttachedTreesLaterForksPassTheFilter) {
   ASSERT_EQ(finished.exit_status, 0) << finished.err;
 
   auto reader = open_recording(path);
-  ASSERT_EQ(meta(reader, "process_events_filter"), "tree");
+  ASSERT_EQ(reader.meta().process_events_filter.value_or(""), "tree");
   auto processes = reader.processes();
   ASSERT_TRUE(processes) << processes.error().message;
   // The inner sh, become the churn: the root's first child.

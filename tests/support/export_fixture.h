@@ -50,13 +50,13 @@ inline std::string write_export_fixture(const std::string& path) {
   }
   const int64_t t0 = kFixtureStartMs;
   store::Writer& w = *writer;
-  w.set_meta("start_ms", std::to_string(t0));
-  w.set_meta("end_ms", std::to_string(t0 + 1000));
-  w.set_meta("interval_ms", "100");
-  w.set_meta("cpu_count", "2");
-  w.set_meta("mode", "run");
-  w.set_meta("command", R"(["make","-j2"])");
-  w.set_meta("root_pid", "4242");
+  w.set_meta({.start_ms = t0});
+  w.set_meta({.end_ms = t0 + 1000});
+  w.set_meta({.interval_ms = 100});
+  w.set_meta({.cpu_count = 2});
+  w.set_meta({.mode = "run"});
+  w.set_meta({.command = std::vector<std::string>{"make", "-j2"}});
+  w.set_meta({.root_pid = 4242});
 
   auto process = [&](int64_t pid, int64_t ppid, std::optional<int64_t> parent, const char* name,
                      std::vector<std::string> cmdline, int64_t start_ms) {
@@ -87,7 +87,7 @@ inline std::string write_export_fixture(const std::string& path) {
     return v;
   };
   auto tick = [&](int64_t t_ms, int64_t processes, int64_t rss_mib, int64_t cpu_ms) {
-    w.add_tick({t_ms, processes, rss_mib * kMiB, 0, store::kUnknown, cpu_ms * 1'000'000, 8192 * kMiB,
+    w.add_tick({t_ms, processes, rss_mib * kMiB, 0, std::nullopt, cpu_ms * 1'000'000, 8192 * kMiB,
                 6144 * kMiB, 1024 * kMiB, 1024 * kMiB});
   };
   // t0: make starts at 10 MiB; it works (CPU) until +300, then waits.

@@ -43,9 +43,9 @@ std::string write(const TempDir& dir, const std::string& name, const Recording& 
   std::string path = dir.file(name);
   auto writer = store::Writer::create(path, false);
   EXPECT_TRUE(writer) << writer.error().message;
-  writer->set_meta("command", store::json_string_array(r.command));
-  writer->set_meta("start_ms", std::to_string(kStartMs));
-  writer->set_meta("end_ms", std::to_string(kStartMs + r.wall_ms));
+  writer->set_meta({.command = r.command});
+  writer->set_meta({.start_ms = kStartMs});
+  writer->set_meta({.end_ms = kStartMs + r.wall_ms});
   std::vector<size_t> order = r.write_order;
   if (order.empty()) {
     for (size_t i = 0; i < r.processes.size(); ++i) {
@@ -76,7 +76,7 @@ std::string write(const TempDir& dir, const std::string& name, const Recording& 
     writer->update_process_end(row);
     tree_rss_bytes += p.peak_mib * kMiB;
   }
-  writer->add_tick({kStartMs + 100, static_cast<int64_t>(r.processes.size()), tree_rss_bytes, 0, store::kUnknown, 0,
+  writer->add_tick({kStartMs + 100, static_cast<int64_t>(r.processes.size()), tree_rss_bytes, 0, std::nullopt, 0,
                     0, 0, 0, 0});
   EXPECT_TRUE(writer->finish());
   return path;
@@ -336,8 +336,8 @@ TEST(Diff, InterruptedRecordingTakesPeaksFromSamples) {
   {
     auto writer = store::Writer::create(path_b, false);
     ASSERT_TRUE(writer);
-    writer->set_meta("command", store::json_string_array({"make", "-j8"}));
-    writer->set_meta("start_ms", std::to_string(kStartMs));
+    writer->set_meta({.command = std::vector<std::string>{"make", "-j8"}});
+    writer->set_meta({.start_ms = kStartMs});
     store::ProcessRow row;
     row.pid = 100;
     row.start_ms = row.first_seen_ms = kStartMs;

@@ -99,7 +99,7 @@ Result<GrowthReport> growth_of(const TempDir& dir, const Shape& shape) {
     row.last_seen_ms = kStartMs + shape.life_ms;
     writer->update_process_end(row);
     if (shape.end == End::kStoppedAtTheLast2s) {
-      writer->set_meta("tree_stopped_ms", std::to_string(kStartMs + shape.life_ms - 2000));
+      writer->set_meta({.tree_stopped_ms = kStartMs + shape.life_ms - 2000});
     }
     if (auto finished = writer->finish(); !finished) {
       return finished.error();

@@ -110,14 +110,14 @@ TEST(OnlookerImport, WindowsNamesAndHugePids) {
   auto reader = store::Reader::open(out);
   ASSERT_TRUE(reader) << reader.error().message;
   const auto& meta = reader->meta();
-  EXPECT_EQ(meta.at("mode"), "import");
-  EXPECT_EQ(meta.at("source"), "onlooker");
-  EXPECT_EQ(meta.at("source_file"), kWindowsFixture);
-  EXPECT_EQ(reader->meta_int("start_ms"), kT);
-  EXPECT_EQ(reader->meta_int("end_ms"), kT + 400);
-  EXPECT_EQ(reader->meta_int("interval_ms"), 100);
-  EXPECT_EQ(reader->meta_int("cpu_count"), 4);
-  EXPECT_EQ(reader->meta_int("root_pid"), 13200);
+  EXPECT_EQ(meta.mode, "import");
+  EXPECT_EQ(meta.source, "onlooker");
+  EXPECT_EQ(meta.source_file, kWindowsFixture);
+  EXPECT_EQ(reader->meta().start_ms, kT);
+  EXPECT_EQ(reader->meta().end_ms, kT + 400);
+  EXPECT_EQ(reader->meta().interval_ms, 100);
+  EXPECT_EQ(reader->meta().cpu_count, 4);
+  EXPECT_EQ(reader->meta().root_pid, 13200);
 
   auto processes = reader->processes();
   ASSERT_TRUE(processes);
@@ -278,10 +278,10 @@ std::string write_reused_pid_recording(const TempDir& dir) {
   std::string path = dir.file("reused.canopy");
   auto writer = store::Writer::create(path, false);
   EXPECT_TRUE(writer) << writer.error().message;
-  writer->set_meta("start_ms", std::to_string(kT));
-  writer->set_meta("end_ms", std::to_string(kT + 600));
-  writer->set_meta("interval_ms", "100");
-  writer->set_meta("mode", "run");
+  writer->set_meta({.start_ms = kT});
+  writer->set_meta({.end_ms = kT + 600});
+  writer->set_meta({.interval_ms = 100});
+  writer->set_meta({.mode = "run"});
   auto process = [&](int64_t pid, int64_t ppid, std::optional<int64_t> parent, const char* name, int64_t start_ms) {
     store::ProcessRow row;
     row.pid = pid;
@@ -317,7 +317,7 @@ std::string write_reused_pid_recording(const TempDir& dir) {
       writer->add_sample(kT + t, w->second.first->id, values(w->second.second, w->second.second * 10));
       rss_mib += w->second.second;
     }
-    writer->add_tick({kT + t, 1 + (worker_at.count(t) ? 1 : 0), rss_mib << 20, 0, store::kUnknown, 0, 0, 0, 0, 0});
+    writer->add_tick({kT + t, 1 + (worker_at.count(t) ? 1 : 0), rss_mib << 20, 0, std::nullopt, 0, 0, 0, 0, 0});
   }
   auto end = [&](store::ProcessRow& row, int64_t end_ms, int64_t peak_mib, int64_t peak_t_ms) {
     row.end_ms = row.last_seen_ms = end_ms;

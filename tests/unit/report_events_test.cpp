@@ -22,7 +22,7 @@ std::string burst_recording(const TempDir& dir) {
   std::string path = dir.file("burst.canopy");
   auto writer = store::Writer::create(path, false);
   EXPECT_TRUE(writer) << writer.error().message;
-  writer->set_meta("start_ms", std::to_string(kStartMs));
+  writer->set_meta({.start_ms = kStartMs});
   for (int i = 0; i < 50'000; ++i) {
     writer->add_event({kStartMs + i / 50, "log", std::nullopt, "burst " + std::to_string(i)});
   }

@@ -71,7 +71,7 @@ TEST(Store, RoundTripWithCarryForward) {
     EXPECT_FALSE(writer->add_sample(1100, id, memory(1 << 20, 10)));  // unchanged: no row
     EXPECT_TRUE(writer->add_sample(1200, id, memory(1 << 20, 20)));   // only CPU changed
     EXPECT_TRUE(writer->add_sample(1300, id, memory(3 << 20, 20)));
-    writer->add_tick({1000, 1, 1 << 20, 0, kUnknown, 10, 8, 4, 0, 0});
+    writer->add_tick({1000, 1, 1 << 20, 0, std::nullopt, 10, 8, 4, 0, 0});
     writer->add_event({1200, "exec", id, "make -j8"});
     root.id = id;
     root.end_ms = 1300;
@@ -261,6 +261,65 @@ TEST(Store, EveryEventIsWrittenInOrderAcrossCommits) {
       << "each event's row is the place it was added at";
 }
 
+// The kind is a bound parameter, not text quoted into the SQL: any kind is asked for
+// as it is, a quote included, and matches only itself.
+TEST(Store, EventsOfAKindAreThoseOfExactlyThatKind) {
+  TempDir dir;
+  std::string path = dir.file("a.canopy");
+  {
+    auto writer = Writer::create(path, false);
+    ASSERT_TRUE(writer) << writer.error().message;
+    writer->add_event({2, "it's", std::nullopt, "quoted"});
+    writer->add_event({1, "it's", std::nullopt, "first"});
+    writer->add_event({3, "limit", std::nullopt, "other"});
+    ASSERT_TRUE(writer->finish());
+  }
+  auto reader = Reader::open(path);
+  ASSERT_TRUE(reader) << reader.error().message;
+  auto quoted = reader->events_of_kind("it's");
+  ASSERT_TRUE(quoted) << quoted.error().message;
+  ASSERT_EQ(quoted->size(), 2u);
+  EXPECT_EQ(quoted->at(0).text, "first");
+  EXPECT_EQ(quoted->at(1).text, "quoted");
+  auto injected = reader->events_of_kind("x' OR '1'='1");
+  ASSERT_TRUE(injected) << injected.error().message;
+  EXPECT_TRUE(injected->empty());
+}
+
+// The typed meta keeps the file's keys and texts: older and newer canopies, the
+// benchmarks' shell scripts and the export consumers read them by key.
+TEST(Store, MetaFieldsAreStoredUnderTheirKeysAsText) {
+  TempDir dir;
+  std::string path = dir.file("a.canopy");
+  {
+    auto writer = Writer::create(path, false);
+    ASSERT_TRUE(writer) << writer.error().message;
+    RecordingMeta meta;
+    meta.start_ms = 1700000000123;
+    meta.command = std::vector<std::string>{"make", "-j8"};
+    meta.cgroup = "off: no permission";
+    meta.exit_signal = 9;
+    writer->set_meta(meta);
+    writer->set_meta({.end_ms = 1700000001123});
+    ASSERT_TRUE(writer->finish());
+  }
+  EXPECT_EQ(count_rows(path, "SELECT count(*) FROM meta"), 6);  // with format_version
+  EXPECT_EQ(count_rows(path, "SELECT value FROM meta WHERE key = 'start_ms'"), 1700000000123);
+  EXPECT_EQ(count_rows(path, "SELECT value FROM meta WHERE key = 'exit_signal'"), 9);
+  EXPECT_EQ(count_rows(path, "SELECT count(*) FROM meta WHERE key = 'command' AND value = '[\"make\",\"-j8\"]'"), 1);
+  auto reader = Reader::open(path);
+  ASSERT_TRUE(reader) << reader.error().message;
+  const RecordingMeta& read = reader->meta();
+  EXPECT_EQ(read.format_version, kFormatVersion);
+  EXPECT_EQ(read.start_ms, 1700000000123);
+  EXPECT_EQ(read.end_ms, 1700000001123);
+  EXPECT_EQ(read.command, (std::vector<std::string>{"make", "-j8"}));
+  EXPECT_EQ(read.cgroup, "off: no permission");
+  EXPECT_EQ(read.exit_signal, 9);
+  EXPECT_EQ(read.exit_code, std::nullopt);
+  EXPECT_EQ(read.host, std::nullopt);
+}
+
 TEST(Store, RefusesToOverwriteWithoutForce) {
   TempDir dir;
   std::string path = dir.file("a.canopy");
@@ -295,7 +354,7 @@ TEST(Store, ReaderNamesEachBadInput) {
   {
     auto writer = Writer::create(newer, false);
     ASSERT_TRUE(writer);
-    writer->set_meta("format_version", std::to_string(kFormatVersion + 1));
+    writer->set_meta({.format_version = kFormatVersion + 1});
     ASSERT_TRUE(writer->finish());
   }
   EXPECT_EQ(error_of(newer), "cannot open '" + newer + "': recorded in format " +

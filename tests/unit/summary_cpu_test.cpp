@@ -22,11 +22,11 @@ std::string write(const TempDir& dir, bool second_still_running) {
   std::string path = dir.file("r.canopy");
   auto writer = store::Writer::create(path, false);
   EXPECT_TRUE(writer) << writer.error().message;
-  writer->set_meta("mode", "run");
-  writer->set_meta("start_ms", std::to_string(kStartMs));
-  writer->set_meta("end_ms", std::to_string(kStartMs + 1000));
-  writer->set_meta("tree_cpu_user_ns", std::to_string(395 * kMs));
-  writer->set_meta("tree_cpu_system_ns", std::to_string(195 * kMs));
+  writer->set_meta({.mode = "run"});
+  writer->set_meta({.start_ms = kStartMs});
+  writer->set_meta({.end_ms = kStartMs + 1000});
+  writer->set_meta({.tree_cpu_user_ns = 395 * kMs});
+  writer->set_meta({.tree_cpu_system_ns = 195 * kMs});
   for (int i = 0; i < 2; ++i) {
     store::ProcessRow row;
     row.pid = 100 + i;

@@ -39,8 +39,8 @@ class TimelineTest : public ::testing::Test {
     path_ = dir_.file("t.canopy");
     auto writer = store::Writer::create(path_, false);
     ASSERT_TRUE(writer) << writer.error().message;
-    writer->set_meta("start_ms", "1000");
-    writer->set_meta("probes", "proc-stat,proc-statm");
+    writer->set_meta({.start_ms = 1000});
+    writer->set_meta({.probes = "proc-stat,proc-statm"});
     auto add = [&](pid_t pid, std::optional<int64_t> parent, const char* name, int64_t start, int64_t first,
                    int64_t last) {
       ProcessRow row;

@@ -1,0 +1,79 @@
+// The recording's schema is its file format: existing recordings and every consumer
+// of an export read it, so a fresh recording's tables must stay exactly as pinned in
+// tests/fixtures/schema/recording.sql (regenerate it only with a format change), and
+// each table must have exactly the columns its entry in store/tables.h names.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "store/tables.h"
+#include "store/writer.h"
+#include "support/temp_dir.h"
+
+namespace canopy::store {
+namespace {
+
+using canopy::testing::TempDir;
+
+// Each row's text for `sql`, one per line.
+std::string query_lines(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+  sqlite3_stmt* stmt = nullptr;
+  std::string lines;
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK) {
+    while (sqlite3_step(stmt) == SQLITE_ROW) {
+      lines += reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+      lines += "\n";
+    }
+  } else {
+    lines = std::string("error: ") + sqlite3_errmsg(db);
+  }
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return lines;
+}
+
+std::string fresh_recording(const TempDir& dir) {
+  std::string path = dir.file("fresh.canopy");
+  auto writer = Writer::create(path, false);
+  EXPECT_TRUE(writer) << writer.error().message;
+  EXPECT_TRUE(writer->finish());
+  return path;
+}
+
+TEST(Schema, AFreshRecordingHasTheSchemaOfItsGoldenFile) {
+  TempDir dir;
+  std::string path = fresh_recording(dir);
+  std::ifstream golden(std::string(CANOPY_FIXTURES) + "/schema/recording.sql");
+  std::stringstream expected;
+  expected << golden.rdbuf();
+  ASSERT_FALSE(expected.str().empty());
+  EXPECT_EQ(query_lines(path, "SELECT sql || ';' FROM sqlite_master ORDER BY rowid"), expected.str());
+}
+
+// A column named in one place only (the file, or a table the writer and reader use)
+// fails here.
+TEST(Schema, EveryTableOfAFreshRecordingHasTheColumnsOfItsTable) {
+  TempDir dir;
+  std::string path = fresh_recording(dir);
+  for (const Table* table : kTables) {
+    std::string expected;
+    for (const Column& column : table->columns) {
+      expected += std::string(column.name) + "\n";
+    }
+    EXPECT_EQ(query_lines(path, std::string("SELECT name FROM pragma_table_info('") + table->name + "') ORDER BY cid"),
+              expected)
+        << table->name;
+  }
+  std::string tables;
+  for (const Table* table : kTables) {
+    tables += std::string(table->name) + "\n";
+  }
+  EXPECT_EQ(query_lines(path, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid"), tables);
+}
+
+}  // namespace
+}  // namespace canopy::store
