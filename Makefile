@@ -4,7 +4,7 @@ BUILD ?= build
 BUILD_ASAN ?= build-asan
 JOBS ?= $(shell nproc)
 
-.PHONY: deps build test test-asan demo bench bench-compare bench-idle bench-unrelated bench-viewer bench-logs bench-export clean
+.PHONY: deps build test test-asan demo bench bench-compare bench-idle bench-unrelated bench-viewer bench-logs bench-export bench-build clean
 
 deps:
 	@scripts/deps.sh
@@ -33,6 +33,7 @@ bench: build
 	@bench/viewer.sh $(BUILD)
 	@bench/log_import.sh $(BUILD)
 	@bench/export.sh $(BUILD)
+	@bench/build_cost.sh
 
 # canopy against pidstat, atop, top, a ps loop and collectl on four workloads.
 bench-compare: build
@@ -53,6 +54,11 @@ bench-unrelated: build
 bench-viewer: build
 	@cmake --build $(BUILD) -j $(JOBS) --target canopy_bench
 	@bench/viewer.sh $(BUILD)
+
+# What a fresh build costs in CPU seconds, ccache off (bench/build-results.md). Pass
+# REVS="main~3 HEAD" to build those commits side by side instead of the working tree.
+bench-build: deps
+	@bench/build_cost.sh $(REVS)
 
 # canopy log add: import rate and memory for each log format, on a 1 GB log.
 bench-logs: build

@@ -45,24 +45,6 @@ Result<analyze::Budget> parse_budget(const char* flag, analyze::Budget::Kind kin
 
 }  // namespace
 
-void add_budget_options(CLI::App& cmd, BudgetFlags& flags) {
-  const char* group = "Budgets (for CI: exit 123 when over, the command's own failure first)";
-  // One value per flag, the flag repeated for more: `--max-peak 2G make -j8` must
-  // leave `make` to the command.
-  cmd.add_option("--max-peak", flags.max_peak,
-                 "Peak memory of the whole tree (2G), or of each process of a command (cc1plus=1G); repeatable")
-      ->expected(1)
-      ->allow_extra_args(false)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-      ->group(group);
-  cmd.add_option("--max-cpu", flags.max_cpu,
-                 "CPU time of the whole tree (10m), or of each process of a command (cc1plus=30s); repeatable")
-      ->expected(1)
-      ->allow_extra_args(false)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-      ->group(group);
-}
-
 Result<std::vector<analyze::Budget>> parse_budgets(const BudgetFlags& flags) {
   std::vector<analyze::Budget> budgets;
   for (const auto& text : flags.max_peak) {

@@ -2,12 +2,15 @@
 // for the whole tree (`2G`, `10m`) or per command (`cc1plus=1G`), repeatable.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
 
 #include "analyze/budget.h"
 #include "common/result.h"
+
+namespace CLI {
+class App;
+}
 
 namespace canopy::cli {
 

@@ -2,13 +2,17 @@
 // the table of them (kSubcommands).
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "cli/budget_options.h"
 #include "record/options.h"
+
+// Only command_line.cpp and main.cpp include CLI11, which is costly to build.
+namespace CLI {
+class App;
+}
 
 namespace canopy::cli {
 
@@ -33,8 +37,16 @@ class SubcommandOf final : public Subcommand {
   Options options_;
 };
 
-// `record` takes its interval's default from the environment and judges budgets.
-std::unique_ptr<Subcommand> make_record_command();
+struct RecordCliOptions {
+  record::RecordOptions record;
+  BudgetFlags budgets;
+  // From CANOPY_INTERVAL, which matters (and is an error if bad) only when no
+  // --interval overrides it.
+  record::IntervalDefault interval_default{};
+  bool interval_given = false;
+};
+CLI::App* add_record_command(CLI::App& app, RecordCliOptions& options);
+int run_record_command(const RecordCliOptions& options);
 
 struct ReportOptions {
   std::string path;
@@ -68,6 +80,8 @@ struct LogAddCliOptions {
 // Returns the `log add` subcommand (its parent `log` only groups).
 CLI::App* add_log_command(CLI::App& app, LogAddCliOptions& options);
 int run_log_add_command(const LogAddCliOptions& options);
+
+inline constexpr const char* kExportFormats = "onlooker, csv, chrome, jsonl, cutelooker-log";
 
 struct ExportOptions {
   std::string path;

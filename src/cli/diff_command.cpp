@@ -3,22 +3,11 @@
 
 #include "analyze/diff.h"
 #include "cli/commands.h"
-#include "cli/flag_values.h"
 #include "common/terminal_text.h"
 #include "report/diff_format.h"
 #include "store/reader.h"
 
 namespace canopy::cli {
-
-CLI::App* add_diff_command(CLI::App& app, DiffOptions& options) {
-  CLI::App* cmd = app.add_subcommand("diff", "Compare two recordings process by process: what grew, what is new");
-  cmd->add_option("A", options.path_a, "The earlier recording")->required();
-  cmd->add_option("B", options.path_b, "The later recording")->required();
-  cmd->add_flag("--json", options.json, "Print every pair and figure as JSON, in raw units");
-  auto* top = take_integer(cmd->add_option("--top", options.top, "Rows per list (default 10)"), 1, 1'000'000);
-  cmd->add_flag("--all", options.all, "Every row of every list")->excludes(top);
-  return cmd;
-}
 
 int run_diff_command(const DiffOptions& options) {
   auto a = store::Reader::open(options.path_a);

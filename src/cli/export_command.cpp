@@ -13,8 +13,6 @@
 namespace canopy::cli {
 namespace {
 
-constexpr const char* kExportFormats = "onlooker, csv, chrome, jsonl, cutelooker-log";
-
 using Sink = std::function<void(std::string_view)>;
 using Exporter = std::function<Status(const store::Reader&, const Sink&)>;
 
@@ -62,24 +60,6 @@ Result<Exporter> choose_exporter(const ExportOptions& options) {
 }
 
 }  // namespace
-
-CLI::App* add_export_command(CLI::App& app, ExportOptions& options) {
-  CLI::App* cmd = app.add_subcommand("export", "Write a recording in another tool's format");
-  cmd->add_option("recording", options.path, "The .canopy file")->required();
-  cmd->add_option("--format", options.format, std::string("Output format: ") + kExportFormats)->required();
-  cmd->add_option("-o,--output", options.output,
-                  "Output file, written whole or not at all; a device or FIFO is written through (default: stdout)");
-  cmd->add_flag("-f,--force", options.force, "Replace an existing output file");
-  cmd->add_flag("--long", options.long_csv,
-                "csv: one row per process and sample with every column (default: one row per tick, one column per "
-                "process)");
-  cmd->add_option("--metric", options.metric,
-                  std::string("csv (wide): the figure in each cell: ") + exporters::kWideCsvMetrics +
-                      " (default rss_bytes)");
-  cmd->add_option("--kind", options.kinds,
-                  "cutelooker-log: only events of this kind (log, stdout, stderr, mark, exec, signal); repeatable");
-  return cmd;
-}
 
 int run_export_command(const ExportOptions& options) {
   auto exporter = choose_exporter(options);

@@ -1,26 +1,12 @@
 #include <cstdio>
 
 #include "cli/commands.h"
-#include "cli/flag_values.h"
 #include "cli/progress_line.h"
 #include "common/terminal_text.h"
 #include "common/text.h"
 #include "import/onlooker_import.h"
 
 namespace canopy::cli {
-
-CLI::App* add_import_command(CLI::App& app, ImportOptions& options) {
-  CLI::App* cmd = app.add_subcommand(
-      "import", "Turn another tool's recording (Onlooker JSON, from Windows) into a canopy recording");
-  cmd->add_option("file", options.file, "The Onlooker JSON file")->required();
-  cmd->add_option("-o,--output", options.output, "Recording file (default: FILE with its extension made .canopy)");
-  cmd->add_flag("-f,--force", options.force, "Replace an existing recording file");
-  take_integer(cmd->add_option("--cpus", options.cpus,
-                               "Logical processors of the machine Onlooker ran on: its cpuUsage is a share of all of "
-                               "them (default: CPU times as for 1 CPU)"),
-               1, 65536);
-  return cmd;
-}
 
 int run_import_command(const ImportOptions& cli) {
   importers::OnlookerImportOptions options;

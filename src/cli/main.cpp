@@ -46,7 +46,7 @@ struct SubcommandEntry {
 };
 namespace cli = canopy::cli;
 const SubcommandEntry kSubcommands[] = {
-    {"record", cli::make_record_command},
+    {"record", make<cli::RecordCliOptions, cli::add_record_command, cli::run_record_command>},
     {"report", make<cli::ReportOptions, cli::add_report_command, cli::run_report_command>},
     {"view", make<cli::ViewOptions, cli::add_view_command, cli::run_view_command>},
     {"log", make<cli::LogAddCliOptions, cli::add_log_command, cli::run_log_add_command>},

@@ -6,13 +6,6 @@
 
 namespace canopy::cli {
 
-CLI::App* add_mark_command(CLI::App& app, MarkOptions& options) {
-  CLI::App* cmd = app.add_subcommand(
-      "mark", "Put a marker on the timeline of the recording this runs inside (canopy record sets CANOPY_MARK)");
-  cmd->add_option("text", options.words, "The marker's text")->required();
-  return cmd;
-}
-
 int run_mark_command(const MarkOptions& options) {
   std::string text;
   for (const auto& word : options.words) {

@@ -42,20 +42,6 @@ int write_html_report(const store::Reader& reader, const ReportOptions& options,
 
 }  // namespace
 
-CLI::App* add_report_command(CLI::App& app, ReportOptions& options) {
-  CLI::App* cmd = app.add_subcommand("report", "Summarise a recording");
-  cmd->add_option("recording", options.path, "The .canopy file")->required();
-  CLI::Option* json = cmd->add_flag("--json", options.json, "Print the summary as JSON");
-  cmd->add_flag("--growth", options.growth,
-                "List every memory growth finding, one line per process (the summary groups them; --json has them all)")
-      ->excludes(json);
-  cmd->add_option("--html", options.html,
-                  "Also write the viewer's page with the recording embedded, one file that opens offline");
-  cmd->add_flag("-f,--force", options.force, "Replace an existing --html file");
-  add_budget_options(*cmd, options.budgets);
-  return cmd;
-}
-
 int run_report_command(const ReportOptions& options) {
   auto budgets = parse_budgets(options.budgets);
   if (!budgets) {

@@ -13,7 +13,6 @@
 #include <thread>
 
 #include "cli/commands.h"
-#include "cli/flag_values.h"
 #include "common/terminal_text.h"
 #include "web/server.h"
 #include "web/web_module.h"
@@ -56,17 +55,6 @@ bool is_loopback_address(const std::string& address) {
 }
 
 }  // namespace
-
-CLI::App* add_view_command(CLI::App& app, ViewOptions& options) {
-  CLI::App* cmd = app.add_subcommand("view", "Open a recording in the browser (serves it on 127.0.0.1)");
-  cmd->add_option("recording", options.path, "The .canopy file")->required();
-  cmd->add_flag("--open", options.open, "Also open the page in the default browser");
-  take_ip_address(cmd->add_option("--listen", options.listen,
-                                   "IPv4 or IPv6 address to listen on (default 127.0.0.1; another one makes the "
-                                   "recording reachable from other machines)"));
-  take_integer(cmd->add_option("--port", options.port, "Port (default: any free one)"), 0, 65535);
-  return cmd;
-}
 
 int run_view_command(const ViewOptions& options) {
   auto data = web::load_view_data(options.path);

@@ -1,5 +1,7 @@
 #include "report/budget_format.h"
 
+#include <nlohmann/json.hpp>
+
 #include "common/text.h"
 
 namespace canopy::report {

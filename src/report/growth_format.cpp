@@ -1,6 +1,7 @@
 #include "report/growth_format.h"
 
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "common/terminal_text.h"
 #include "common/text.h"

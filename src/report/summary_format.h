@@ -1,7 +1,7 @@
 // report/: the summary of a recording for people (terminal text) and scripts (JSON).
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 

@@ -1,0 +1,201 @@
+// canopy's command line: every subcommand's flags, their help and the checks on their
+// values. The one file of cli/ besides main.cpp and flag_values.cpp that sees CLI11,
+// whose header alone costs each file that includes it seconds of build; the
+// subcommands themselves (*_command.cpp) take the parsed options.
+#include <CLI/CLI.hpp>
+
+#include "cli/budget_options.h"
+#include "cli/commands.h"
+#include "cli/flag_values.h"
+#include "export/csv.h"
+#include "logs/log_importer.h"
+
+namespace canopy::cli {
+namespace {
+
+// The kernel's highest pid_max (PID_MAX_LIMIT, 2^22 on 64-bit): no PID is above it.
+constexpr int64_t kPidMaxLimit = 4'194'304;
+constexpr int64_t kIntervalMostMs = 3'600'000;
+
+// The least page the kernel gives, and so the least memory a limit can mean: under it,
+// memory.max and RLIMIT_AS both leave nothing to run in.
+constexpr int64_t kLeastMemoryLimitBytes = 4096;
+
+void add_limit_options(CLI::App& cmd, record::ResourceLimits& limits) {
+  const char* group = "Resource limits (a cgroup where canopy can create one; see README)";
+  take_size(cmd.add_option("--memory-limit", limits.memory_bytes, "Memory the whole tree may use (cgroup memory.max)"),
+            kLeastMemoryLimitBytes)
+      ->group(group);
+  take_size(cmd.add_option("--swap-limit", limits.swap_bytes, "Swap the whole tree may use besides its memory"), 0)
+      ->group(group);
+  take_number(cmd.add_option("--cpu-limit", limits.cpu_percent,
+                             "CPU the whole tree may use, in percent of one CPU (cgroup cpu.max)"),
+              0.1, 100'000.0)
+      ->group(group);
+  cmd.add_option("--cpus", limits.cpus, "CPUs the command may run on, e.g. 0,2-3 (affinity)")->group(group);
+  take_integer(cmd.add_option("--nice", limits.nice, "Scheduling niceness of the command, -20 to 19"), -20, 19)
+      ->group(group);
+  take_duration(cmd.add_option("--cpu-time", limits.cpu_time_ms, "CPU time the tree may use in all, e.g. 30s"), 1)
+      ->group(group);
+  take_integer(cmd.add_option("--max-processes", limits.max_processes, "Processes and threads the tree may have at once"),
+               1)
+      ->group(group);
+  take_duration(cmd.add_option("--timeout", limits.timeout_ms,
+                               "Wall time, e.g. 10m; then SIGTERM to the whole tree, SIGKILL after the grace"),
+                1)
+      ->group(group);
+  // 0s: SIGKILL right after SIGTERM, for a tree that need not clean up.
+  take_duration(cmd.add_option("--kill-grace", limits.kill_grace_ms,
+                               "Time between SIGTERM and SIGKILL when stopping the tree (default 5s)"),
+                0)
+      ->group(group);
+}
+
+}  // namespace
+
+void add_budget_options(CLI::App& cmd, BudgetFlags& flags) {
+  const char* group = "Budgets (for CI: exit 123 when over, the command's own failure first)";
+  // One value per flag, the flag repeated for more: `--max-peak 2G make -j8` must
+  // leave `make` to the command.
+  cmd.add_option("--max-peak", flags.max_peak,
+                 "Peak memory of the whole tree (2G), or of each process of a command (cc1plus=1G); repeatable")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->group(group);
+  cmd.add_option("--max-cpu", flags.max_cpu,
+                 "CPU time of the whole tree (10m), or of each process of a command (cc1plus=30s); repeatable")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->group(group);
+}
+
+CLI::App* add_record_command(CLI::App& app, RecordCliOptions& cli) {
+  // A bad CANOPY_INTERVAL is an error only when no --interval overrides it: run_record
+  // sees both.
+  cli.interval_default = record::interval_from_environment();
+  record::RecordOptions& options = cli.record;
+  options.interval_ms = cli.interval_default.interval_ms;
+  CLI::App* cmd = app.add_subcommand(
+      "record", "Run a command (canopy record -- CMD ARGS) or attach to one (--pid PID) and record its whole tree");
+  take_integer(cmd->add_option("--pid", options.attach_pid, "Attach to a running process and its descendants"), 1,
+               kPidMaxLimit);
+  CLI::Option* interval = take_integer(cmd->add_option("-i,--interval", options.interval_ms,
+                               "Sampling interval in ms (default 100; env CANOPY_INTERVAL or ONLOOKER_POLL_INTERVAL)"),
+               1, kIntervalMostMs);
+  cmd->add_option("-o,--output", options.output, "Recording file (default canopy-YYYYMMDD-HHMMSS-PID.canopy)");
+  cmd->add_flag("-f,--force", options.force, "Replace an existing recording file");
+  cmd->add_flag("-q,--quiet", options.quiet, "Print no summary and no exit status line");
+  cmd->add_flag("--pss", options.pss, "Also record PSS and USS (smaps_rollup; costly, so once a second by default)");
+  take_integer(cmd->add_option("--pss-interval", options.pss_interval_ms, "Minimum ms between PSS reads of one process"),
+               1, kIntervalMostMs);
+  cmd->add_flag("--capture-output", options.capture_output,
+                "Store every line the command writes to stdout and stderr as an event (both still reach the terminal)");
+  cmd->add_flag("!--no-process-events", options.process_events,
+                "Poll only: no kernel process events or taskstats exit records (for comparison, or where they cost too much)");
+  cmd->add_flag("!--no-cgroup", options.cgroup,
+                "Do not run the command in a cgroup of its own (no exact tree figures; limits per process)");
+  add_limit_options(*cmd, options.limits);
+  add_budget_options(*cmd, cli.budgets);
+  cmd->add_option("command", options.command, "The command to run and its arguments");
+  // Everything from the command's name on belongs to the command, options included,
+  // as with `time`: `canopy record make -j8` works without `--`.
+  cmd->positionals_at_end();
+  cmd->parse_complete_callback([&cli, interval] { cli.interval_given = interval->count() > 0; });
+  return cmd;
+}
+
+CLI::App* add_report_command(CLI::App& app, ReportOptions& options) {
+  CLI::App* cmd = app.add_subcommand("report", "Summarise a recording");
+  cmd->add_option("recording", options.path, "The .canopy file")->required();
+  CLI::Option* json = cmd->add_flag("--json", options.json, "Print the summary as JSON");
+  cmd->add_flag("--growth", options.growth,
+                "List every memory growth finding, one line per process (the summary groups them; --json has them all)")
+      ->excludes(json);
+  cmd->add_option("--html", options.html,
+                  "Also write the viewer's page with the recording embedded, one file that opens offline");
+  cmd->add_flag("-f,--force", options.force, "Replace an existing --html file");
+  add_budget_options(*cmd, options.budgets);
+  return cmd;
+}
+
+CLI::App* add_view_command(CLI::App& app, ViewOptions& options) {
+  CLI::App* cmd = app.add_subcommand("view", "Open a recording in the browser (serves it on 127.0.0.1)");
+  cmd->add_option("recording", options.path, "The .canopy file")->required();
+  cmd->add_flag("--open", options.open, "Also open the page in the default browser");
+  take_ip_address(cmd->add_option("--listen", options.listen,
+                                   "IPv4 or IPv6 address to listen on (default 127.0.0.1; another one makes the "
+                                   "recording reachable from other machines)"));
+  take_integer(cmd->add_option("--port", options.port, "Port (default: any free one)"), 0, 65535);
+  return cmd;
+}
+
+CLI::App* add_log_command(CLI::App& app, LogAddCliOptions& options) {
+  CLI::App* log = app.add_subcommand("log", "Link application logs to a recording's timeline");
+  log->require_subcommand(1);
+  CLI::App* add = log->add_subcommand("add", "Import a log file into a recording (one transaction: all or nothing)");
+  add->add_option("recording", options.recording, "The .canopy file")->required();
+  add->add_option("file", options.file, "The log file")->required();
+  add->add_option("--format", options.format,
+                  std::string("Log format: ") + logs::kLogFormatNames + " (default: detected from the file)");
+  add->add_option("--tz", options.tz,
+                  "Time zone of timestamps written without one, e.g. Europe/Berlin, UTC, +01:00 "
+                  "(default: the zone of the recording's host)");
+  add->add_option("--time-field", options.time_field, "jsonl: the field holding the time");
+  add->add_option("--message-field", options.message_field, "jsonl: the field holding the message");
+  add->add_flag("--again", options.again,
+                "Add the file even if the recording already holds a log with the same content "
+                "(its events are then there twice)");
+  return add;
+}
+
+CLI::App* add_mark_command(CLI::App& app, MarkOptions& options) {
+  CLI::App* cmd = app.add_subcommand(
+      "mark", "Put a marker on the timeline of the recording this runs inside (canopy record sets CANOPY_MARK)");
+  cmd->add_option("text", options.words, "The marker's text")->required();
+  return cmd;
+}
+
+CLI::App* add_export_command(CLI::App& app, ExportOptions& options) {
+  CLI::App* cmd = app.add_subcommand("export", "Write a recording in another tool's format");
+  cmd->add_option("recording", options.path, "The .canopy file")->required();
+  cmd->add_option("--format", options.format, std::string("Output format: ") + kExportFormats)->required();
+  cmd->add_option("-o,--output", options.output,
+                  "Output file, written whole or not at all; a device or FIFO is written through (default: stdout)");
+  cmd->add_flag("-f,--force", options.force, "Replace an existing output file");
+  cmd->add_flag("--long", options.long_csv,
+                "csv: one row per process and sample with every column (default: one row per tick, one column per "
+                "process)");
+  cmd->add_option("--metric", options.metric,
+                  std::string("csv (wide): the figure in each cell: ") + exporters::kWideCsvMetrics +
+                      " (default rss_bytes)");
+  cmd->add_option("--kind", options.kinds,
+                  "cutelooker-log: only events of this kind (log, stdout, stderr, mark, exec, signal); repeatable");
+  return cmd;
+}
+
+CLI::App* add_import_command(CLI::App& app, ImportOptions& options) {
+  CLI::App* cmd = app.add_subcommand(
+      "import", "Turn another tool's recording (Onlooker JSON, from Windows) into a canopy recording");
+  cmd->add_option("file", options.file, "The Onlooker JSON file")->required();
+  cmd->add_option("-o,--output", options.output, "Recording file (default: FILE with its extension made .canopy)");
+  cmd->add_flag("-f,--force", options.force, "Replace an existing recording file");
+  take_integer(cmd->add_option("--cpus", options.cpus,
+                               "Logical processors of the machine Onlooker ran on: its cpuUsage is a share of all of "
+                               "them (default: CPU times as for 1 CPU)"),
+               1, 65536);
+  return cmd;
+}
+
+CLI::App* add_diff_command(CLI::App& app, DiffOptions& options) {
+  CLI::App* cmd = app.add_subcommand("diff", "Compare two recordings process by process: what grew, what is new");
+  cmd->add_option("A", options.path_a, "The earlier recording")->required();
+  cmd->add_option("B", options.path_b, "The later recording")->required();
+  cmd->add_flag("--json", options.json, "Print every pair and figure as JSON, in raw units");
+  auto* top = take_integer(cmd->add_option("--top", options.top, "Rows per list (default 10)"), 1, 1'000'000);
+  cmd->add_flag("--all", options.all, "Every row of every list")->excludes(top);
+  return cmd;
+}
+
+}  // namespace canopy::cli
