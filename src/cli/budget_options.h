@@ -20,6 +20,7 @@ struct BudgetFlags {
   bool any() const { return !max_peak.empty() || !max_cpu.empty(); }
 };
 
+// Defined with the other flags, in command_line.cpp.
 void add_budget_options(CLI::App& cmd, BudgetFlags& flags);
 
 // One line naming the flag and what is wrong with it, for a bad value.

@@ -9,7 +9,8 @@
 #include "cli/budget_options.h"
 #include "record/options.h"
 
-// Only command_line.cpp and main.cpp include CLI11, which is costly to build.
+// Only command_line.cpp, main.cpp and flag_values.cpp include CLI11, which is costly
+// to build; the add_*_command functions below are defined in command_line.cpp.
 namespace CLI {
 class App;
 }
