@@ -18,19 +18,13 @@ TEST(Crash, KillNineLeavesAReadableRecording) {
   Started canopy({kCanopy, "record", "-o", path, "--", kWorkload, "hold", "25", "30000"});
   // Killed once a sample has the command holding all of it, however long a loaded
   // machine takes to get there.
-  bool holding = false;
-  for (int tries = 0; tries < 600 && !holding; ++tries) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    auto live = store::Reader::open(path, store::Reader::Verify::kWhileReading);
+  bool holding = wait_for_recording(path, [](const store::Reader& live) {
     int64_t most_bytes = 0;
-    if (live) {
-      auto read = live->for_each_sample([&](int64_t, int64_t, const store::SampleValues& v) {
-        most_bytes = std::max(most_bytes, v[store::kRssAnonBytes]);
-      });
-      (void)read;  // a read racing the writer's commit just tries again
-    }
-    holding = most_bytes >= mib(25);
-  }
+    auto read = live.for_each_sample([&](int64_t, int64_t, const store::SampleValues& v) {
+      most_bytes = std::max(most_bytes, v[store::kRssAnonBytes]);
+    });
+    return read && most_bytes >= mib(25);
+  });
   ASSERT_TRUE(holding) << "canopy never recorded the command holding 25 MiB";
   std::ifstream children("/proc/" + std::to_string(canopy.pid()) + "/task/" + std::to_string(canopy.pid()) +
                          "/children");

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <thread>
 
 #include "probe/cgroup_files.h"
 
@@ -142,6 +143,18 @@ int running_with_cmdline(const std::string& cmdline) {
     count += text && *text == cmdline;
   }
   return count;
+}
+
+bool wait_for_recording(const std::string& path, const std::function<bool(const store::Reader&)>& ready) {
+  for (int tries = 0; tries < 600; ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    // A read racing the writer's commit, or a file not yet made, just tries again.
+    auto live = store::Reader::open(path, store::Reader::Verify::kWhileReading);
+    if (live && ready(*live)) {
+      return true;
+    }
+  }
+  return false;
 }
 
 int64_t epoch_ms() {

@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -67,6 +68,11 @@ std::vector<store::EventRow> limit_events(const store::Reader& reader);
 // How many processes on the machine have exactly this command line (arguments
 // NUL-terminated, as in /proc/PID/cmdline).
 int running_with_cmdline(const std::string& cmdline);
+
+// Reads the recording at `path` as canopy writes it, every 100 ms for up to a minute,
+// until `ready` holds of it: for a test that acts once something is recorded, however
+// long a loaded machine takes. False if it never did.
+bool wait_for_recording(const std::string& path, const std::function<bool(const store::Reader&)>& ready);
 
 // Milliseconds since the epoch, for comparing with recorded timestamps.
 int64_t epoch_ms();

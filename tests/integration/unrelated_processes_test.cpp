@@ -99,13 +99,10 @@ TEST(UnrelatedProcesses, AnAttachedTreesLaterForksPassTheFilter) {
   std::string path = dir.file("attached.canopy");
   Started recorder({kCanopy, "record", "-q", "--pid", std::to_string(tree.pid()), "-o", path});
   // Recording once its first tick is in the file.
-  bool ticking = false;
-  for (int tries = 0; tries < 600 && !ticking; ++tries) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    auto live = store::Reader::open(path, store::Reader::Verify::kWhileReading);
-    auto ticks = live ? live->ticks() : Result<std::vector<store::TickRow>>(Error{""});
-    ticking = ticks && !ticks->empty();
-  }
+  bool ticking = wait_for_recording(path, [](const store::Reader& live) {
+    auto ticks = live.ticks();
+    return ticks && !ticks->empty();
+  });
   ASSERT_TRUE(ticking) << "canopy never recorded a tick";
   { std::ofstream(gate).put('\n'); }
   ASSERT_EQ(tree.wait().exit_status, 0);
