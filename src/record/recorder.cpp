@@ -265,7 +265,7 @@ Status RecordRun::create_recording() {
   if (run_mode_) {
     session_->limits = &*limit_watch_;
   }
-  write_start_meta(*writer_, options_, host, session_->clock.now_ms(), root_);
+  write_start_meta(*writer_, options_, host, session_->clock.start_ms(), root_);
   store::RecordingMeta watched;
   if (capture_) {
     watched.output_capture = capture_->kinds();

@@ -16,8 +16,6 @@
 
 namespace canopy::record {
 
-int64_t monotonic_ms() { return static_cast<int64_t>(probe::now_monotonic_ns() / 1'000'000); }
-
 // Fork, exec and exit of the tree's processes at their exact times, before anything
 // else looks at the tree: a tick, or the reaping of a child.
 void read_process_events(Session& s, EventsReady ready) {

@@ -18,29 +18,12 @@
 #include "record/mark_channel.h"
 #include "record/options.h"
 #include "record/output_capture.h"
+#include "record/recording_clock.h"
 #include "record/recorder.h"
 #include "record/tree_sampler.h"
 #include "store/writer.h"
 
 namespace canopy::record {
-
-int64_t monotonic_ms();
-
-// Timestamps come from the monotonic clock anchored at the wall-clock start, so that
-// a clock step (NTP) during the recording never reorders or duplicates ticks.
-class RecordingClock {
- public:
-  RecordingClock() : epoch_start_ms_(probe::now_epoch_ms()), monotonic_start_ms_(monotonic_ms()) {}
-  int64_t now_ms() const { return epoch_start_ms_ + monotonic_ms() - monotonic_start_ms_; }
-  // A kernel timestamp on the monotonic clock (a process event's) on the same scale.
-  int64_t from_monotonic_ns(uint64_t ns) const {
-    return epoch_start_ms_ + static_cast<int64_t>(ns / 1'000'000) - monotonic_start_ms_;
-  }
-
- private:
-  int64_t epoch_start_ms_;
-  int64_t monotonic_start_ms_;
-};
 
 struct Session {
   const RecordOptions& options;

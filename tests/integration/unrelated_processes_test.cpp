@@ -103,7 +103,11 @@ TEST(UnrelatedProcesses, AnAttachedTreesLaterForksPassTheFilter) {
     auto ticks = live.ticks();
     return ticks && !ticks->empty();
   });
-  ASSERT_TRUE(ticking) << "canopy never recorded a tick";
+  if (!ticking) {
+    recorder.signal(SIGTERM);
+    auto stopped = recorder.wait();
+    FAIL() << "canopy never recorded a tick; it exited " << stopped.exit_status << ": " << stopped.err;
+  }
   { std::ofstream(gate).put('\n'); }
   ASSERT_EQ(tree.wait().exit_status, 0);
   auto finished = recorder.wait();
