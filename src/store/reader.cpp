@@ -106,6 +106,7 @@ Result<Reader> Reader::open(const std::string& path, Verify verify) {
   if (rc != SQLITE_OK) {
     return reader.read_error();
   }
+  wait_for_locks(db);  // the recorder's, as it creates the file
   // integrity_check reads every page and index once: a truncated or damaged file is
   // reported here, in one line, instead of halfway through a report.
   if (verify == Verify::kIntegrityCheck) {

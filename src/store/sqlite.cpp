@@ -8,6 +8,8 @@ std::string last_error(sqlite3* db) { return db ? sqlite3_errmsg(db) : "out of m
 
 void configure_sqlite() { sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); }
 
+void wait_for_locks(sqlite3* db) { sqlite3_busy_timeout(db, kLockWaitMs); }
+
 Status exec_sql(sqlite3* db, const char* sql) {
   char* message = nullptr;
   if (sqlite3_exec(db, sql, nullptr, nullptr, &message) != SQLITE_OK) {

@@ -20,6 +20,13 @@ using ScopedStmt = ScopedResource<sqlite3_stmt*, sqlite3_finalize, nullptr>;
 // memory use, whose global mutex every allocation of every statement took.
 void configure_sqlite();
 
+// Another connection's lock on the file is waited for, up to kLockWaitMs, rather than
+// reported as "database is locked": a viewer or report opening a recording as the
+// recorder creates it or turns on its WAL, the recorder committing beside a reader
+// that is replaying the WAL's index. Such locks last milliseconds.
+inline constexpr int kLockWaitMs = 5000;
+void wait_for_locks(sqlite3* db);
+
 Status exec_sql(sqlite3* db, const char* sql);
 Result<ScopedStmt> prepare(sqlite3* db, std::string_view sql);
 

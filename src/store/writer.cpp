@@ -80,6 +80,7 @@ Result<Writer> Writer::create(const std::string& path, bool force) {
   if (rc != SQLITE_OK) {
     return fail(last_error(db));
   }
+  wait_for_locks(db);  // a reader's, opening the file as it is made
   // The schema goes in as one transaction without a journal or a sync: the file is new
   // and the command not yet started, so a crash in between leaves a file the reader
   // rejects, as a crash between two journaled statements did. A journal here cost a
@@ -338,10 +339,12 @@ Status Writer::finish() {
   // is the same either way: a journal mode other than WAL is not stored in it, and
   // the next connection uses a rollback journal (DELETE) as usual.
   auto mode = journal_mode(db_.get(), "OFF");
-  if (!mode) {
+  // Refused, it answers "database is locked" (SQLITE_BUSY), not the mode it kept.
+  bool still_wal = mode ? *mode == "wal" : sqlite3_errcode(db_.get()) == SQLITE_BUSY;
+  if (!mode && !still_wal) {
     return Error{"cannot write '" + path_ + "': " + mode.error().message};
   }
-  if (*mode == "wal") {
+  if (still_wal) {
     if (auto status = exec_sql(db_.get(), "PRAGMA wal_checkpoint(TRUNCATE)"); !status) {
       return Error{"cannot write '" + path_ + "': " + status.error().message};
     }
