@@ -13,6 +13,7 @@ packages=(
   libcpp-httplib-dev zlib1g-dev libssl-dev nettle-dev
   libcctz-dev tzdata libsimdjson-dev libnl-genl-3-dev
   clang bpftool libbpf-dev
+  scdoc
   chromium
   libgtest-dev
   libbenchmark-dev
