@@ -16,6 +16,7 @@ packages=(
   scdoc
   chromium
   libgtest-dev
+  man-db groff-base bash-completion
   libbenchmark-dev
   util-linux procps
   python3 sysstat atop collectl
