@@ -13,8 +13,10 @@ packages=(
   libcpp-httplib-dev zlib1g-dev libssl-dev nettle-dev
   libcctz-dev tzdata libsimdjson-dev libnl-genl-3-dev
   clang bpftool libbpf-dev
+  scdoc
   chromium
   libgtest-dev
+  man-db groff-base bash-completion
   libbenchmark-dev
   util-linux procps
   python3 sysstat atop collectl
