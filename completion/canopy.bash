@@ -94,7 +94,7 @@ _canopy_option_value()
                 disk_write_bytes pss_bytes uss_bytes' -- "$cur"))
             ;;
         'export --kind')
-            COMPREPLY=($(compgen -W 'log stdout stderr mark exec signal' -- "$cur"))
+            COMPREPLY=($(compgen -W 'log stdout stderr mark exec signal limit' -- "$cur"))
             ;;
         'log add --format')
             COMPREPLY=($(compgen -W 'cutelooker cmake-trace lines jsonl' -- "$cur"))
