@@ -1,17 +1,28 @@
 # The two set-up commands are `make demo` and `make test`; both install what is missing
-# first (make deps), then build. See README.md.
+# first (make deps, or for the demo only what building needs), then build. See README.md.
 BUILD ?= build
 BUILD_ASAN ?= build-asan
 JOBS ?= $(shell nproc)
 
-.PHONY: deps build test test-asan demo bench bench-compare bench-idle bench-unrelated bench-viewer bench-logs bench-export bench-build clean
+PREFIX ?= /usr/local
+
+.PHONY: deps deps-build build build-canopy test test-asan install package demo bench bench-compare bench-idle bench-unrelated bench-viewer bench-logs bench-export bench-build clean
 
 deps:
 	@scripts/deps.sh
 
+deps-build:
+	@scripts/deps.sh build
+
 build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
+
+# canopy, its viewer module and its man page: what install, package and demo need,
+# without the tests.
+build-canopy: deps-build
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS) --target canopy canopy_man
 
 test: build
 	@ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
@@ -22,7 +33,19 @@ test-asan: deps
 	@cmake --build $(BUILD_ASAN) -j $(JOBS)
 	@ctest --test-dir $(BUILD_ASAN) --output-on-failure -j $(JOBS)
 
-demo: build
+# bin/canopy, lib/canopy/canopy-web.so, the man page and bash completion under PREFIX
+# (DESTDIR=... stages them elsewhere, as packagers do).
+install: build-canopy
+	@cmake --install $(BUILD) --prefix $(PREFIX)
+
+# A .deb of the same files under /usr, in $(BUILD)/package/: apt install ./canopy_*.deb
+package: build-canopy
+	@cpack --config $(BUILD)/CPackConfig.cmake -B $(BUILD)/package >/dev/null
+	@ls $(BUILD)/package/*.deb
+
+# canopy and the workload it records, built once; no tests.
+demo: build-canopy
+	@cmake --build $(BUILD) -j $(JOBS) --target canopy_workload
 	@scripts/demo.sh $(BUILD)
 
 bench: build

@@ -1,24 +1,38 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian 12 machine lacks to build, test and benchmark canopy:
-# Debian packages, then the front end's npm packages from web/package-lock.json.
+# Debian packages, then the npm packages of the front end (web/package-lock.json) and
+# of the export formats' test readers (tests/consumers/package-lock.json).
 # Idempotent: installs only missing packages, and touches apt and npm only when
 # something is missing.
+#
+# usage: deps.sh [build]   with `build`, only what building canopy needs (make demo):
+#                          no browser, no peers to benchmark against
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-packages=(
+build_packages=(
   build-essential cmake pkg-config
-  libsqlite3-dev sqlite3
+  libsqlite3-dev
   libcli11-dev nlohmann-json3-dev
   libcpp-httplib-dev zlib1g-dev libssl-dev nettle-dev
   libcctz-dev tzdata libsimdjson-dev libnl-genl-3-dev
   clang bpftool libbpf-dev
-  chromium
-  libgtest-dev
-  libbenchmark-dev
-  util-linux procps
-  python3 sysstat atop collectl
+  scdoc
+  libgtest-dev python3
 )
+test_packages=(
+  sqlite3
+  chromium
+  man-db groff-base bash-completion
+  util-linux procps
+  sysstat atop collectl
+)
+npm_dirs=(web tests/consumers)
+packages=("${build_packages[@]}" "${test_packages[@]}")
+if [ "${1:-}" = build ]; then
+  packages=("${build_packages[@]}")
+  npm_dirs=(web)  # its bundler builds the viewer's page
+fi
 
 missing=()
 for package in "${packages[@]}"; do
@@ -52,9 +66,9 @@ if [ ${#missing[@]} -ne 0 ]; then
   fi
 fi
 
-# The front end's packages and the export formats' test readers (tests/consumers/),
-# exactly as locked; again only when a lockfile changed since the last install.
-for dir in web tests/consumers; do
+# The npm packages exactly as locked; again only when a lockfile changed since the
+# last install.
+for dir in "${npm_dirs[@]}"; do
   stamp=$dir/node_modules/.canopy-installed-lock
   if ! cmp -s "$dir/package-lock.json" "$stamp" 2>/dev/null; then
     echo "deps: npm ci in $dir/"

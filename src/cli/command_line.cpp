@@ -22,7 +22,7 @@ constexpr int64_t kIntervalMostMs = 3'600'000;
 constexpr int64_t kLeastMemoryLimitBytes = 4096;
 
 void add_limit_options(CLI::App& cmd, record::ResourceLimits& limits) {
-  const char* group = "Resource limits (a cgroup where canopy can create one; see README)";
+  const char* group = "Resource limits (a cgroup where canopy can create one; see docs/limits-and-budgets.md)";
   take_size(cmd.add_option("--memory-limit", limits.memory_bytes, "Memory the whole tree may use (cgroup memory.max)"),
             kLeastMemoryLimitBytes)
       ->group(group);
@@ -88,14 +88,17 @@ CLI::App* add_record_command(CLI::App& app, RecordCliOptions& cli) {
   cmd->add_flag("-f,--force", options.force, "Replace an existing recording file");
   cmd->add_flag("-q,--quiet", options.quiet, "Print no summary and no exit status line");
   cmd->add_flag("--pss", options.pss, "Also record PSS and USS (smaps_rollup; costly, so once a second by default)");
-  take_integer(cmd->add_option("--pss-interval", options.pss_interval_ms, "Minimum ms between PSS reads of one process"),
+  take_integer(cmd->add_option("--pss-interval", options.pss_interval_ms, "Minimum ms between PSS reads of one process (default 1000)"),
                1, kIntervalMostMs);
   cmd->add_flag("--capture-output", options.capture_output,
                 "Store every line the command writes to stdout and stderr as an event (both still reach the terminal)");
-  cmd->add_flag("!--no-process-events", options.process_events,
-                "Poll only: no kernel process events or taskstats exit records (for comparison, or where they cost too much)");
-  cmd->add_flag("!--no-cgroup", options.cgroup,
-                "Do not run the command in a cgroup of its own (no exact tree figures; limits per process)");
+  // Callbacks, not CLI11's "!--no-..." flags, whose help shows a "{false}" default.
+  cmd->add_flag_callback(
+      "--no-process-events", [&options] { options.process_events = false; },
+      "Poll only: no kernel process events or taskstats exit records (for comparison, or where they cost too much)");
+  cmd->add_flag_callback(
+      "--no-cgroup", [&options] { options.cgroup = false; },
+      "Do not run the command in a cgroup of its own (no exact tree figures; limits per process)");
   add_limit_options(*cmd, options.limits);
   add_budget_options(*cmd, cli.budgets);
   cmd->add_option("command", options.command, "The command to run and its arguments");
@@ -170,8 +173,13 @@ CLI::App* add_export_command(CLI::App& app, ExportOptions& options) {
   cmd->add_option("--metric", options.metric,
                   std::string("csv (wide): the figure in each cell: ") + exporters::kWideCsvMetrics +
                       " (default rss_bytes)");
+  // One value per flag, as the budgets take theirs: the recording after it stays the
+  // recording.
   cmd->add_option("--kind", options.kinds,
-                  "cutelooker-log: only events of this kind (log, stdout, stderr, mark, exec, signal); repeatable");
+                  "cutelooker-log: only events of this kind (log, stdout, stderr, mark, exec, signal, limit); "
+                  "repeatable")
+      ->expected(1)
+      ->allow_extra_args(false);
   return cmd;
 }
 

@@ -1,5 +1,5 @@
 // What is at an output path, and whether a command may write there: one policy for
-// every command that writes a file (README, "Output files").
+// every command that writes a file (docs/recording.md, "Output files").
 //   nothing there                 created
 //   a regular file                replaced whole, and only with --force
 //   a character device or a FIFO  written through (/dev/null, a pipe), never replaced;

@@ -4,8 +4,7 @@
 // One entry per tick for every process alive at it (values carried forward), all
 // stamped with that tick's time: Cutelooker stacks bars only where processes share the
 // exact same time. One element per (pid, ppid, name), as Onlooker keys processes: the
-// instances of a reused PID share one. The field mapping is in README.md ("Export and
-// import").
+// instances of a reused PID share one. The field mapping is in docs/formats.md.
 #pragma once
 
 #include <functional>

@@ -7,7 +7,7 @@
 // for all the rest (a bare `main` linked to the same libraries: 7.1 ms with them, 2.0
 // ms without; this machine, `perf stat -r 50`). A recorder wrapped around every CI step
 // pays that on each one. So the canopy binary does not link them: it loads this module,
-// from beside itself, only for the two commands that need it.
+// only for the two commands that need it (where it looks: load_web_module below).
 #pragma once
 
 #include <memory>
@@ -41,9 +41,12 @@ struct WebModule {
 // The module's file name, and its one exported symbol (a function returning the table).
 inline constexpr const char* kWebModuleFile = "canopy-web.so";
 inline constexpr const char* kWebModuleEntry = "canopy_web_module";
+// Its path, for a layout other than canopy's own (a packager's).
+inline constexpr const char* kWebModuleVariable = "CANOPY_WEB_MODULE";
 
-// Loads canopy-web.so from the directory of the running executable, once; an error
-// names the file and what the loader said.
+// Loads canopy-web.so, once: from $CANOPY_WEB_MODULE, else beside the running
+// executable, else from ../lib/canopy/ of it (an install). An error names where it
+// looked, or the file and what the loader said.
 Result<const WebModule*> load_web_module();
 
 }  // namespace canopy::web

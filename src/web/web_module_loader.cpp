@@ -2,6 +2,7 @@
 #include <limits.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <string>
 
 #include "web/web_module.h"
@@ -9,15 +10,36 @@
 namespace canopy::web {
 namespace {
 
-// The module sits beside the binary, wherever the binary was copied or built.
-Result<std::string> module_path() {
+// The directory of the binary's real path: /proc/self/exe has every symlink resolved,
+// so a link to an installed canopy on PATH leads to the install, not the link's folder.
+Result<std::string> binary_directory() {
   char exe[PATH_MAX];
   ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n <= 0) {
     return Error{"cannot find the canopy binary's directory (/proc/self/exe)"};
   }
   std::string path(exe, static_cast<size_t>(n));
-  return path.substr(0, path.rfind('/') + 1) + kWebModuleFile;
+  return path.substr(0, path.rfind('/') + 1);
+}
+
+// Where the module is, in this order: the packager's override; beside the binary (the
+// build tree, or a copy made with its module); the install layout, PREFIX/bin/canopy
+// with PREFIX/lib/canopy/canopy-web.so.
+Result<std::string> module_path() {
+  if (const char* override_path = std::getenv(kWebModuleVariable); override_path && *override_path) {
+    return std::string(override_path);
+  }
+  ASSIGN_OR_RETURN(auto directory, binary_directory());
+  std::string beside = directory + kWebModuleFile;
+  std::string installed = directory + "../lib/canopy/" + kWebModuleFile;
+  for (const std::string& candidate : {beside, installed}) {
+    if (::access(candidate.c_str(), F_OK) == 0) {
+      return candidate;
+    }
+  }
+  return Error{std::string("cannot find the viewer's module ") + kWebModuleFile + ": not at '" + beside +
+               "' nor at '" + installed + "' (install canopy with its module, or set " + kWebModuleVariable +
+               " to its path)"};
 }
 
 }  // namespace

@@ -102,7 +102,7 @@ TEST(LogAdd, LinesWithCrlfUtf8AndAStackTrace) {
 }
 
 TEST(LogAdd, AnEntryOverOneMiBKeepsItsFirstMiB) {
-  // README: an entry of a `lines` log is cut at 1 MiB. What is kept is its first MiB
+  // docs/logs.md: an entry of a `lines` log is cut at 1 MiB. What is kept is its first MiB
   // (less the bytes of a character the cut would split), then the marker.
   constexpr size_t kMiB = 1 << 20;
   const std::string marker = "\n[... truncated by canopy: entry over 1 MiB]";
@@ -325,9 +325,10 @@ TEST(LogAdd, CutelookerLogAndBackOut) {
   EXPECT_EQ(std::filesystem::status(out).permissions() & std::filesystem::perms::all,
             std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
 
-  // Only the logs: what came in goes out, and reads back in as the same events.
-  auto only_logs = run({kCanopy, "export", rec, "--format", "cutelooker-log", "--kind", "log"});
-  ASSERT_EQ(only_logs.exit_status, 0);
+  // Only the logs: what came in goes out, and reads back in as the same events. The
+  // flag takes one kind, so the recording may come after it.
+  auto only_logs = run({kCanopy, "export", "--kind", "log", rec, "--format", "cutelooker-log"});
+  ASSERT_EQ(only_logs.exit_status, 0) << only_logs.err;
   std::string again = dir.file("again.json");
   std::ofstream(again) << only_logs.out;
   std::string rec2 = make_recording(dir, "round-trip.canopy");

@@ -1,5 +1,5 @@
 // Where canopy's commands write their output files, run as a user would, with one
-// policy for all (README, "Output files"): a regular file is replaced only with
+// policy for all (docs/recording.md, "Output files"): a regular file is replaced only with
 // --force, a character device or FIFO is written through (or refused by the commands
 // that write a SQLite recording), a symlink is followed, a directory is refused, and
 // the command's own input is never written over.
