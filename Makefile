@@ -6,7 +6,7 @@ JOBS ?= $(shell nproc)
 
 PREFIX ?= /usr/local
 
-.PHONY: deps deps-build build build-canopy test test-asan install package demo bench bench-compare bench-idle bench-unrelated bench-viewer bench-logs bench-export bench-build clean
+.PHONY: deps deps-build build build-canopy docs-screenshot test test-asan install package demo bench bench-compare bench-idle bench-unrelated bench-viewer bench-logs bench-export bench-build clean
 
 deps:
 	@scripts/deps.sh
@@ -26,6 +26,10 @@ build-canopy: deps-build
 
 test: build
 	@ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# The README's screenshot of the viewer (docs/viewer.png), taken anew by the browser test.
+docs-screenshot: build
+	@CANOPY_REFRESH_DOCS_SCREENSHOT=1 ctest --test-dir $(BUILD) -R '^web_browser$$' --output-on-failure
 
 # The same tests under AddressSanitizer and UndefinedBehaviorSanitizer (CI runs both).
 test-asan: deps

@@ -5,6 +5,8 @@
 //   CANOPY_BIN        the canopy binary
 //   CANOPY_WORKLOAD   the workload binary (tests/workload/canopy_workload)
 //   CANOPY_ARTIFACTS  a directory for screenshots (created when missing)
+//   CANOPY_REFRESH_DOCS_SCREENSHOT  when 1, the README's screenshot (docs/viewer.png)
+//                     is written anew from the default view (make docs-screenshot)
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -164,6 +166,14 @@ export function holdChildren(processes) {
 
 export async function screenshot(page, env, name) {
   await page.screenshot({ path: path.join(env.artifacts, `${name}.png`) });
+}
+
+// The README's picture of the viewer, taken by the test that checks what it shows, on
+// request only: a test run leaves the source tree as it found it.
+export async function docsScreenshot(page) {
+  if (process.env.CANOPY_REFRESH_DOCS_SCREENSHOT !== '1') return;
+  const docs = new URL('../../../docs/viewer.png', import.meta.url);
+  await page.screenshot({ path: docs.pathname });
 }
 
 export function within(actual, expected, fraction) {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import {
-  MiB, chartData, clickBandOf, clickChartAt, environment, holdChildren, infoRows, kTreeCommand, launchBrowser,
+  MiB, chartData, clickBandOf, clickChartAt, docsScreenshot, environment, holdChildren, infoRows, kTreeCommand, launchBrowser,
   paintedShare, parseBytes, pinFirstTickFrom, record, screenshot, startView, tempDir, waitReady, watchErrors, within,
 } from './harness.mjs';
 
@@ -62,6 +62,7 @@ describe('canopy view', () => {
     assert.ok(header.includes(`${(peak / MiB).toFixed(1)} MiB`), header);
     assert.ok(header.includes(`sh -c '"$W" tree & sleep 0.5; exec "$W" hold 30 1500'`), header);
     await screenshot(page, env, 'view-default');
+    await docsScreenshot(page);
     assert.deepEqual(errors, []);
   });
 
