@@ -2,7 +2,7 @@
 # The workload `make demo` records: a small pipeline whose processes come and go, as a
 # CI job's or a batch job's do. It prints what it does (captured by --capture-output),
 # writes an application log with timestamps (added to the recording afterwards), and
-# marks its stages (CANOPY_MARK, set by canopy record). About 15 s in all.
+# marks its stages (CANOPY_MARK, set by canopy record). About 10 s in all.
 #
 #   fetch      40 brief downloads, one after another (each a process of 50 ms)
 #   transform  4 sort workers in parallel; one of them takes 400 MiB and gives it back
