@@ -51,23 +51,23 @@ void add_limit_options(CLI::App& cmd, record::ResourceLimits& limits) {
       ->group(group);
 }
 
+// One value per flag, the flag repeated for more: `--max-peak 2G make -j8` must leave
+// `make` to the command, `--kind log REC` the recording to the command.
+CLI::Option* one_value_per_use(CLI::Option* option) {
+  return option->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
 }  // namespace
 
 void add_budget_options(CLI::App& cmd, BudgetFlags& flags) {
   const char* group = "Budgets (for CI: exit 123 when over, the command's own failure first)";
-  // One value per flag, the flag repeated for more: `--max-peak 2G make -j8` must
-  // leave `make` to the command.
-  cmd.add_option("--max-peak", flags.max_peak,
-                 "Peak memory of the whole tree (2G), or of each process of a command (cc1plus=1G); repeatable")
-      ->expected(1)
-      ->allow_extra_args(false)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+  one_value_per_use(cmd.add_option(
+                        "--max-peak", flags.max_peak,
+                        "Peak memory of the whole tree (2G), or of each process of a command (cc1plus=1G); repeatable"))
       ->group(group);
-  cmd.add_option("--max-cpu", flags.max_cpu,
-                 "CPU time of the whole tree (10m), or of each process of a command (cc1plus=30s); repeatable")
-      ->expected(1)
-      ->allow_extra_args(false)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+  one_value_per_use(cmd.add_option(
+                        "--max-cpu", flags.max_cpu,
+                        "CPU time of the whole tree (10m), or of each process of a command (cc1plus=30s); repeatable"))
       ->group(group);
 }
 
@@ -173,13 +173,9 @@ CLI::App* add_export_command(CLI::App& app, ExportOptions& options) {
   cmd->add_option("--metric", options.metric,
                   std::string("csv (wide): the figure in each cell: ") + exporters::kWideCsvMetrics +
                       " (default rss_bytes)");
-  // One value per flag, as the budgets take theirs: the recording after it stays the
-  // recording.
-  cmd->add_option("--kind", options.kinds,
-                  "cutelooker-log: only events of this kind (log, stdout, stderr, mark, exec, signal, limit); "
-                  "repeatable")
-      ->expected(1)
-      ->allow_extra_args(false);
+  one_value_per_use(cmd->add_option(
+      "--kind", options.kinds,
+      "cutelooker-log: only events of this kind (log, stdout, stderr, mark, exec, signal, limit); repeatable"));
   return cmd;
 }
 

@@ -322,6 +322,10 @@ TEST(LogAdd, CutelookerLogAndBackOut) {
       {"1795341602000", {"third"}},
   };
   EXPECT_EQ(json, expected);
+  // --kind repeated: the kinds together, here every event there is.
+  auto both_kinds = run({kCanopy, "export", rec, "--format", "cutelooker-log", "--kind", "exec", "--kind", "log"});
+  ASSERT_EQ(both_kinds.exit_status, 0) << both_kinds.err;
+  EXPECT_EQ(nlohmann::json::parse(both_kinds.out), expected);
   EXPECT_EQ(std::filesystem::status(out).permissions() & std::filesystem::perms::all,
             std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
 
