@@ -88,7 +88,8 @@ CLI::App* add_record_command(CLI::App& app, RecordCliOptions& cli) {
   cmd->add_flag("-f,--force", options.force, "Replace an existing recording file");
   cmd->add_flag("-q,--quiet", options.quiet, "Print no summary and no exit status line");
   cmd->add_flag("--pss", options.pss, "Also record PSS and USS (smaps_rollup; costly, so once a second by default)");
-  take_integer(cmd->add_option("--pss-interval", options.pss_interval_ms, "Minimum ms between PSS reads of one process (default 1000)"),
+  take_integer(cmd->add_option("--pss-interval", options.pss_interval_ms,
+                               "Minimum ms between PSS reads of one process (default 1000)"),
                1, kIntervalMostMs);
   cmd->add_flag("--capture-output", options.capture_output,
                 "Store every line the command writes to stdout and stderr as an event (both still reach the terminal)");

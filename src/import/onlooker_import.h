@@ -3,7 +3,8 @@
 // An import is whole or nothing: the recording appears only when complete.
 //
 // This file: an Onlooker JSON (recorded on Windows) as a canopy recording. Onlooker's
-// figures map back as canopy's Onlooker export maps them out (docs/formats.md), so export onlooker -> import gives the same processes, peaks and samples.
+// figures map back as canopy's Onlooker export maps them out (docs/formats.md), so
+// export onlooker -> import gives the same processes, peaks and samples.
 #pragma once
 
 #include <cstdint>

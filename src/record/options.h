@@ -24,7 +24,8 @@ inline constexpr int kExitLimitHit = 122;
 inline constexpr int kExitOverBudget = 123;
 
 // Scarce resources to run the command under. The tree-wide ones use a cgroup where
-// canopy can create one; per process rlimits stand in where not (see docs/limits-and-budgets.md).
+// canopy can create one; per process rlimits stand in where not (see
+// docs/limits-and-budgets.md).
 struct ResourceLimits {
   std::optional<int64_t> memory_bytes;
   std::optional<int64_t> swap_bytes;
