@@ -50,8 +50,9 @@ Status find_tree_peak_pusher(const store::Reader& reader, int64_t over_t_ms, Bud
           return;
         }
         int64_t& last = rss_by_process[process_id];
-        int64_t growth = v.rss_bytes() - last;
-        last = v.rss_bytes();
+        int64_t rss = v.rss_bytes().value_or(0);
+        int64_t growth = rss - last;
+        last = rss;
         if (t_ms == over_t_ms && growth > best_growth) {
           best_growth = growth;
           culprit.process_id = process_id;

@@ -250,13 +250,13 @@ Result<GrowthReport> analyze_growth(const store::Reader& reader, const std::vect
           return;
         }
         const int64_t bucket = bucket_of(s, t_ms);
-        s.rss_bytes[static_cast<size_t>(bucket)] = v.rss_bytes();  // rows come in time order: the last wins
+        s.rss_bytes[static_cast<size_t>(bucket)] = v.rss_bytes().value_or(0);  // rows come in time order: the last wins
         // The sample at its end holds the zombie's final CPU, which includes the exit
         // itself (unmapping its memory, closing its files): not work it did while
         // alive, and enough on a slow machine to make one that slept to its end look
         // busy at the end.
         if (!s.end_ms || t_ms < *s.end_ms) {
-          s.cpu_ns[static_cast<size_t>(bucket)] = v.cpu_ns();
+          s.cpu_ns[static_cast<size_t>(bucket)] = v.cpu_ns().value_or(0);
         }
       },
       kColumns);

@@ -26,12 +26,13 @@ Status fill_from_samples(const store::Reader& reader, std::vector<store::Process
       return;
     }
     store::ProcessRow& p = *it->second;
-    if (!p.peak_rss_bytes || v.rss_bytes() > *p.peak_rss_bytes) {
-      p.peak_rss_bytes = v.rss_bytes();
+    std::optional<int64_t> rss = v.rss_bytes();
+    if (rss && (!p.peak_rss_bytes || *rss > *p.peak_rss_bytes)) {
+      p.peak_rss_bytes = rss;
       p.peak_rss_t_ms = t_ms;
     }
-    p.cpu_user_ns = std::max<int64_t>(0, v[store::kCpuUserNs]);
-    p.cpu_system_ns = std::max<int64_t>(0, v[store::kCpuSystemNs]);
+    p.cpu_user_ns = v[store::kCpuUserNs].value_or(0);
+    p.cpu_system_ns = v[store::kCpuSystemNs].value_or(0);
     p.last_seen_ms = t_ms;
   });
 }

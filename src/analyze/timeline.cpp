@@ -19,7 +19,9 @@ constexpr std::array<MetricInfo, 5> kMetrics = {{
 
 constexpr size_t kMetricCount = kMetrics.size();
 
-uint32_t to_kib(int64_t bytes) { return bytes <= 0 ? 0 : static_cast<uint32_t>(bytes / 1024); }
+uint32_t to_kib(std::optional<int64_t> bytes) {
+  return bytes.value_or(0) <= 0 ? 0 : static_cast<uint32_t>(*bytes / 1024);
+}
 int64_t to_bytes(uint32_t kib) { return static_cast<int64_t>(kib) * 1024; }
 
 bool is_rate(Metric metric) { return metric == Metric::kCpu; }
@@ -131,9 +133,9 @@ void Timeline::add_change(size_t process, uint32_t tick, const store::SampleValu
   c.file_kib = to_kib(v[store::kRssFileBytes]);
   c.shmem_kib = to_kib(v[store::kRssShmemBytes]);
   c.swap_kib = to_kib(v[store::kSwapBytes]);
-  c.pss_kib = v[store::kPssBytes] < 0 ? kNoPss : to_kib(v[store::kPssBytes]);
-  c.threads = static_cast<uint32_t>(std::max<int64_t>(0, v[store::kThreads]));
-  c.cpu_ns = v.cpu_ns();
+  c.pss_kib = v[store::kPssBytes] ? to_kib(v[store::kPssBytes]) : kNoPss;
+  c.threads = static_cast<uint32_t>(std::max<int64_t>(0, v[store::kThreads].value_or(0)));
+  c.cpu_ns = v.cpu_ns().value_or(0);
   std::vector<Change>& changes = tracks_[process].changes;
   if (!changes.empty() && changes.back().tick == c.tick) {
     changes.back() = c;  // the later row of the same tick is the newer figure

@@ -115,6 +115,8 @@ class Timeline {
     float cpu_percent;  // over the interval ending at `tick`
     int64_t cpu_ns;
   };
+  // A sentinel, not std::optional: the timeline holds one Change per sample row of a
+  // whole build, and an optional would pad each by 8 bytes.
   static constexpr uint32_t kNoPss = UINT32_MAX;
   // Where a process is alive (ticks first..last) and its changes there.
   struct Track {

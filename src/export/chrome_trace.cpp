@@ -31,10 +31,10 @@ constexpr std::array<Metric, 5> kMetrics = {{
 // The metric's value at a tick as JSON text, or empty when unknown.
 std::string metric_value(size_t metric, const ProcessAtTick& at) {
   const store::SampleValues& v = *at.values;
-  auto known = [](int64_t value) { return value == store::kUnknown ? std::string() : std::to_string(value); };
+  auto known = [](std::optional<int64_t> value) { return value ? std::to_string(*value) : std::string(); };
   switch (metric) {
     case 0:
-      return v[store::kRssAnonBytes] == store::kUnknown ? std::string() : std::to_string(v.rss_bytes());
+      return known(v.rss_bytes());
     case 1:
       return known(v[store::kRssAnonBytes]);
     case 2:

@@ -26,10 +26,10 @@ std::string name_text(const store::ProcessRow& p) {
   return std::string(sanitized_utf8(p.name, scratch));
 }
 
-void append_known(std::string& line, int64_t value) {
+void append_known(std::string& line, std::optional<int64_t> value) {
   line += ',';
-  if (value != store::kUnknown) {
-    line += std::to_string(value);
+  if (value) {
+    line += std::to_string(*value);
   }
 }
 
@@ -90,12 +90,12 @@ Status write_csv_wide(const store::Reader& reader, std::string_view metric,
         for (const ProcessAtTick& at : frame.processes) {
           std::string& cell = cells[static_cast<size_t>(at.process - shown.data())];
           if (column) {
-            int64_t value = (*at.values)[*column];
-            cell = value == store::kUnknown ? "" : std::to_string(value);
+            std::optional<int64_t> value = (*at.values)[*column];
+            cell = value ? std::to_string(*value) : "";
           } else if (metric == "cpu_percent") {
             cell = json_decimal(at.cpu_percent, 1);
           } else {
-            cell = std::to_string(at.values->rss_bytes());
+            cell = std::to_string(at.values->rss_bytes().value_or(0));
           }
         }
         line = std::to_string(frame.t_ms);
@@ -138,8 +138,8 @@ Status write_csv_long(const store::Reader& reader, const std::function<void(std:
     const store::ProcessRow& p = *by_id[static_cast<size_t>(process_id)];
     line = std::to_string(t_ms) + "," + std::to_string(p.id) + "," + std::to_string(p.pid) + "," +
            std::to_string(p.ppid) + "," + names[static_cast<size_t>(process_id)];
-    append_known(line, values[store::kRssAnonBytes] == store::kUnknown ? store::kUnknown : values.rss_bytes());
-    for (int64_t value : values.v) {
+    append_known(line, values.rss_bytes());
+    for (std::optional<int64_t> value : values.v) {
       append_known(line, value);
     }
     line += kLineEnd;

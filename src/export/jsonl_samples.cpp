@@ -37,7 +37,7 @@ Status write_jsonl_samples(const store::Reader& reader, const std::function<void
     }
   }
   std::string line;
-  auto value_text = [](int64_t value) { return value == store::kUnknown ? std::string("null") : std::to_string(value); };
+  auto value_text = [](std::optional<int64_t> value) { return value ? std::to_string(*value) : std::string("null"); };
   return reader.for_each_sample([&](int64_t t_ms, int64_t process_id, const store::SampleValues& values) {
     if (process_id < 0 || static_cast<size_t>(process_id) >= identity.size() ||
         identity[static_cast<size_t>(process_id)].empty()) {
@@ -45,8 +45,7 @@ Status write_jsonl_samples(const store::Reader& reader, const std::function<void
     }
     line = "{\"t_ms\":" + std::to_string(t_ms) + ",\"time\":\"" + iso8601_utc(t_ms) + "\"" +
            identity[static_cast<size_t>(process_id)];
-    line += ",\"rss_bytes\":" +
-            value_text(values[store::kRssAnonBytes] == store::kUnknown ? store::kUnknown : values.rss_bytes());
+    line += ",\"rss_bytes\":" + value_text(values.rss_bytes());
     for (int c = 0; c < store::kSampleColumnCount; ++c) {
       line += ",\"";
       line += store::kSampleColumnNames[c];

@@ -28,12 +28,11 @@ struct Entry {
   double cpu_percent;         // of one CPU
 };
 
-int64_t known(int64_t value) { return value < 0 ? 0 : value; }
-
+// Onlooker has no "unknown": a value canopy could not read counts as 0 there.
 Entry entry_at(int64_t t_ms, const ProcessAtTick& at) {
   const store::SampleValues& v = *at.values;
-  return {t_ms, v.rss_bytes(), known(v[store::kRssAnonBytes]) + known(v[store::kSwapBytes]),
-          known(v[store::kMinorFaults]) + known(v[store::kMajorFaults]), at.cpu_percent};
+  return {t_ms, v.rss_bytes().value_or(0), v[store::kRssAnonBytes].value_or(0) + v[store::kSwapBytes].value_or(0),
+          v[store::kMinorFaults].value_or(0) + v[store::kMajorFaults].value_or(0), at.cpu_percent};
 }
 
 // One process's entries, in time order.

@@ -79,7 +79,7 @@ class TickWalker {
         continue;
       }
       const store::ProcessRow& p = processes_[i];
-      int64_t cpu_ns = f.values.cpu_ns();
+      int64_t cpu_ns = f.values.cpu_ns().value_or(0);
       int64_t used_ns = 0;
       int64_t interval_ms = 0;
       if (f.emitted) {

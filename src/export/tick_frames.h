@@ -19,7 +19,7 @@ namespace canopy::exporters {
 
 struct ProcessAtTick {
   const store::ProcessRow* process;
-  const store::SampleValues* values;  // carried forward; columns not asked for stay kUnknown
+  const store::SampleValues* values;  // carried forward; columns not asked for stay empty
   // CPU used since the previous tick, in percent of one CPU (100 = one CPU busy), as
   // canopy's timeline shows it. At a process's first tick: what it used since it
   // started, if it started within the interval, else 0 (attached to an old process).

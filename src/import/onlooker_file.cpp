@@ -84,27 +84,25 @@ Result<OnlookerEntry> read_entry(const ProcessChecker& check, simdjson::dom::ele
   entry.cpu_percent = cpu_percent;
   ASSIGN_OR_RETURN(auto memory_value, check.field(object, "memory", where));
   ASSIGN_OR_RETURN(auto memory, check.object(memory_value, where + ".memory"));
-  struct Counter {
-    const char* key;
-    int64_t* target;
-    bool required;
-  } counters[] = {
-      {"workingSetSize", &entry.working_set_bytes, true},
-      {"pagefileUsage", &entry.pagefile_bytes, true},
-      {"peakWorkingSetSize", &entry.peak_working_set_bytes, false},
-      {"pageFaultCount", &entry.page_faults, false},
-  };
-  for (const Counter& counter : counters) {
+  auto counter = [&](const char* key) -> Result<std::optional<int64_t>> {
     simdjson::dom::element number;
-    if (memory[counter.key].get(number) != simdjson::SUCCESS) {
-      if (counter.required) {
-        return check.fail(where + ".memory", "has no \"" + std::string(counter.key) + "\"");
-      }
-      continue;
+    if (memory[key].get(number) != simdjson::SUCCESS) {
+      return std::optional<int64_t>();
     }
-    ASSIGN_OR_RETURN(auto bytes, check.whole(number, where + ".memory." + counter.key, kMaxBytes));
-    *counter.target = bytes;
-  }
+    ASSIGN_OR_RETURN(auto bytes, check.whole(number, where + ".memory." + key, kMaxBytes));
+    return std::optional<int64_t>(bytes);
+  };
+  auto required_counter = [&](const char* key) -> Result<int64_t> {
+    ASSIGN_OR_RETURN(auto bytes, counter(key));
+    if (!bytes) {
+      return check.fail(where + ".memory", "has no \"" + std::string(key) + "\"");
+    }
+    return *bytes;
+  };
+  ASSIGN_OR_RETURN(entry.working_set_bytes, required_counter("workingSetSize"));
+  ASSIGN_OR_RETURN(entry.pagefile_bytes, required_counter("pagefileUsage"));
+  ASSIGN_OR_RETURN(entry.peak_working_set_bytes, counter("peakWorkingSetSize"));
+  ASSIGN_OR_RETURN(entry.page_faults, counter("pageFaultCount"));
   return entry;
 }
 

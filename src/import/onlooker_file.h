@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,16 +20,14 @@ namespace canopy::importers {
 
 // Windows PIDs are DWORDs.
 inline constexpr int64_t kMaxWindowsPid = 4'294'967'295;
-// A counter Onlooker did not write.
-inline constexpr int64_t kAbsent = -1;
 
 struct OnlookerEntry {
   int64_t t_ms = 0;            // since the epoch, UTC
   double cpu_percent = 0;      // of the whole machine (all its CPUs), since the previous entry
   int64_t working_set_bytes = 0;
   int64_t pagefile_bytes = 0;  // private committed memory: on Windows PagefileUsage == PrivateUsage
-  int64_t peak_working_set_bytes = kAbsent;
-  int64_t page_faults = kAbsent;  // cumulative, soft and hard
+  std::optional<int64_t> peak_working_set_bytes;
+  std::optional<int64_t> page_faults;  // cumulative, soft and hard
 };
 
 struct OnlookerProcess {

@@ -49,9 +49,7 @@ store::SampleValues sample_values(const OnlookerEntry& e, int64_t cpu_ns) {
   v[store::kSwapBytes] = e.pagefile_bytes - anon;
   v[store::kCpuUserNs] = cpu_ns;  // Onlooker gives user and kernel time together
   v[store::kCpuSystemNs] = 0;
-  if (e.page_faults != kAbsent) {
-    v[store::kMinorFaults] = e.page_faults;  // Windows counts soft and hard faults together
-  }
+  v[store::kMinorFaults] = e.page_faults;  // Windows counts soft and hard faults together
   return v;
 }
 
@@ -178,12 +176,12 @@ Result<ImportSummary> import_onlooker(const OnlookerImportOptions& options) {
       row.peak_rss_bytes = e.working_set_bytes;
       row.peak_rss_t_ms = t_ms;
     }
-    if (e.peak_working_set_bytes != kAbsent) {
-      row.hwm_bytes = std::max(row.hwm_bytes.value_or(0), e.peak_working_set_bytes);
+    if (e.peak_working_set_bytes) {
+      row.hwm_bytes = std::max(row.hwm_bytes.value_or(0), *e.peak_working_set_bytes);
     }
     ++tick_row.processes;
     tick_row.rss_bytes += e.working_set_bytes;
-    tick_row.swap_bytes += values[store::kSwapBytes];
+    tick_row.swap_bytes += values[store::kSwapBytes].value_or(0);
     if (k + 1 == order.size() || order[k + 1].first != t_ms) {
       flush_tick();
     }

@@ -18,8 +18,8 @@ bool starts_another_instance(const OnlookerEntry& previous, const OnlookerEntry&
                              const std::vector<int64_t>& rounds) {
   auto after_previous = std::upper_bound(rounds.begin(), rounds.end(), previous.t_ms);
   bool missed_a_round = after_previous != rounds.end() && *after_previous < next.t_ms;
-  bool peak_went_down = previous.peak_working_set_bytes != kAbsent && next.peak_working_set_bytes != kAbsent &&
-                        next.peak_working_set_bytes < previous.peak_working_set_bytes;
+  bool peak_went_down = previous.peak_working_set_bytes && next.peak_working_set_bytes &&
+                        *next.peak_working_set_bytes < *previous.peak_working_set_bytes;
   return missed_a_round || peak_went_down;
 }
 

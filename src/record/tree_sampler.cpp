@@ -122,8 +122,8 @@ void TreeSampler::read_memory(Tracked& p, const probe::StatmFields& statm, bool 
   // status is the costly read; it alone splits file from shmem and gives swap and the
   // exact peak (VmHWM, which also catches a peak between two samples). Read it on a
   // shrink (reclaim or swap-out), on a new peak, and otherwise once a second.
-  bool never_read = p.last_status_ms < 0;
-  if (never_read || (memory_changed && (shrank || new_peak)) || t_ms - p.last_status_ms >= 1000) {
+  bool never_read = !p.last_status_ms;
+  if (never_read || (memory_changed && (shrank || new_peak)) || t_ms - *p.last_status_ms >= 1000) {
     if (auto status = p.leader_exited ? p.files.read_live_thread_status() : p.files.read_status()) {
       p.shmem_bytes = status->rss_shmem_bytes;
       v[store::kSwapBytes] = status->swap_bytes;
@@ -135,7 +135,7 @@ void TreeSampler::read_memory(Tracked& p, const probe::StatmFields& statm, bool 
   const int64_t shared_bytes = statm.shared_pages * page;
   v[store::kRssAnonBytes] = (statm.resident_pages - statm.shared_pages) * page;
   v[store::kRssShmemBytes] = std::min(p.shmem_bytes, shared_bytes);
-  v[store::kRssFileBytes] = shared_bytes - v[store::kRssShmemBytes];
+  v[store::kRssFileBytes] = shared_bytes - *v[store::kRssShmemBytes];
 }
 
 TreeSampler::Outcome TreeSampler::sample(Tracked& p, int64_t t_ms, bool first, bool tree_still) {
@@ -143,7 +143,7 @@ TreeSampler::Outcome TreeSampler::sample(Tracked& p, int64_t t_ms, bool first, b
   std::optional<int64_t> run_ns;
   // None of its threads ran, so its schedstat stands where it did. (Nor can it have
   // ended unseen: ending takes CPU.)
-  const bool still = tree_still && !first && p.last_run_ns >= 0;
+  const bool still = tree_still && !first && p.last_run_ns;
   if (still) {
     run_ns = p.last_run_ns;
   } else if (p.files.has_schedstat()) {
@@ -154,15 +154,16 @@ TreeSampler::Outcome TreeSampler::sample(Tracked& p, int64_t t_ms, bool first, b
   }
   // schedstat covers only the leader thread, so a process with several threads may
   // have run (and forked) without it showing: such processes are read in full.
-  p.ran = !still && (first || !run_ns || p.threads > 1 || *run_ns != p.last_run_ns);
+  p.ran = !still && (first || !run_ns || p.threads > 1 || run_ns != p.last_run_ns);
   // PSS changes when *other* processes map or unmap the pages it shares, so it is
   // read when due even if this process did nothing.
-  bool pss_due = options_.pss && (first || t_ms - p.last_pss_ms >= options_.pss_interval_ms);
+  bool pss_due = options_.pss && (first || !p.last_pss_ms || t_ms - *p.last_pss_ms >= options_.pss_interval_ms);
   // A process that did not run cannot have changed its own memory. The kernel can
   // (reclaim, swap-out, huge page collapse, an OOM kill), and vmstat says whether it
   // did anywhere since the last tick. Rarer outside hands (a debugger's writes, a
   // mapped file truncated) are caught by a full read at least once a second.
-  bool memory_still = !p.ran && t_ms - p.last_statm_ms < kStatmAtLeastEveryMs && !kernel_may_have_moved_memory();
+  bool memory_still = !p.ran && p.last_statm_ms && t_ms - *p.last_statm_ms < kStatmAtLeastEveryMs &&
+                      !kernel_may_have_moved_memory();
   if (memory_still && !pss_due) {
     p.row.last_seen_ms = t_ms;
     return Outcome::kAlive;  // nothing can have changed: one read, no row
@@ -239,7 +240,7 @@ TreeSampler::Outcome TreeSampler::sample(Tracked& p, int64_t t_ms, bool first, b
     p.exec_awaits_image = false;
   }
   if (run_ns) {
-    p.last_run_ns = *run_ns;
+    p.last_run_ns = run_ns;
   }
   p.threads = stat->threads;
   v[store::kThreads] = stat->threads;
@@ -259,7 +260,7 @@ TreeSampler::Outcome TreeSampler::sample(Tracked& p, int64_t t_ms, bool first, b
       p.last_pss_ms = t_ms;
     }
   }
-  int64_t rss = v.rss_bytes();
+  int64_t rss = *v.rss_bytes();  // read_memory set anon
   if (!p.row.peak_rss_bytes || rss > *p.row.peak_rss_bytes) {
     p.row.peak_rss_bytes = rss;
     p.row.peak_rss_t_ms = t_ms;
@@ -358,15 +359,15 @@ int64_t TreeSampler::tick(int64_t t_ms) {
     row.pss_bytes = 0;
   }
   for (const auto& [pid, p] : alive_) {
-    row.cpu_ns += p.values.cpu_ns();
+    row.cpu_ns += p.values.cpu_ns().value_or(0);
     if (p.exited) {
       continue;
     }
     ++row.processes;
-    row.rss_bytes += p.values.rss_bytes();
-    row.swap_bytes += std::max<int64_t>(0, p.values[store::kSwapBytes]);
+    row.rss_bytes += p.values.rss_bytes().value_or(0);
+    row.swap_bytes += p.values[store::kSwapBytes].value_or(0);
     if (options_.pss) {
-      *row.pss_bytes += std::max<int64_t>(0, p.values[store::kPssBytes]);
+      *row.pss_bytes += p.values[store::kPssBytes].value_or(0);
     }
   }
   if (t_ms - meminfo_last_ms_ >= kMeminfoAtLeastApartMs) {

@@ -109,15 +109,15 @@ class TreeSampler {
     store::ProcessRow row;
     store::SampleValues values;
     probe::CpuTimeNs cpu;
-    int64_t last_run_ns = -1;
+    std::optional<int64_t> last_run_ns;
     probe::StatmFields last_statm;
-    int64_t last_statm_ms = -1;
+    std::optional<int64_t> last_statm_ms;
     int64_t threads = 1;
     uint64_t start_code = 0;  // with start_stack: the program image, to notice exec
     uint64_t start_stack = 0;
     int64_t shmem_bytes = 0;  // from the latest status read
-    int64_t last_status_ms = -1;
-    int64_t last_pss_ms = -1;
+    std::optional<int64_t> last_status_ms;
+    std::optional<int64_t> last_pss_ms;
     bool exact_start = false;  // from its fork event; stat's start counts clock ticks
     bool ended_when_tracked = false;  // a zombie already when its files were opened
     bool ran = false;     // since the previous tick: its children list may have changed
@@ -238,7 +238,7 @@ class TreeSampler {
   bool forks_all_heard_;
   bool rediscover_all_ = false;  // the next tick reads every process's children list
   std::optional<int64_t> last_tree_cpu_ns_;  // the counter at the previous tick
-  int64_t last_tree_cpu_ms_ = -1;            // and that tick's time
+  std::optional<int64_t> last_tree_cpu_ms_;  // and that tick's time
   int64_t last_members_check_ms_ = std::numeric_limits<int64_t>::min() / 2;
   bool all_members_ = false;  // at that check, the counter covered every live process
   std::unordered_map<pid_t, Tracked> alive_;

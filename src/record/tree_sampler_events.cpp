@@ -324,7 +324,7 @@ void TreeSampler::end(Tracked& p, int64_t t_ms) {
   p.row.end_ms = t_ms;
   p.row.cpu_user_ns = p.cpu.user_ns;
   p.row.cpu_system_ns = p.cpu.system_ns;
-  ended_cpu_ns_ += p.values.cpu_ns();
+  ended_cpu_ns_ += p.values.cpu_ns().value_or(0);
   const bool identity_unread = p.identity_pending || !p.unwritten_exec_ms.empty();
   if (identity_unread) {
     // Gone before the command line of its last exec could be read: the executable and

@@ -62,7 +62,7 @@ class Reader {
 
   // Calls `visit` for every sample row in time order with the process's full values
   // at that moment (columns the row left NULL carried forward from its previous row).
-  // With `columns`, only those are read (the others stay kUnknown): reading a large
+  // With `columns`, only those are read (the others stay empty): reading a large
   // recording is mostly the cost of decoding columns.
   using SampleVisitor = std::function<void(int64_t t_ms, int64_t process_id, const SampleValues&)>;
   Status for_each_sample(const SampleVisitor& visit, std::span<const SampleColumn> columns = {}) const;

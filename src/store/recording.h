@@ -51,19 +51,26 @@ inline constexpr std::array<const char*, kSampleColumnCount> kSampleColumnNames 
     "read_bytes",     "write_bytes",    "disk_read_bytes", "disk_write_bytes", "pss_bytes",
     "uss_bytes"};
 
-// A value the probe could not read (I/O without permission, PSS without --pss).
-inline constexpr int64_t kUnknown = -1;
-
+// Values of one process at one moment. A column the probe could not read (I/O without
+// permission, PSS without --pss) is empty, here as everywhere else in the data model.
 struct SampleValues {
-  std::array<int64_t, kSampleColumnCount> v;
+  std::array<std::optional<int64_t>, kSampleColumnCount> v;
 
-  SampleValues() { v.fill(kUnknown); }
-  int64_t& operator[](SampleColumn c) { return v[c]; }
-  int64_t operator[](SampleColumn c) const { return v[c]; }
-  int64_t rss_bytes() const {
-    return v[kRssAnonBytes] < 0 ? 0 : v[kRssAnonBytes] + v[kRssFileBytes] + v[kRssShmemBytes];
+  std::optional<int64_t>& operator[](SampleColumn c) { return v[c]; }
+  const std::optional<int64_t>& operator[](SampleColumn c) const { return v[c]; }
+  // anon + file + shmem, which are read together: empty until they are.
+  std::optional<int64_t> rss_bytes() const {
+    if (!v[kRssAnonBytes]) {
+      return std::nullopt;
+    }
+    return *v[kRssAnonBytes] + v[kRssFileBytes].value_or(0) + v[kRssShmemBytes].value_or(0);
   }
-  int64_t cpu_ns() const { return v[kCpuUserNs] < 0 ? 0 : v[kCpuUserNs] + v[kCpuSystemNs]; }
+  std::optional<int64_t> cpu_ns() const {
+    if (!v[kCpuUserNs]) {
+      return std::nullopt;
+    }
+    return *v[kCpuUserNs] + v[kCpuSystemNs].value_or(0);
+  }
 };
 
 struct ProcessRow {

@@ -211,8 +211,8 @@ bool Writer::add_sample(int64_t t_ms, int64_t process_id, const SampleValues& va
   PendingSample row{t_ms, process_id, {}};
   bool changed = false;
   for (int c = 0; c < kSampleColumnCount; ++c) {
-    // Unknown values are never written: NULL already means "as before".
-    if (values.v[c] != last.v[c] && values.v[c] != kUnknown) {
+    // An empty value is never written: NULL already means "as before".
+    if (values.v[c] && values.v[c] != last.v[c]) {
       row.changed.v[c] = values.v[c];
       last.v[c] = values.v[c];
       changed = true;
@@ -234,8 +234,8 @@ void Writer::write_pending_samples() {
     sqlite3_bind_int64(s, sample_column::kTMs + 1, row.t_ms);
     sqlite3_bind_int64(s, sample_column::kProcessId + 1, row.process_id);
     for (int c = 0; c < kSampleColumnCount; ++c) {
-      if (row.changed.v[c] != kUnknown) {
-        sqlite3_bind_int64(s, sample_column::kFirstValue + c + 1, row.changed.v[c]);
+      if (row.changed.v[c]) {
+        sqlite3_bind_int64(s, sample_column::kFirstValue + c + 1, *row.changed.v[c]);
       }
     }
     step(s);

@@ -104,7 +104,7 @@ class Writer {
   struct PendingSample {
     int64_t t_ms;
     int64_t process_id;
-    SampleValues changed;  // kUnknown where unchanged: written as NULL
+    SampleValues changed;  // empty where unchanged: written as NULL
   };
   static constexpr size_t kPendingSamplesAtMost = 4096;
   std::vector<PendingSample> pending_samples_;

@@ -21,7 +21,7 @@ TEST(Crash, KillNineLeavesAReadableRecording) {
   bool holding = wait_for_recording(path, [](const store::Reader& live) {
     int64_t most_bytes = 0;
     auto read = live.for_each_sample([&](int64_t, int64_t, const store::SampleValues& v) {
-      most_bytes = std::max(most_bytes, v[store::kRssAnonBytes]);
+      most_bytes = std::max(most_bytes, v[store::kRssAnonBytes].value_or(0));
     });
     return read && most_bytes >= mib(25);
   });

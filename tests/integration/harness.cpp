@@ -121,7 +121,7 @@ store::Reader open_recording(const std::string& path) {
 std::map<int64_t, int64_t> anon_peaks(const store::Reader& reader) {
   std::map<int64_t, int64_t> peaks;
   auto status = reader.for_each_sample([&](int64_t, int64_t id, const store::SampleValues& v) {
-    peaks[id] = std::max(peaks[id], v[store::kRssAnonBytes]);
+    peaks[id] = std::max(peaks[id], v[store::kRssAnonBytes].value_or(0));
   });
   EXPECT_TRUE(status) << (status ? "" : status.error().message);
   return peaks;

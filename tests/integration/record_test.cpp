@@ -205,8 +205,8 @@ TEST(Record, PssAndUss) {
   int64_t pss = 0;
   int64_t uss = 0;
   ASSERT_TRUE(reader.for_each_sample([&](int64_t, int64_t, const store::SampleValues& v) {
-    pss = std::max(pss, v[store::kPssBytes]);
-    uss = std::max(uss, v[store::kUssBytes]);
+    pss = std::max(pss, v[store::kPssBytes].value_or(0));
+    uss = std::max(uss, v[store::kUssBytes].value_or(0));
   }));
   // 40 MiB of private anonymous memory: both PSS and USS hold all of it.
   EXPECT_GE(uss, mib(40));

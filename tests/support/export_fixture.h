@@ -82,7 +82,7 @@ inline std::string write_export_fixture(const std::string& path) {
   auto make_values = [](int64_t anon_mib, int64_t swap_mib, int64_t cpu_ms, int64_t faults) {
     store::SampleValues v = fixture_values(anon_mib, 2, swap_mib, cpu_ms, faults);
     for (auto c : {store::kReadBytes, store::kWriteBytes, store::kDiskReadBytes, store::kDiskWriteBytes}) {
-      v[c] = store::kUnknown;  // /proc/PID/io unreadable
+      v[c] = std::nullopt;  // /proc/PID/io unreadable
     }
     return v;
   };

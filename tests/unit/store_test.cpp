@@ -106,7 +106,7 @@ TEST(Store, RoundTripWithCarryForward) {
   EXPECT_EQ(seen[1].second[kRssAnonBytes], 1 << 20);  // carried forward
   EXPECT_EQ(seen[1].second[kCpuUserNs], 20);
   EXPECT_EQ(seen[2].second.rss_bytes(), (3 << 20) + 4096);
-  EXPECT_EQ(seen[2].second[kReadBytes], kUnknown);  // never known, never written
+  EXPECT_EQ(seen[2].second[kReadBytes], std::nullopt);  // never known, never written
 }
 
 std::string query_text(const std::string& path, const char* sql) {

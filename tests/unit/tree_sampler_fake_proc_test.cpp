@@ -207,11 +207,11 @@ TEST_F(TreeSamplerFakeProc, AThreadGroupIsOneProcessWhoseThreadsChildrenAreFound
   EXPECT_EQ(recording.row_of(kSecond).parent_id, group.id);
   EXPECT_EQ(recording.row_of(kSecond).first_seen_ms, 100);
   EXPECT_EQ(recording.tick_at(100).processes, 3);
-  std::vector<std::pair<int64_t, int64_t>> threads;  // (t_ms, threads) of the group
+  std::vector<std::pair<int64_t, std::optional<int64_t>>> threads;  // (t_ms, threads) of the group
   for (const auto& sample : recording.samples_of(group.id)) {
     threads.emplace_back(sample.t_ms, sample.values[store::kThreads]);
   }
-  EXPECT_EQ(threads, (std::vector<std::pair<int64_t, int64_t>>{{0, 3}, {200, 2}}));
+  EXPECT_EQ(threads, (std::vector<std::pair<int64_t, std::optional<int64_t>>>{{0, 3}, {200, 2}}));
 }
 
 TEST_F(TreeSamplerFakeProc, AProcessWhoseMainThreadExitedLivesOnUntilItsLastThreadEnds) {
