@@ -276,9 +276,15 @@ Status Reader::for_each_sample(const SampleVisitor& visit, std::span<const Sampl
     SampleValues& values = current[static_cast<size_t>(process_id)];
     for (size_t i = 0; i < columns.size(); ++i) {
       int column = static_cast<int>(i) + 2;
-      if (sqlite3_column_type(s, column) != SQLITE_NULL) {
-        values.v[columns[i]] = sqlite3_column_int64(s, column);
+      if (sqlite3_column_type(s, column) == SQLITE_NULL) {
+        continue;
       }
+      int64_t value = sqlite3_column_int64(s, column);
+      if (value < 0) {  // every column is a size, a count or a time
+        return Status(corrupt("a sample of process " + std::to_string(process_id) + " has " +
+                              kSampleColumnNames[columns[i]] + " " + std::to_string(value)));
+      }
+      values.v[columns[i]] = value;
     }
     visit(t_ms, process_id, values);
     return Status(Ok{});

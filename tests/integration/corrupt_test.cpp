@@ -161,6 +161,10 @@ TEST_F(CorruptTest, ImpossibleValuesAreRefused) {
        Damage::kReadersOfEverySample},
       {"sample-process", "UPDATE sample SET process_id = 1099511627776 WHERE rowid = (SELECT min(rowid) FROM sample)",
        Damage::kReadersOfEverySample},
+      {"sample-value",
+       "UPDATE sample SET rss_anon_bytes = -4096 WHERE rowid = "
+       "(SELECT max(rowid) FROM sample WHERE rss_anon_bytes IS NOT NULL)",
+       Damage::kReadersOfEverySample},
       {"process-id", "UPDATE process SET id = 1099511627776 WHERE id = (SELECT max(id) FROM process)"},
       {"seen-time", "UPDATE process SET first_seen_ms = 0 WHERE id = 2"},
       {"end-time", "UPDATE process SET end_ms = end_ms + " + years + " WHERE id = 2"},
