@@ -3,44 +3,18 @@
 // the recording. Printing the outcome is the CLI's (cli/record_command.cpp).
 #include "record/recorder.h"
 
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/signalfd.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <climits>
-#include <cstring>
-#include <ctime>
 
 #include "common/text.h"
-#include "probe/proc_events.h"
-#include "probe/task_exits.h"
-#include "record/command_cgroup.h"
-#include "record/event_filter.h"
-#include "record/launcher.h"
-#include "record/limit_watch.h"
-#include "record/mark_channel.h"
-#include "record/output_capture.h"
-#include "record/process_limits.h"
+#include "record/record_run.h"
 #include "record/recording_meta.h"
-#include "record/session.h"
-#include "record/tree_sampler.h"
 
 namespace canopy::record {
 namespace {
-
-std::string default_output_name(pid_t pid) {
-  time_t now = ::time(nullptr);
-  tm local{};
-  ::localtime_r(&now, &local);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &local);
-  return std::string("canopy-") + stamp + "-" + std::to_string(pid) + ".canopy";
-}
 
 std::string absolute_path(const std::string& path) {
   if (!path.empty() && path[0] == '/') {
@@ -48,17 +22,6 @@ std::string absolute_path(const std::string& path) {
   }
   char cwd[PATH_MAX];
   return ::getcwd(cwd, sizeof cwd) ? std::string(cwd) + "/" + path : path;
-}
-
-// Keeping /proc files open costs a handful of fds per process; a tree of thousands
-// needs more than the usual soft limit of 1024. Raised after the command has started,
-// so that the command itself inherits the limits it would have had without us.
-void raise_fd_limit() {
-  rlimit limit{};
-  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
-    limit.rlim_cur = limit.rlim_max;
-    ::setrlimit(RLIMIT_NOFILE, &limit);
-  }
 }
 
 int exit_status_of(int wait_status) {
@@ -71,237 +34,7 @@ int exit_status_of(int wait_status) {
   return kExitRecorderFailed;
 }
 
-Error system_error(const char* what) { return Error{std::string(what) + ": " + std::strerror(errno)}; }
-
-// Everything one recording holds from its start to its end, and the passes over it in
-// the order record() runs them. Members are filled in pass by pass.
-class RecordRun {
- public:
-  RecordRun(const RecordOptions& options, const Warn& warn)
-      : options_(options), warn_(warn), run_mode_(options.attach_pid == 0), root_(options.attach_pid) {}
-
-  Status make_cgroup_and_limits();
-  Status block_handled_signals();
-  void listen_to_the_kernel();
-  Status start_or_check_root();
-  Status create_recording();
-  Status release_root();
-  void sample_until_the_root_ends();
-  void stop_what_is_left();
-  void close_recording();
-
-  RecordOutcome outcome() const;
-  RecordOutcome failed(Error error) const;
-
- private:
-  Status fork_gated_command();
-  Status check_attached_root() const;
-  void write_end_meta_and_counts(int64_t end_ms);
-
-  const RecordOptions& options_;
-  const Warn& warn_;
-  const bool run_mode_;
-  pid_t root_;
-
-  std::optional<CommandCgroup> cgroup_;
-  std::string cgroup_meta_;
-  std::optional<ProcessLimits> process_limits_;
-  ScopedFd signal_fd_;
-  std::optional<probe::ProcEventSocket> process_events_;
-  std::string process_events_meta_ = "off: --no-process-events";
-  std::optional<probe::TaskExitListener> exit_records_;
-  std::string exit_records_meta_ = "off: --no-process-events";
-  std::optional<EventFilter> event_filter_;
-  std::optional<int64_t> forks_at_start_;
-
-  std::optional<Launch> launch_;
-  std::optional<MarkChannel> marks_;
-  std::optional<OutputCapture> capture_;
-  Session* session_for_output_ = nullptr;  // set once the recording exists
-
-  std::string path_;
-  std::optional<store::Writer> writer_;
-  std::optional<TreeSampler> sampler_;
-  std::optional<Session> session_;
-  std::optional<LimitWatch> limit_watch_;
-
-  int launch_failure_status_ = kExitRecorderFailed;  // 126 or 127 when exec failed
-  bool loop_ok_ = true;
-  bool finished_ = false;
-};
-
-// The command's cgroup, when canopy can make one, and the limits: checked before
-// anything starts. Without a cgroup, the tree-wide limits fall back to per-process
-// stand-ins (see process_limits.h).
-Status RecordRun::make_cgroup_and_limits() {
-  if (!run_mode_ && options_.limits.any()) {
-    return Error{"resource limits apply to a command canopy runs, not to one it attaches to (--pid)"};
-  }
-  cgroup_meta_ = run_mode_ ? "off: --no-cgroup" : "off: attached (the process stays where it is)";
-  if (run_mode_ && options_.cgroup) {
-    auto created = CommandCgroup::create(options_.limits);
-    if (created) {
-      cgroup_.emplace(std::move(*created));
-      cgroup_meta_ = cgroup_->description();
-    } else {
-      cgroup_meta_ = "off: " + created.error().message;
-    }
-  }
-  ASSIGN_OR_RETURN(process_limits_, cgroup_ ? process_limits_with_cgroup(options_.limits)
-                                            : process_limits_without_cgroup(
-                                                  options_.limits, "there is none (" + cgroup_meta_ + ")"));
-  return Ok{};
-}
-
-// Blocked before any child exists, so that none is lost.
-Status RecordRun::block_handled_signals() {
-  sigset_t handled;
-  sigemptyset(&handled);
-  for (int signal : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT}) {
-    sigaddset(&handled, signal);
-  }
-  ::sigprocmask(SIG_BLOCK, &handled, nullptr);
-  signal_fd_.reset(::signalfd(-1, &handled, SFD_NONBLOCK | SFD_CLOEXEC));
-  if (!signal_fd_) {
-    return system_error("signalfd");
-  }
-  return Ok{};
-}
-
-// The kernel's process events and taskstats exit records, when it lets us listen:
-// subscribed before the command starts, so that its first fork is heard. Each is
-// independent of the other (the kernel may grant one and not the other).
-void RecordRun::listen_to_the_kernel() {
-  if (options_.process_events) {
-    if (auto opened = probe::ProcEventSocket::open()) {
-      process_events_.emplace(std::move(*opened));
-      process_events_meta_ = "netlink";
-    } else {
-      process_events_meta_ = "off: " + opened.error().message;
-    }
-    if (auto opened = probe::TaskExitListener::open(probe::read_host_info().cpu_count)) {
-      exit_records_.emplace(std::move(*opened));
-      exit_records_meta_ = "taskstats";
-    } else {
-      exit_records_meta_ = "off: " + opened.error().message;
-    }
-  }
-  // Only the tree's events and records, where the kernel can tell (see EventFilter).
-  if (process_events_) {
-    event_filter_.emplace(*process_events_, exit_records_ ? &*exit_records_ : nullptr, options_.attach_pid);
-  }
-  forks_at_start_ = probe::read_forks_since_boot();
-}
-
-// The root: a gated child (run) or an existing process (attach).
-Status RecordRun::start_or_check_root() { return run_mode_ ? fork_gated_command() : check_attached_root(); }
-
-// A command we run gets CANOPY_MARK, and with --capture-output its stdout and stderr go
-// through us. It waits at the gate until the recording exists.
-Status RecordRun::fork_gated_command() {
-  if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
-    return system_error("cannot become a subreaper");
-  }
-  ChildSetup setup;
-  ASSIGN_OR_RETURN(auto channel, MarkChannel::create());
-  marks_.emplace(std::move(channel));
-  setup.environment.push_back(std::string(kMarkVariable) + "=" + marks_->path());
-  if (options_.capture_output) {
-    ASSIGN_OR_RETURN(auto created,
-                     OutputCapture::create([this](int64_t t_ms, const char* stream, const std::string& text) {
-                       if (session_for_output_) {
-                         add_output_line(*session_for_output_, t_ms, stream, text);
-                       }
-                     }));
-    capture_.emplace(std::move(created));
-    setup.stdout_fd = capture_->child_stdout();
-    setup.stderr_fd = capture_->child_stderr();
-    // Our own stdout may be a pipe whose reader goes away (`... | head`): that must
-    // not kill the recorder; OutputCapture passes the EPIPE on to the command.
-    ::signal(SIGPIPE, SIG_IGN);
-  }
-  setup.cgroup_fd = cgroup_ ? cgroup_->clone_fd() : -1;  // v2: born inside it
-  ASSIGN_OR_RETURN(auto forked, Launch::fork_gated(options_.command, setup));
-  launch_.emplace(std::move(forked));
-  root_ = launch_->pid();
-  // Set on the gated child, so the command and all it starts inherit them; on any
-  // error from here, ~Launch aborts the child before it ever ran.
-  if (cgroup_ && cgroup_->version() == 1) {
-    RETURN_IF_ERROR(cgroup_->add(root_));  // before it runs: nothing escapes
-  }
-  return apply_process_limits(root_, *process_limits_);
-}
-
-Status RecordRun::check_attached_root() const {
-  const std::string cannot = "cannot attach to PID " + std::to_string(root_);
-  if (root_ == ::getpid()) {
-    return Error{cannot + ": that is this recorder"};
-  }
-  auto files = probe::ProcessFiles::open(root_);
-  if (!files || !files->read_stat()) {
-    return Error{cannot + ": no such process"};
-  }
-  if (!files->has_io() || files->read_exe().empty()) {
-    return Error{cannot + ": permission denied (its /proc files need the same user or CAP_SYS_PTRACE)"};
-  }
-  return Ok{};
-}
-
-// The file, the sampler and the session, and the meta known at the start.
-Status RecordRun::create_recording() {
-  path_ = options_.output.empty() ? default_output_name(root_) : options_.output;
-  ASSIGN_OR_RETURN(auto writer, store::Writer::create(path_, options_.force));
-  writer_.emplace(std::move(writer));
-  probe::HostInfo host = probe::read_host_info();
-  sampler_.emplace(*writer_, host,
-                   SamplerOptions{options_.pss, options_.pss_interval_ms, run_mode_, process_events_.has_value(),
-                                        cgroup_ ? &*cgroup_ : nullptr});
-  session_.emplace(Session{options_, RecordingClock(), *writer_, *sampler_, root_, run_mode_, std::nullopt, false,
-                           true, capture_ ? &*capture_ : nullptr, marks_ ? &*marks_ : nullptr,
-                           process_events_ ? &*process_events_ : nullptr, exit_records_ ? &*exit_records_ : nullptr,
-                           nullptr, {}, &warn_});
-  session_for_output_ = &*session_;
-  limit_watch_.emplace(options_.limits, cgroup_ ? &*cgroup_ : nullptr, *writer_, *sampler_, session_->clock.now_ms());
-  if (run_mode_) {
-    session_->limits = &*limit_watch_;
-  }
-  write_start_meta(*writer_, options_, host, session_->clock.start_ms(), root_);
-  store::RecordingMeta watched;
-  if (capture_) {
-    watched.output_capture = capture_->kinds();
-  }
-  watched.process_events = process_events_meta_;
-  watched.exit_records = exit_records_meta_;
-  watched.cgroup = cgroup_meta_;
-  writer_->set_meta(watched);
-  if (event_filter_) {
-    event_filter_->write_start_meta(*writer_);
-  }
-  return Ok{};
-}
-
-// Opens the gate, then tracks the root (after exec, so that its first sample is the
-// command's and not our fork's). Its children are found on the first tick.
-Status RecordRun::release_root() {
-  if (launch_) {
-    if (auto failure = launch_->release()) {
-      writer_->finish().ok();  // close before removing
-      ::unlink(path_.c_str());
-      launch_failure_status_ = failure->exit_status;
-      return Error{failure->message};
-    }
-    launch_.reset();
-    if (capture_) {
-      capture_->close_child_ends();
-    }
-  }
-  if (!sampler_->add_root(root_, session_->clock.now_ms()) && !run_mode_) {
-    ::unlink(path_.c_str());
-    return Error{"cannot attach to PID " + std::to_string(root_) + ": it ended before the first sample"};
-  }
-  raise_fd_limit();
-  return Ok{};
-}
+}  // namespace
 
 void RecordRun::sample_until_the_root_ends() {
   Session& s = *session_;
@@ -398,6 +131,8 @@ RecordOutcome RecordRun::failed(Error error) const {
   outcome.failure = std::move(error);
   return outcome;
 }
+
+namespace {
 
 Status start(RecordRun& run) {
   RETURN_IF_ERROR(run.make_cgroup_and_limits());

@@ -1,6 +1,6 @@
 // The kernel's word on the tree's processes: forks, execs and exits (process events),
-// reaping (the recorder as subreaper), and how a process's row is ended. Sampling and
-// ticks are in tree_sampler.cpp.
+// reaping (the recorder as subreaper), and how a process's row is ended. Ticks are in
+// tree_sampler.cpp, reading one process in tree_sampler_reads.cpp.
 #include "record/tree_sampler.h"
 
 #include <sys/wait.h>

@@ -61,6 +61,8 @@ class Writer {
 
  private:
   Writer() = default;
+  // The inserts and updates of every table, on the new file's connection.
+  Status prepare_statements();
   void step(sqlite3_stmt* stmt);
   void check(int rc);
   // Tick rows wait in memory for the next commit: a row written then is as safe as
