@@ -25,7 +25,7 @@ constexpr double kRetreatShare = 0.05;    // falls smaller than this share of th
 constexpr double kReturnedShare = 0.25;   // back within this share of the rise: it returned
 constexpr double kIdleCoreShare = 0.01;   // under 1% of one core is idle
 
-struct Series {
+struct ProcessSeries {
   const store::ProcessRow* process = nullptr;
   GrowthFinding::Ending ending = GrowthFinding::Ending::kRunning;
   int64_t begin_ms = 0;
@@ -79,7 +79,7 @@ void carry_forward(std::vector<int64_t>& values) {
   }
 }
 
-std::optional<GrowthFinding> judge(const Series& s) {
+std::optional<GrowthFinding> judge(const ProcessSeries& s) {
   const auto points = static_cast<int64_t>(s.rss_bytes.size());
   const int64_t first = points / kStartupShareInverse;
   const double bucket_ms = static_cast<double>(s.span_ms) / static_cast<double>(points);
@@ -151,13 +151,13 @@ std::optional<GrowthFinding> judge(const Series& s) {
   return f;
 }
 
-int64_t bucket_of(const Series& s, int64_t t_ms) {
+int64_t bucket_of(const ProcessSeries& s, int64_t t_ms) {
   const auto points = static_cast<int64_t>(s.rss_bytes.size());
   return std::clamp<int64_t>((t_ms - s.begin_ms) * points / s.span_ms, 0, points - 1);
 }
 
 // `ticks` in time order.
-void mark_observed(Series& s, const std::vector<store::TickRow>& ticks) {
+void mark_observed(ProcessSeries& s, const std::vector<store::TickRow>& ticks) {
   s.observed.assign(s.rss_bytes.size(), false);
   auto tick = std::lower_bound(ticks.begin(), ticks.end(), s.begin_ms,
                                [](const store::TickRow& row, int64_t t_ms) { return row.t_ms < t_ms; });
@@ -209,9 +209,9 @@ Result<GrowthReport> analyze_growth(const store::Reader& reader, const std::vect
   GrowthReport report;
   const auto tree_stopped_ms = reader.meta().tree_stopped_ms;
   ASSIGN_OR_RETURN(auto ticks, reader.ticks());
-  std::unordered_map<int64_t, Series> series;
+  std::unordered_map<int64_t, ProcessSeries> series;
   for (const auto& p : processes) {
-    Series s;
+    ProcessSeries s;
     s.process = &p;
     s.begin_ms = p.first_seen_ms;
     s.end_ms = p.end_ms;
@@ -240,7 +240,7 @@ Result<GrowthReport> analyze_growth(const store::Reader& reader, const std::vect
         if (it == series.end()) {
           return;
         }
-        Series& s = it->second;
+        ProcessSeries& s = it->second;
         if (t_ms > s.begin_ms + s.span_ms) {
           return;  // after the recording stopped it: its shutdown
         }

@@ -23,7 +23,7 @@ namespace {
 // A build forks thousands of processes a second, and the machine around it more: a
 // large buffer rides out a recorder busy with a tick. The kernel caps it at rmem_max
 // unless we may force it (SO_RCVBUFFORCE, with CAP_NET_ADMIN).
-constexpr int kReceiveBufferBytes = 16 << 20;
+constexpr int kEventsReceiveBufferBytes = 16 << 20;
 // How long open() waits for the event of its test fork: it comes within microseconds
 // when the connector works at all.
 constexpr int kTestTimeoutMs = 500;
@@ -46,7 +46,7 @@ Status subscribe(int fd, proc_cn_mcast_op op) {
   return Ok{};
 }
 
-std::string why_not(int error) {
+std::string why_no_process_events(int error) {
   if (error == EPERM || error == EACCES) {
     return "not permitted (this kernel wants root or CAP_NET_ADMIN)";
   }
@@ -92,15 +92,15 @@ Status ProcEventSocket::drop_unused_kinds() {
 Result<ProcEventSocket> ProcEventSocket::open() {
   ScopedFd fd(::socket(PF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_CONNECTOR));
   if (!fd) {
-    return Error{"process events: " + why_not(errno)};
+    return Error{"process events: " + why_no_process_events(errno)};
   }
   sockaddr_nl address{};
   address.nl_family = AF_NETLINK;
   address.nl_groups = CN_IDX_PROC;
   if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-    return Error{"process events: " + why_not(errno)};
+    return Error{"process events: " + why_no_process_events(errno)};
   }
-  int size = kReceiveBufferBytes;
+  int size = kEventsReceiveBufferBytes;
   if (::setsockopt(fd.get(), SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof size) != 0) {
     ::setsockopt(fd.get(), SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
   }

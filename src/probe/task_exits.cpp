@@ -14,7 +14,7 @@ namespace canopy::probe {
 namespace {
 
 // As for the process events: a build's exits come in bursts.
-constexpr int kReceiveBufferBytes = 16 << 20;
+constexpr int kRecordsReceiveBufferBytes = 16 << 20;
 
 // The CPUs the kernel may run tasks on ("0-1"): registering for all of them is what
 // "every exit" takes, and the kernel refuses a mask that names a CPU it cannot have.
@@ -27,7 +27,7 @@ std::string possible_cpus(int64_t cpu_count) {
   return "0-" + std::to_string(std::max<int64_t>(cpu_count, 1) - 1);
 }
 
-std::string why_not(int nl_error) {
+std::string why_no_exit_records(int nl_error) {
   if (nl_error == -NLE_PERM) {
     return "not permitted (needs root or CAP_NET_ADMIN)";
   }
@@ -120,20 +120,20 @@ Result<TaskExitListener> TaskExitListener::open(int64_t cpu_count) {
     return Error{"taskstats: out of memory"};
   }
   if (int rc = genl_connect(socket->sock); rc < 0) {
-    return Error{"taskstats: " + why_not(rc)};
+    return Error{"taskstats: " + why_no_exit_records(rc)};
   }
   socket->family = genl_ctrl_resolve(socket->sock, TASKSTATS_GENL_NAME);
   if (socket->family < 0) {
-    return Error{"taskstats: " + why_not(socket->family)};
+    return Error{"taskstats: " + why_no_exit_records(socket->family)};
   }
-  int size = kReceiveBufferBytes;
+  int size = kRecordsReceiveBufferBytes;
   int fd = nl_socket_get_fd(socket->sock);
   if (::setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof size) != 0) {
     ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
   }
   std::string cpumask = possible_cpus(cpu_count);
   if (int rc = send_cpumask(socket->sock, socket->family, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, cpumask); rc < 0) {
-    return Error{"taskstats: " + why_not(rc)};
+    return Error{"taskstats: " + why_no_exit_records(rc)};
   }
   // Exit records arrive unasked, with sequence number 0.
   nl_socket_disable_seq_check(socket->sock);

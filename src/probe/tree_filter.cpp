@@ -68,7 +68,7 @@ int keep_verifier_verdict(libbpf_print_level level, const char* format, va_list 
   return 0;
 }
 
-std::string why_not(int error) {
+std::string why_no_tree_filter(int error) {
   if (error == EPERM || (error == EACCES && verifier_verdict.empty())) {
     return "not permitted (needs CAP_BPF)";
   }
@@ -98,14 +98,14 @@ Result<TreeFilter> TreeFilter::create() {
   verifier_verdict.clear();
   Skeleton skeleton(tree_filter_bpf__open());
   if (!skeleton) {
-    return Error{"tree filter: cannot open its programs: " + why_not(errno)};
+    return Error{"tree filter: cannot open its programs: " + why_no_tree_filter(errno)};
   }
   const int64_t pid_limit = read_pid_max();
   const auto words = static_cast<uint32_t>((pid_limit + 63) / 64);
   bpf_map__set_max_entries(skeleton->maps.tree_pids, words);
   // libbpf 1.x returns a negative errno, and sets errno alike.
   if (int error = tree_filter_bpf__load(skeleton.get()); error != 0) {
-    return Error{"tree filter: cannot load its programs: " + why_not(-error)};
+    return Error{"tree filter: cannot load its programs: " + why_no_tree_filter(-error)};
   }
   // libbpf maps the programs' own globals (the counters), not a map declared with
   // BPF_F_MMAPABLE: that one is mapped here.

@@ -12,11 +12,6 @@
 namespace canopy::testing {
 namespace {
 
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-}
-
 // Two translation units that instantiate <regex> (seconds of cc1plus each, hundreds of
 // MiB), two light ones, and the Makefile that builds them two at a time.
 void write_project(const TempDir& dir) {

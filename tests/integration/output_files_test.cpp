@@ -29,8 +29,6 @@ std::string read_file(const std::string& path) {
   return text.str();
 }
 
-void write_file(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
-
 bool is_char_device(const std::string& path) {
   struct stat st{};
   return ::lstat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode);

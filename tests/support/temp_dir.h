@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 namespace canopy::testing {
@@ -26,5 +27,10 @@ class TempDir {
  private:
   std::string path_;
 };
+
+// Writes `text` to `path` as it is, replacing what was there: a test's input file.
+inline void write_file(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
 
 }  // namespace canopy::testing

@@ -8,13 +8,14 @@
 #include "record/exit_records.h"
 #include "store/reader.h"
 #include "support/temp_dir.h"
+#include "support/units.h"
 
 namespace canopy::record {
 namespace {
 
 using canopy::testing::TempDir;
 
-constexpr int64_t kMs = 1'000'000;
+using testing::kNsPerMs;
 constexpr pid_t kPid = 4242;
 constexpr int64_t kStartMs = 1'000'000;
 
@@ -30,7 +31,7 @@ store::ProcessRow sampled_row(store::Writer& writer) {
   row.cmdline = {"cc1", "-quiet"};
   row.id = writer.add_process(row);
   row.end_ms = kStartMs + 20;
-  row.cpu_user_ns = 5 * kMs;
+  row.cpu_user_ns = 5 * kNsPerMs;
   row.cpu_system_ns = 0;
   return row;
 }
@@ -42,8 +43,8 @@ probe::TaskExit record_of(pid_t tid, const std::string& name) {
   exit.tgid = kPid;
   exit.name = name;
   exit.peak_rss_bytes = 3 << 20;
-  exit.cpu_user_ns = 2 * kMs;
-  exit.cpu_system_ns = 4 * kMs;
+  exit.cpu_user_ns = 2 * kNsPerMs;
+  exit.cpu_system_ns = 4 * kNsPerMs;
   return exit;
 }
 
@@ -83,8 +84,8 @@ TEST_F(ExitRecordsTest, TheRecordsCpuReplacesTheSampledFiguresWhole) {
   records_->add(record_of(kPid, "cc1"), kStartMs + 19);
   records_->on_end(row_, kStartMs + 20, /*identity_unread=*/false);
   // Not user 5 ms (the samples') with system 4 ms (the record's): 9 ms it never ran.
-  EXPECT_EQ(row_.cpu_user_ns, 2 * kMs);
-  EXPECT_EQ(row_.cpu_system_ns, 4 * kMs);
+  EXPECT_EQ(row_.cpu_user_ns, 2 * kNsPerMs);
+  EXPECT_EQ(row_.cpu_system_ns, 4 * kNsPerMs);
   EXPECT_EQ(row_.hwm_bytes, 3 << 20);
   EXPECT_EQ(records_->applied(), 1);
 }
@@ -94,8 +95,8 @@ TEST_F(ExitRecordsTest, ALateRecordReplacesTheSampledFiguresWhole) {
   writer_->update_process_end(row_);
   records_->add(record_of(kPid, "cc1"), kStartMs + 21);
   store::ProcessRow stored = stored_process();
-  EXPECT_EQ(stored.cpu_user_ns, 2 * kMs);
-  EXPECT_EQ(stored.cpu_system_ns, 4 * kMs);
+  EXPECT_EQ(stored.cpu_user_ns, 2 * kNsPerMs);
+  EXPECT_EQ(stored.cpu_system_ns, 4 * kNsPerMs);
   EXPECT_EQ(records_->applied(), 1);
 }
 
@@ -110,20 +111,20 @@ TEST_F(ExitRecordsTest, AThreadsRecordAddsItsCpuButNotItsName) {
   EXPECT_EQ(stored.name, "cc1");
   EXPECT_EQ(stored.cmdline, (std::vector<std::string>{"cc1", "-quiet"}));
   EXPECT_FALSE(stored.named_from_exit_record);
-  EXPECT_EQ(stored.cpu_user_ns, 4 * kMs);
-  EXPECT_EQ(stored.cpu_system_ns, 8 * kMs);
+  EXPECT_EQ(stored.cpu_user_ns, 4 * kNsPerMs);
+  EXPECT_EQ(stored.cpu_system_ns, 8 * kNsPerMs);
 }
 
 TEST_F(ExitRecordsTest, TheThreadGroupsTotalCountsThreadsWhoseRecordsAreGone) {
   // Its last thread's record carries the whole group's runtime: 30 ms, where this
   // record alone has 6 (threads that ended long before are no longer kept).
   probe::TaskExit last = record_of(kPid, "cc1");
-  last.group_cpu_ns = 30 * kMs;
+  last.group_cpu_ns = 30 * kNsPerMs;
   records_->add(last, kStartMs + 19);
   records_->on_end(row_, kStartMs + 20, /*identity_unread=*/false);
-  EXPECT_EQ(row_.cpu_user_ns, 10 * kMs);  // in the ratio of the records at hand, 1:2
-  EXPECT_EQ(row_.cpu_system_ns, 20 * kMs);
-  EXPECT_EQ(records_->cpu_added_ns(), 25 * kMs);  // beyond the samples' 5 ms
+  EXPECT_EQ(row_.cpu_user_ns, 10 * kNsPerMs);  // in the ratio of the records at hand, 1:2
+  EXPECT_EQ(row_.cpu_system_ns, 20 * kNsPerMs);
+  EXPECT_EQ(records_->cpu_added_ns(), 25 * kNsPerMs);  // beyond the samples' 5 ms
 }
 
 TEST_F(ExitRecordsTest, WhereTheKernelCountsTicksAloneTheLargerWholeStays) {
@@ -133,7 +134,7 @@ TEST_F(ExitRecordsTest, WhereTheKernelCountsTicksAloneTheLargerWholeStays) {
   ticks.cpu_system_ns = 0;
   records_->add(ticks, kStartMs + 19);
   records_->on_end(row_, kStartMs + 20, /*identity_unread=*/false);
-  EXPECT_EQ(row_.cpu_user_ns, 5 * kMs);
+  EXPECT_EQ(row_.cpu_user_ns, 5 * kNsPerMs);
   EXPECT_EQ(row_.cpu_system_ns, 0);
 }
 

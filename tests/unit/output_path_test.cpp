@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 using testing::TempDir;
 using Kind = OutputTarget::Kind;
 
-void write_file(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+using testing::write_file;
 
 std::string read_file(const std::string& path) {
   std::ifstream file(path);

@@ -7,13 +7,14 @@
 #include "store/reader.h"
 #include "store/writer.h"
 #include "support/temp_dir.h"
+#include "support/units.h"
 
 namespace canopy::analyze {
 namespace {
 
 using canopy::testing::TempDir;
 
-constexpr int64_t kMs = 1'000'000;
+using testing::kNsPerMs;
 constexpr int64_t kStartMs = 1'000'000;
 
 // A run-mode recording of two processes of 300 ms each (200 user, 100 system), whose
@@ -25,8 +26,8 @@ std::string write(const TempDir& dir, bool second_still_running) {
   writer->set_meta({.mode = "run"});
   writer->set_meta({.start_ms = kStartMs});
   writer->set_meta({.end_ms = kStartMs + 1000});
-  writer->set_meta({.tree_cpu_user_ns = 395 * kMs});
-  writer->set_meta({.tree_cpu_system_ns = 195 * kMs});
+  writer->set_meta({.tree_cpu_user_ns = 395 * kNsPerMs});
+  writer->set_meta({.tree_cpu_system_ns = 195 * kNsPerMs});
   for (int i = 0; i < 2; ++i) {
     store::ProcessRow row;
     row.pid = 100 + i;
@@ -41,8 +42,8 @@ std::string write(const TempDir& dir, bool second_still_running) {
     row.last_seen_ms = kStartMs + 900;
     row.peak_rss_bytes = 1 << 20;
     row.peak_rss_t_ms = kStartMs;
-    row.cpu_user_ns = 200 * kMs;
-    row.cpu_system_ns = 100 * kMs;
+    row.cpu_user_ns = 200 * kNsPerMs;
+    row.cpu_system_ns = 100 * kNsPerMs;
     writer->update_process_end(row);
   }
   EXPECT_TRUE(writer->finish());
@@ -61,16 +62,16 @@ TEST(SummaryCpu, EveryProcessEndedSoTheKernelsTotalIsTheFigure) {
   TempDir dir;
   Summary s = summary_of(write(dir, false));
   EXPECT_TRUE(s.cpu_exact);
-  EXPECT_EQ(s.cpu_user_ns, 395 * kMs);
-  EXPECT_EQ(s.cpu_system_ns, 195 * kMs);
+  EXPECT_EQ(s.cpu_user_ns, 395 * kNsPerMs);
+  EXPECT_EQ(s.cpu_system_ns, 195 * kNsPerMs);
 }
 
 TEST(SummaryCpu, AProcessStillRunningWasNotWaitedForSoTheProcessesAreSummed) {
   TempDir dir;
   Summary s = summary_of(write(dir, true));
   EXPECT_FALSE(s.cpu_exact);
-  EXPECT_EQ(s.cpu_user_ns, 400 * kMs);
-  EXPECT_EQ(s.cpu_system_ns, 200 * kMs);
+  EXPECT_EQ(s.cpu_user_ns, 400 * kNsPerMs);
+  EXPECT_EQ(s.cpu_system_ns, 200 * kNsPerMs);
 }
 
 }  // namespace

@@ -28,21 +28,21 @@ LocalZone load_zone(std::string_view name) {
   return std::move(zone).value();
 }
 
-struct Parsed {
+struct ParsedLine {
   int64_t epoch_ms;
   TimestampForm form;
   std::string message;  // line.substr(length)
 };
 
 // The timestamp and the message it leaves, or nullopt.
-std::optional<Parsed> parse(std::string_view line, const LocalZone& zone,
+std::optional<ParsedLine> parse(std::string_view line, const LocalZone& zone,
                             int64_t reference_ms = kNov22_0900Utc_ms,
                             std::optional<int64_t> previous_ms = std::nullopt,
                             std::optional<TimestampForm> only = std::nullopt) {
   auto found = parse_leading_timestamp(line, TimestampContext{&zone, reference_ms, previous_ms}, only);
   if (!found) return std::nullopt;
   EXPECT_LE(found->length, line.size()) << line;
-  return Parsed{found->epoch_ms, found->form, std::string(line.substr(found->length))};
+  return ParsedLine{found->epoch_ms, found->form, std::string(line.substr(found->length))};
 }
 
 // --- ISO 8601 -----------------------------------------------------------------------

@@ -16,19 +16,19 @@ using canopy::testing::kPagesPerMiB;
 using canopy::testing::rss_bytes;
 using TreeSamplerFakeProcEndings = canopy::testing::FakeProcTest;
 
-constexpr pid_t kRoot = canopy::testing::kRootPid;
-constexpr pid_t kChild = canopy::testing::kChildPid;
+using testing::kChildPid;
+using testing::kRootPid;
 
 // ---- Zombies ----
 
 TEST_F(TreeSamplerFakeProcEndings, AZombieEndsWithItsFinalCpuAndLeavesTheTicksTotals) {
-  FakeProcess make{.pid = kRoot, .name = "make", .children = {kChild}};
-  FakeProcess cc1{.pid = kChild, .ppid = kRoot, .name = "cc1", .start_ticks = 2000, .user_ticks = 5,
+  FakeProcess make{.pid = kRootPid, .name = "make", .children = {kChildPid}};
+  FakeProcess cc1{.pid = kChildPid, .ppid = kRootPid, .name = "cc1", .start_ticks = 2000, .user_ticks = 5,
                   .system_ticks = 1, .run_ns = 60'000'000, .resident_pages = 10 * kPagesPerMiB};
   proc_.write(make);
   proc_.write(cc1);
   TreeSampler& sampler = start();
-  ASSERT_TRUE(sampler.add_root(kRoot, 0));
+  ASSERT_TRUE(sampler.add_root(kRootPid, 0));
   sampler.tick(100);
   // It exits; make has not reaped it yet.
   become_zombie(cc1);
@@ -41,7 +41,7 @@ TEST_F(TreeSamplerFakeProcEndings, AZombieEndsWithItsFinalCpuAndLeavesTheTicksTo
   auto recording = finish(300);
 
   ASSERT_EQ(recording.processes.size(), 2u);
-  const auto& row = recording.row_of(kChild);
+  const auto& row = recording.row_of(kChildPid);
   EXPECT_EQ(row.end_ms, 200);
   EXPECT_EQ(row.cpu_user_ns, 300'000'000);  // 400 ms, split 30:10 as its ticks are
   EXPECT_EQ(row.cpu_system_ns, 100'000'000);
@@ -61,29 +61,29 @@ TEST_F(TreeSamplerFakeProcEndings, AZombieEndsWithItsFinalCpuAndLeavesTheTicksTo
 
 TEST_F(TreeSamplerFakeProcEndings, AZombieFoundInAChildrenListIsNotRecorded) {
   // Ended before the sampler first saw it: nothing of it is left to sample.
-  proc_.write({.pid = kRoot, .name = "make", .children = {kChild}});
-  proc_.write({.pid = kChild, .ppid = kRoot, .name = "true", .state = 'Z', .start_ticks = 2000});
+  proc_.write({.pid = kRootPid, .name = "make", .children = {kChildPid}});
+  proc_.write({.pid = kChildPid, .ppid = kRootPid, .name = "true", .state = 'Z', .start_ticks = 2000});
   TreeSampler& sampler = start();
-  ASSERT_TRUE(sampler.add_root(kRoot, 0));
+  ASSERT_TRUE(sampler.add_root(kRootPid, 0));
   sampler.tick(100);
   auto recording = finish(100);
   ASSERT_EQ(recording.processes.size(), 1u);
-  EXPECT_EQ(recording.processes[0].pid, kRoot);
+  EXPECT_EQ(recording.processes[0].pid, kRootPid);
 }
 
 TEST_F(TreeSamplerFakeProcEndings, AZombieChildOfOursWaitsToBeReapedForItsExitStatus) {
-  FakeProcess command{.pid = kRoot, .ppid = ::getpid(), .name = "make"};
+  FakeProcess command{.pid = kRootPid, .ppid = ::getpid(), .name = "make"};
   proc_.write(command);
   TreeSampler& sampler = start();
-  ASSERT_TRUE(sampler.add_root(kRoot, 0));
+  ASSERT_TRUE(sampler.add_root(kRootPid, 0));
   sampler.tick(100);
   become_zombie(command);
   proc_.write(command);
   sampler.tick(200);
   EXPECT_TRUE(sampler.alive_pids().empty());  // out of the tree, but kept
-  ASSERT_TRUE(sampler.alive(kRoot));
-  sampler.on_child_reaped(kRoot, W_EXITCODE(3, 0), 250);
-  proc_.vanish(kRoot);
+  ASSERT_TRUE(sampler.alive(kRootPid));
+  sampler.on_child_reaped(kRootPid, W_EXITCODE(3, 0), 250);
+  proc_.vanish(kRootPid);
   auto recording = finish(300);
   ASSERT_EQ(recording.processes.size(), 1u);
   EXPECT_EQ(recording.processes[0].end_ms, 250);
@@ -99,31 +99,31 @@ class UnreapedZombie : public canopy::testing::FakeProcTest {
     proc_.write(make);
     proc_.write(cc1);
     TreeSampler& sampler = start();
-    EXPECT_TRUE(sampler.add_root(kRoot, 0));
+    EXPECT_TRUE(sampler.add_root(kRootPid, 0));
     become_zombie(cc1);
     proc_.write(cc1);
     sampler.tick(100);
     return sampler;
   }
 
-  FakeProcess make{.pid = kRoot, .name = "make", .children = {kChild}};
-  FakeProcess cc1{.pid = kChild, .ppid = kRoot, .name = "cc1", .start_ticks = 2000};
+  FakeProcess make{.pid = kRootPid, .name = "make", .children = {kChildPid}};
+  FakeProcess cc1{.pid = kChildPid, .ppid = kRootPid, .name = "cc1", .start_ticks = 2000};
 };
 
 TEST_F(UnreapedZombie, PassedToUsItIsTheProcessWeEndedNotANewOne) {
   TreeSampler& sampler = end_cc1_unreaped();
   // make dies without reaping it: the zombie passes to us, the subreaper.
-  proc_.vanish(kRoot);
+  proc_.vanish(kRootPid);
   cc1.ppid = ::getpid();
   proc_.write(cc1);
   sampler.tick(200);
-  sampler.on_child_exiting(kChild, 250);
-  sampler.on_child_reaped(kChild, W_EXITCODE(7, 0), 250);
-  proc_.vanish(kChild);
+  sampler.on_child_exiting(kChildPid, 250);
+  sampler.on_child_reaped(kChildPid, W_EXITCODE(7, 0), 250);
+  proc_.vanish(kChildPid);
   auto recording = finish(300);
 
   ASSERT_EQ(recording.processes.size(), 2u);
-  const auto& row = recording.row_of(kChild);
+  const auto& row = recording.row_of(kChildPid);
   EXPECT_EQ(row.end_ms, 100);
   EXPECT_EQ(row.exit_code, 7);  // wait's status, on the row that ended
 }
@@ -131,14 +131,14 @@ TEST_F(UnreapedZombie, PassedToUsItIsTheProcessWeEndedNotANewOne) {
 TEST_F(UnreapedZombie, ItsPidReusedAndPassedToUsIsANewProcess) {
   TreeSampler& sampler = end_cc1_unreaped();
   // make reaps it after all, and the PID goes to an orphan that ends as our child.
-  proc_.vanish(kChild);
-  proc_.write({.pid = kChild, .ppid = ::getpid(), .name = "late", .state = 'Z', .start_ticks = 2600});
-  sampler.on_child_exiting(kChild, 150);
-  sampler.on_child_reaped(kChild, W_EXITCODE(0, 0), 150);
-  proc_.vanish(kChild);
+  proc_.vanish(kChildPid);
+  proc_.write({.pid = kChildPid, .ppid = ::getpid(), .name = "late", .state = 'Z', .start_ticks = 2600});
+  sampler.on_child_exiting(kChildPid, 150);
+  sampler.on_child_reaped(kChildPid, W_EXITCODE(0, 0), 150);
+  proc_.vanish(kChildPid);
   auto recording = finish(200);
 
-  auto rows = recording.rows_of(kChild);
+  auto rows = recording.rows_of(kChildPid);
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].name, "cc1");
   EXPECT_FALSE(rows[0].exit_code);  // make reaped it: its status is make's to know
@@ -152,27 +152,27 @@ TEST_F(UnreapedZombie, ItsPidReusedAndPassedToUsIsANewProcess) {
 // ---- A process gone between two reads ----
 
 TEST_F(TreeSamplerFakeProcEndings, AChildGoneBeforeItsStatIsReadIsNotRecorded) {
-  proc_.write({.pid = kRoot, .name = "make", .children = {kChild}});
-  proc_.write({.pid = kChild, .ppid = kRoot, .name = "cc1", .start_ticks = 2000});
-  proc_.fail_reads(kChild, "stat");
+  proc_.write({.pid = kRootPid, .name = "make", .children = {kChildPid}});
+  proc_.write({.pid = kChildPid, .ppid = kRootPid, .name = "cc1", .start_ticks = 2000});
+  proc_.fail_reads(kChildPid, "stat");
   TreeSampler& sampler = start();
-  ASSERT_TRUE(sampler.add_root(kRoot, 0));
+  ASSERT_TRUE(sampler.add_root(kRootPid, 0));
   auto recording = finish(100);
   EXPECT_EQ(recording.processes.size(), 1u);
 }
 
 TEST_F(TreeSamplerFakeProcEndings, AChildGoneAfterItsStatIsEndedWithoutASample) {
-  FakeProcess make{.pid = kRoot, .name = "make", .children = {kChild}};
+  FakeProcess make{.pid = kRootPid, .name = "make", .children = {kChildPid}};
   proc_.write(make);
-  proc_.write({.pid = kChild, .ppid = kRoot, .name = "cc1", .start_ticks = 2000});
-  proc_.fail_reads(kChild, "statm");  // reaped between its stat and its statm
+  proc_.write({.pid = kChildPid, .ppid = kRootPid, .name = "cc1", .start_ticks = 2000});
+  proc_.fail_reads(kChildPid, "statm");  // reaped between its stat and its statm
   TreeSampler& sampler = start();
-  ASSERT_TRUE(sampler.add_root(kRoot, 10));
+  ASSERT_TRUE(sampler.add_root(kRootPid, 10));
   sampler.tick(100);
   auto recording = finish(100);
 
   ASSERT_EQ(recording.processes.size(), 2u);
-  const auto& row = recording.row_of(kChild);
+  const auto& row = recording.row_of(kChildPid);
   EXPECT_EQ(row.name, "cc1");
   EXPECT_EQ(row.end_ms, 10);
   EXPECT_FALSE(row.peak_rss_bytes);
@@ -182,23 +182,23 @@ TEST_F(TreeSamplerFakeProcEndings, AChildGoneAfterItsStatIsEndedWithoutASample) 
 }
 
 TEST_F(TreeSamplerFakeProcEndings, AProcessGoneBetweenItsStatmAndItsStatWritesNoSample) {
-  FakeProcess make{.pid = kRoot, .name = "make", .children = {kChild}};
-  FakeProcess cc1{.pid = kChild, .ppid = kRoot, .name = "cc1", .start_ticks = 2000,
+  FakeProcess make{.pid = kRootPid, .name = "make", .children = {kChildPid}};
+  FakeProcess cc1{.pid = kChildPid, .ppid = kRootPid, .name = "cc1", .start_ticks = 2000,
                   .resident_pages = 10 * kPagesPerMiB};
   proc_.write(make);
   proc_.write(cc1);
   TreeSampler& sampler = start();
-  ASSERT_TRUE(sampler.add_root(kRoot, 0));
+  ASSERT_TRUE(sampler.add_root(kRootPid, 0));
   // It ran and grew, and was reaped after the sampler read its statm.
   FakeProcess grown = cc1;
   grown.run_ns += 5'000'000;
   grown.resident_pages = 50 * kPagesPerMiB;
   proc_.write(grown);
-  proc_.fail_reads(kChild, "stat");
+  proc_.fail_reads(kChildPid, "stat");
   sampler.tick(100);
   auto recording = finish(100);
 
-  const auto& row = recording.row_of(kChild);
+  const auto& row = recording.row_of(kChildPid);
   EXPECT_EQ(row.end_ms, 100);
   EXPECT_EQ(row.peak_rss_bytes, rss_bytes(cc1));  // not the half-read sample's
   ASSERT_EQ(recording.samples_of(row.id).size(), 1u);

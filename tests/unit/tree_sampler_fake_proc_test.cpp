@@ -17,23 +17,23 @@ using canopy::testing::kPagesPerMiB;
 using canopy::testing::rss_bytes;
 using TreeSamplerFakeProc = canopy::testing::FakeProcTest;
 
-constexpr pid_t kRoot = canopy::testing::kRootPid;
-constexpr pid_t kChild = canopy::testing::kChildPid;
+using testing::kChildPid;
+using testing::kRootPid;
 constexpr pid_t kSecond = canopy::testing::kSecondPid;
 
 // ---- PID reuse ----
 
 TEST_F(TreeSamplerFakeProc, AReusedPidIsANewProcessNotTheOldOneContinued) {
-  FakeProcess make{.pid = kRoot, .name = "make", .children = {kChild}};
-  FakeProcess cc1{.pid = kChild, .ppid = kRoot, .name = "cc1", .start_ticks = 2000, .resident_pages = 100 * kPagesPerMiB,
+  FakeProcess make{.pid = kRootPid, .name = "make", .children = {kChildPid}};
+  FakeProcess cc1{.pid = kChildPid, .ppid = kRootPid, .name = "cc1", .start_ticks = 2000, .resident_pages = 100 * kPagesPerMiB,
                   .exe = "/usr/libexec/gcc/cc1", .cmdline = {"cc1", "a.c"}};
   // Reaped by make, which forked another child that got the same PID.
-  FakeProcess as{.pid = kChild, .ppid = kRoot, .name = "as", .start_ticks = 2600, .resident_pages = 10 * kPagesPerMiB,
+  FakeProcess as{.pid = kChildPid, .ppid = kRootPid, .name = "as", .start_ticks = 2600, .resident_pages = 10 * kPagesPerMiB,
                  .exe = "/usr/bin/as", .cmdline = {"as", "-o", "a.o"}};
   proc_.write(make);
   proc_.write(cc1);
   TreeSampler& sampler = start();
-  ASSERT_TRUE(sampler.add_root(kRoot, 0));
+  ASSERT_TRUE(sampler.add_root(kRootPid, 0));
   sampler.tick(100);
   proc_.reuse_pid(as);
   make.run_ns += 1'000'000;  // it ran: forked
@@ -42,7 +42,7 @@ TEST_F(TreeSamplerFakeProc, AReusedPidIsANewProcessNotTheOldOneContinued) {
   sampler.tick(300);
   auto recording = finish(300);
 
-  auto rows = recording.rows_of(kChild);
+  auto rows = recording.rows_of(kChildPid);
   ASSERT_EQ(rows.size(), 2u);
   const auto& old_row = rows[0];
   const auto& new_row = rows[1];
@@ -56,7 +56,7 @@ TEST_F(TreeSamplerFakeProc, AReusedPidIsANewProcessNotTheOldOneContinued) {
   EXPECT_EQ(new_row.name, "as");
   EXPECT_EQ(new_row.exe, "/usr/bin/as");
   EXPECT_EQ(new_row.cmdline, as.cmdline);
-  EXPECT_EQ(new_row.parent_id, recording.row_of(kRoot).id);
+  EXPECT_EQ(new_row.parent_id, recording.row_of(kRootPid).id);
   EXPECT_EQ(new_row.first_seen_ms, 200);
   EXPECT_FALSE(new_row.end_ms);
   EXPECT_EQ(new_row.peak_rss_bytes, rss_bytes(as));
@@ -78,10 +78,10 @@ TEST_F(TreeSamplerFakeProc, AReusedPidIsANewProcessNotTheOldOneContinued) {
 TEST_F(TreeSamplerFakeProc, AReusedPidThatIsNotTheParentsChildIsLeftOut) {
   // make's list was read just before its child ended, and an unrelated process got the
   // PID before the sampler opened it.
-  proc_.write({.pid = kRoot, .name = "make", .children = {kChild}});
-  proc_.write({.pid = kChild, .ppid = 1, .name = "cron", .start_ticks = 2600});
+  proc_.write({.pid = kRootPid, .name = "make", .children = {kChildPid}});
+  proc_.write({.pid = kChildPid, .ppid = 1, .name = "cron", .start_ticks = 2600});
   TreeSampler& sampler = start();
-  ASSERT_TRUE(sampler.add_root(kRoot, 0));
+  ASSERT_TRUE(sampler.add_root(kRootPid, 0));
   sampler.tick(100);
   auto recording = finish(100);
   ASSERT_EQ(recording.processes.size(), 1u);
@@ -91,30 +91,30 @@ TEST_F(TreeSamplerFakeProc, AReusedPidThatIsNotTheParentsChildIsLeftOut) {
 // ---- An exec told from an exit ----
 
 TEST_F(TreeSamplerFakeProc, AnExecContinuesTheRowAnExitEndsIt) {
-  FakeProcess make{.pid = kRoot, .name = "make", .children = {kChild, kSecond}};
-  FakeProcess sh{.pid = kChild, .ppid = kRoot, .name = "sh", .start_ticks = 2000, .exe = "/usr/bin/dash",
+  FakeProcess make{.pid = kRootPid, .name = "make", .children = {kChildPid, kSecond}};
+  FakeProcess sh{.pid = kChildPid, .ppid = kRootPid, .name = "sh", .start_ticks = 2000, .exe = "/usr/bin/dash",
                  .cmdline = {"/bin/sh", "-c", "cc -c a.c"}};
-  FakeProcess rm{.pid = kSecond, .ppid = kRoot, .name = "rm", .start_ticks = 2001, .exe = "/usr/bin/rm",
+  FakeProcess rm{.pid = kSecond, .ppid = kRootPid, .name = "rm", .start_ticks = 2001, .exe = "/usr/bin/rm",
                  .cmdline = {"rm", "-f", "a.o"}};
   proc_.write(make);
   proc_.write(sh);
   proc_.write(rm);
   TreeSampler& sampler = start();
-  ASSERT_TRUE(sampler.add_root(kRoot, 0));
+  ASSERT_TRUE(sampler.add_root(kRootPid, 0));
   sampler.tick(100);
   // sh execs cc: the same PID and start, a new name, image, executable and arguments.
   exec(sh, "cc", "/usr/bin/x86_64-linux-gnu-gcc-12", {"cc", "-c", "a.c"});
   proc_.write(sh);
   // rm exits and make reaps it.
   proc_.vanish(kSecond);
-  make.children = {kChild};
+  make.children = {kChildPid};
   make.run_ns += 1'000'000;
   proc_.write(make);
   sampler.tick(200);
   auto recording = finish(300);
 
   ASSERT_EQ(recording.processes.size(), 3u);
-  auto cc = recording.rows_of(kChild);
+  auto cc = recording.rows_of(kChildPid);
   ASSERT_EQ(cc.size(), 1u);
   EXPECT_EQ(cc[0].start_ticks, 2000);
   EXPECT_EQ(cc[0].name, "cc");
@@ -135,10 +135,10 @@ TEST_F(TreeSamplerFakeProc, AnExecContinuesTheRowAnExitEndsIt) {
 }
 
 TEST_F(TreeSamplerFakeProc, AnExecThatKeepsTheNameIsToldByItsNewImage) {
-  FakeProcess sh{.pid = kRoot, .name = "sh", .exe = "/usr/bin/dash", .cmdline = {"sh", "build.sh"}};
+  FakeProcess sh{.pid = kRootPid, .name = "sh", .exe = "/usr/bin/dash", .cmdline = {"sh", "build.sh"}};
   proc_.write(sh);
   TreeSampler& sampler = start();
-  ASSERT_TRUE(sampler.add_root(kRoot, 0));
+  ASSERT_TRUE(sampler.add_root(kRootPid, 0));
   sampler.tick(100);
   exec(sh, "sh", "/usr/bin/dash", {"sh", "-c", "true"});  // sh runs sh: a new image, the same name
   proc_.write(sh);
@@ -151,10 +151,10 @@ TEST_F(TreeSamplerFakeProc, AnExecThatKeepsTheNameIsToldByItsNewImage) {
 }
 
 TEST_F(TreeSamplerFakeProc, AProcessLettingGoOfItsImageAsItExitsHasNotExeced) {
-  FakeProcess cc{.pid = kRoot, .name = "cc", .exe = "/usr/bin/gcc", .cmdline = {"cc", "a.c"}};
+  FakeProcess cc{.pid = kRootPid, .name = "cc", .exe = "/usr/bin/gcc", .cmdline = {"cc", "a.c"}};
   proc_.write(cc);
   TreeSampler& sampler = start();
-  ASSERT_TRUE(sampler.add_root(kRoot, 0));
+  ASSERT_TRUE(sampler.add_root(kRootPid, 0));
   sampler.tick(100);
   // Exiting, not yet a zombie: its memory is released first, and with it go the image's
   // addresses in stat, its executable and its arguments.
@@ -182,17 +182,17 @@ TEST_F(TreeSamplerFakeProc, AProcessLettingGoOfItsImageAsItExitsHasNotExeced) {
 
 TEST_F(TreeSamplerFakeProc, AThreadGroupIsOneProcessWhoseThreadsChildrenAreFound) {
   // The leader has two more threads; the second forked a child (its ppid is the group's).
-  FakeProcess java{.pid = kRoot, .name = "java",
-                   .other_threads = {{.tid = kRoot + 10}, {.tid = kRoot + 11, .children = {kChild}}}};
+  FakeProcess java{.pid = kRootPid, .name = "java",
+                   .other_threads = {{.tid = kRootPid + 10}, {.tid = kRootPid + 11, .children = {kChildPid}}}};
   proc_.write(java);
-  proc_.write({.pid = kChild, .ppid = kRoot, .name = "javac", .start_ticks = 2000});
+  proc_.write({.pid = kChildPid, .ppid = kRootPid, .name = "javac", .start_ticks = 2000});
   TreeSampler& sampler = start();
-  ASSERT_TRUE(sampler.add_root(kRoot, 0));
+  ASSERT_TRUE(sampler.add_root(kRootPid, 0));
   // The first thread forks too. The leader's schedstat, the only one read, stays:
   // with more threads than it, the group is read in full anyway.
   java.other_threads[0].children = {kSecond};
   proc_.write(java);
-  proc_.write({.pid = kSecond, .ppid = kRoot, .name = "jar", .start_ticks = 2100});
+  proc_.write({.pid = kSecond, .ppid = kRootPid, .name = "jar", .start_ticks = 2100});
   sampler.tick(100);
   // A thread ends.
   java.other_threads.pop_back();
@@ -201,9 +201,9 @@ TEST_F(TreeSamplerFakeProc, AThreadGroupIsOneProcessWhoseThreadsChildrenAreFound
   auto recording = finish(200);
 
   ASSERT_EQ(recording.processes.size(), 3u);  // threads are not processes
-  const auto& group = recording.row_of(kRoot);
-  EXPECT_EQ(recording.row_of(kChild).parent_id, group.id);
-  EXPECT_EQ(recording.row_of(kChild).first_seen_ms, 0);
+  const auto& group = recording.row_of(kRootPid);
+  EXPECT_EQ(recording.row_of(kChildPid).parent_id, group.id);
+  EXPECT_EQ(recording.row_of(kChildPid).first_seen_ms, 0);
   EXPECT_EQ(recording.row_of(kSecond).parent_id, group.id);
   EXPECT_EQ(recording.row_of(kSecond).first_seen_ms, 100);
   EXPECT_EQ(recording.tick_at(100).processes, 3);
@@ -215,11 +215,11 @@ TEST_F(TreeSamplerFakeProc, AThreadGroupIsOneProcessWhoseThreadsChildrenAreFound
 }
 
 TEST_F(TreeSamplerFakeProc, AProcessWhoseMainThreadExitedLivesOnUntilItsLastThreadEnds) {
-  FakeProcess server{.pid = kRoot, .name = "server", .resident_pages = 10 * kPagesPerMiB,
-                     .other_threads = {{.tid = kRoot + 10}}};
+  FakeProcess server{.pid = kRootPid, .name = "server", .resident_pages = 10 * kPagesPerMiB,
+                     .other_threads = {{.tid = kRootPid + 10}}};
   proc_.write(server);
   TreeSampler& sampler = start();
-  ASSERT_TRUE(sampler.add_root(kRoot, 0));
+  ASSERT_TRUE(sampler.add_root(kRootPid, 0));
   sampler.tick(100);
   // main() calls pthread_exit: the leader is a zombie (state Z in the process's own
   // stat, no memory in its statm) while the other thread runs on, with the memory,
@@ -229,9 +229,9 @@ TEST_F(TreeSamplerFakeProc, AProcessWhoseMainThreadExitedLivesOnUntilItsLastThre
   proc_.write(server);
   sampler.tick(200);
   // The other thread forks.
-  server.other_threads[0].children = {kChild};
+  server.other_threads[0].children = {kChildPid};
   proc_.write(server);
-  proc_.write({.pid = kChild, .ppid = kRoot, .name = "worker", .start_ticks = 3000});
+  proc_.write({.pid = kChildPid, .ppid = kRootPid, .name = "worker", .start_ticks = 3000});
   sampler.tick(300);
   // The last thread ends: now the process is a zombie.
   server.other_threads.clear();
@@ -240,29 +240,29 @@ TEST_F(TreeSamplerFakeProc, AProcessWhoseMainThreadExitedLivesOnUntilItsLastThre
   sampler.tick(400);
   auto recording = finish(400);
 
-  const auto& row = recording.row_of(kRoot);
+  const auto& row = recording.row_of(kRootPid);
   EXPECT_EQ(row.end_ms, 400);
   EXPECT_EQ(row.peak_rss_bytes, rss_bytes(server));
   EXPECT_EQ(recording.tick_at(200).processes, 1);
   EXPECT_EQ(recording.tick_at(200).rss_bytes, rss_bytes(server));
   EXPECT_EQ(recording.tick_at(300).processes, 2);
-  EXPECT_EQ(recording.row_of(kChild).parent_id, row.id);
+  EXPECT_EQ(recording.row_of(kChildPid).parent_id, row.id);
   EXPECT_EQ(recording.tick_at(400).processes, 1);  // the worker's child
   EXPECT_TRUE(recording.execs.empty());
 }
 
 TEST_F(TreeSamplerFakeProc, AnExitGroupStillTearingDownThreadsEndsAtItsExitEvent) {
-  FakeProcess linker{.pid = kRoot, .name = "ld", .other_threads = {{.tid = kRoot + 10}}};
+  FakeProcess linker{.pid = kRootPid, .name = "ld", .other_threads = {{.tid = kRootPid + 10}}};
   proc_.write(linker);
   TreeSampler& sampler = start({.process_events = true});
-  ASSERT_TRUE(sampler.add_root(kRoot, 0));
+  ASSERT_TRUE(sampler.add_root(kRootPid, 0));
   sampler.tick(100);
   // exit(4) from main: the leader is a zombie before the other thread is gone, as a
   // tick and then the leader's exit event find it.
   become_zombie(linker);
   proc_.write(linker);
   sampler.tick(200);
-  sampler.on_exit(kRoot, W_EXITCODE(4, 0), 250);
+  sampler.on_exit(kRootPid, W_EXITCODE(4, 0), 250);
   auto recording = finish(300);
   ASSERT_EQ(recording.processes.size(), 1u);
   EXPECT_EQ(recording.processes[0].end_ms, 250);
@@ -270,19 +270,19 @@ TEST_F(TreeSamplerFakeProc, AnExitGroupStillTearingDownThreadsEndsAtItsExitEvent
 }
 
 TEST_F(TreeSamplerFakeProc, AnExecByAnotherThreadIsNotTheProcesssExit) {
-  FakeProcess java{.pid = kRoot, .name = "java", .exe = "/usr/bin/java", .cmdline = {"java", "-jar", "x.jar"},
-                   .other_threads = {{.tid = kRoot + 10}}};
+  FakeProcess java{.pid = kRootPid, .name = "java", .exe = "/usr/bin/java", .cmdline = {"java", "-jar", "x.jar"},
+                   .other_threads = {{.tid = kRootPid + 10}}};
   proc_.write(java);
   TreeSampler& sampler = start({.process_events = true});
-  ASSERT_TRUE(sampler.add_root(kRoot, 0));
+  ASSERT_TRUE(sampler.add_root(kRootPid, 0));
   sampler.tick(100);
   // Its second thread execs: the kernel ends the leader thread (an exit event of the
   // PID), and the thread takes its place, alone, running the new program.
   exec(java, "sh", "/usr/bin/dash", {"sh", "-c", "true"});
   java.other_threads.clear();
   proc_.write(java);
-  sampler.on_exit(kRoot, 0, 150);
-  sampler.on_exec(kRoot, 150, probe::now_monotonic_ns());
+  sampler.on_exit(kRootPid, 0, 150);
+  sampler.on_exec(kRootPid, 150, probe::now_monotonic_ns());
   sampler.tick(200);
   auto recording = finish(200);
 
@@ -300,25 +300,25 @@ TEST_F(TreeSamplerFakeProc, ANameWithANewlineAndParenthesesIsStoredExactly) {
   // Read up to the first ')', stat would say this process is a zombie whose parent is 1.
   const std::string odd = "a\nb) Z 1 (c";
   const std::string renamed = "new)\n(name";
-  FakeProcess root{.pid = kRoot, .ppid = 4242, .name = odd, .start_ticks = 3000, .children = {kChild}};
-  FakeProcess child{.pid = kChild, .ppid = kRoot, .name = "x)\n(y", .start_ticks = 3001, .cmdline = {"./x)\n(y"}};
+  FakeProcess root{.pid = kRootPid, .ppid = 4242, .name = odd, .start_ticks = 3000, .children = {kChildPid}};
+  FakeProcess child{.pid = kChildPid, .ppid = kRootPid, .name = "x)\n(y", .start_ticks = 3001, .cmdline = {"./x)\n(y"}};
   proc_.write(root);
   proc_.write(child);
   TreeSampler& sampler = start();
-  ASSERT_TRUE(sampler.add_root(kRoot, 0));
+  ASSERT_TRUE(sampler.add_root(kRootPid, 0));
   exec(child, renamed, "/tmp/new)\n(name", {"./new)\n(name"});  // a program whose name has a newline
   proc_.write(child);
   sampler.tick(100);
   auto recording = finish(100);
 
   ASSERT_EQ(recording.processes.size(), 2u);
-  const auto& root_row = recording.row_of(kRoot);
+  const auto& root_row = recording.row_of(kRootPid);
   EXPECT_EQ(root_row.name, odd);
   EXPECT_EQ(root_row.ppid, 4242);
   EXPECT_EQ(root_row.start_ticks, 3000);
   EXPECT_FALSE(root_row.end_ms);  // alive: state S, not the Z inside its name
   EXPECT_EQ(recording.tick_at(100).processes, 2);
-  const auto& child_row = recording.row_of(kChild);
+  const auto& child_row = recording.row_of(kChildPid);
   EXPECT_EQ(child_row.name, renamed);
   EXPECT_EQ(child_row.cmdline, child.cmdline);
   ASSERT_EQ(recording.execs.size(), 1u);

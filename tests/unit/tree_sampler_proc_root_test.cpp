@@ -16,17 +16,17 @@ using canopy::testing::kPagesPerMiB;
 using canopy::testing::rss_bytes;
 using TreeSamplerProcRoot = canopy::testing::FakeProcTest;
 
-constexpr pid_t kRoot = canopy::testing::kRootPid;
-constexpr pid_t kChild = canopy::testing::kChildPid;
+using testing::kChildPid;
+using testing::kRootPid;
 
 TEST_F(TreeSamplerProcRoot, IdleProcessesAreReadAgainOnceVmstatSaysTheKernelMovedMemory) {
   // Enough processes that one vmstat read costs less than reading each one's statm.
-  FakeProcess root{.pid = kRoot, .name = "make"};
+  FakeProcess root{.pid = kRootPid, .name = "make"};
   std::vector<FakeProcess> children;
-  for (pid_t pid = kChild; pid < kChild + 17; ++pid) {
+  for (pid_t pid = kChildPid; pid < kChildPid + 17; ++pid) {
     root.children.push_back(pid);
     children.push_back(
-        {.pid = pid, .ppid = kRoot, .name = "sleep", .start_ticks = 2000, .resident_pages = 10 * kPagesPerMiB});
+        {.pid = pid, .ppid = kRootPid, .name = "sleep", .start_ticks = 2000, .resident_pages = 10 * kPagesPerMiB});
   }
   proc_.write(root);
   for (const auto& child : children) {
@@ -34,7 +34,7 @@ TEST_F(TreeSamplerProcRoot, IdleProcessesAreReadAgainOnceVmstatSaysTheKernelMove
   }
   FakeMachine machine;
   TreeSampler& sampler = start();
-  ASSERT_TRUE(sampler.add_root(kRoot, 0));
+  ASSERT_TRUE(sampler.add_root(kRootPid, 0));
   sampler.tick(100);  // vmstat's first reading: nothing to compare with, all read
   // The kernel swaps out 1 MiB of a child that does not run, and counts it in vmstat
   // only later (as if the two ticks fell between the swap-out and the count).
@@ -57,11 +57,11 @@ TEST_F(TreeSamplerProcRoot, IdleProcessesAreReadAgainOnceVmstatSaysTheKernelMove
 }
 
 TEST_F(TreeSamplerProcRoot, TheMachinesMemoryIsReadFromTheProcRoot) {
-  proc_.write({.pid = kRoot, .name = "make"});
+  proc_.write({.pid = kRootPid, .name = "make"});
   FakeMachine machine{.mem_total_kb = 4'000'000, .mem_available_kb = 1'500'000, .swap_free_kb = 1'000'000};
   proc_.write_machine(machine);
   TreeSampler& sampler = start();
-  ASSERT_TRUE(sampler.add_root(kRoot, 0));
+  ASSERT_TRUE(sampler.add_root(kRootPid, 0));
   sampler.tick(100);
   auto recording = finish(100);
   const auto& tick = recording.tick_at(100);
@@ -74,19 +74,19 @@ TEST_F(TreeSamplerProcRoot, TheMachinesMemoryIsReadFromTheProcRoot) {
 TEST_F(TreeSamplerProcRoot, AnOrphanPassedToUsIsFoundInOurOwnChildrenList) {
   // Run mode: the recorder (this test, as the fake tree has it) is the subreaper.
   const pid_t self = ::getpid();
-  FakeProcess recorder{.pid = self, .name = "canopy", .children = {kRoot}};
+  FakeProcess recorder{.pid = self, .name = "canopy", .children = {kRootPid}};
   proc_.write(recorder);
-  proc_.write({.pid = kRoot, .ppid = self, .name = "make"});
+  proc_.write({.pid = kRootPid, .ppid = self, .name = "make"});
   TreeSampler& sampler = start({.adopt_own_children = true});
-  ASSERT_TRUE(sampler.add_root(kRoot, 0));
+  ASSERT_TRUE(sampler.add_root(kRootPid, 0));
   // make's child, orphaned before the sampler saw it, is reparented to us.
-  recorder.children.push_back(kChild);
+  recorder.children.push_back(kChildPid);
   proc_.write(recorder);
-  proc_.write({.pid = kChild, .ppid = self, .name = "daemon", .start_ticks = 2000});
+  proc_.write({.pid = kChildPid, .ppid = self, .name = "daemon", .start_ticks = 2000});
   sampler.tick(100);
   auto recording = finish(100);
   ASSERT_EQ(recording.processes.size(), 2u);
-  const auto& orphan = recording.row_of(kChild);
+  const auto& orphan = recording.row_of(kChildPid);
   EXPECT_TRUE(orphan.adopted);
   EXPECT_FALSE(orphan.parent_id);
   EXPECT_EQ(orphan.first_seen_ms, 100);
