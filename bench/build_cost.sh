@@ -36,19 +36,39 @@ LAUNCHER
 chmod +x "$launcher"
 
 # Sums a log's lines by the folder of the file compiled (src/cli, tests/unit, ...);
-# a line that compiles nothing is a link.
+# a line that compiles nothing is a link. A unity build compiles a target's files in
+# batches (CMakeFiles/TARGET.dir/Unity/unity_N_cxx.cxx), counted for the target's folder.
 by_folder() {
-  awk '{
+  awk 'BEGIN {
+    folder["canopy"] = "src/cli"
+    folder["canopy_web_server"] = folder["canopy_web_module"] = "src/web"
+    folder["canopy_unit_tests"] = "tests/unit"
+    folder["canopy_integration_tests"] = "tests/integration"
+    folder["canopy_workload"] = "tests/workload"
+  } {
     cpu = $1 + $2; where = "links"
     for (i = 3; i < NF; ++i) {
-      if ($i == "-c") {
-        n = split($(i + 1), part, "/")
+      if ($i != "-c") {
+        continue
+      }
+      file = $(i + 1)
+      if (match(file, /CMakeFiles\/[^\/]+\.dir\/Unity\//)) {
+        target = substr(file, RSTART + length("CMakeFiles/"), RLENGTH - length("CMakeFiles/.dir/Unity/"))
+        layer = target
+        sub(/^canopy_/, "", layer)
+        where = (target in folder) ? folder[target] : "src/" layer
+      } else {
+        n = split(file, part, "/")
         where = (n >= 3 && (part[n - 2] == "src" || part[n - 2] == "tests")) ? part[n - 2] "/" part[n - 1] : "generated"
       }
     }
     sum[where] += cpu; total += cpu
+    if (where ~ /^src\//) {
+      src += cpu
+    }
   } END {
     for (w in sum) printf "%s\t%.1f\n", w, sum[w]
+    printf "src\t%.1f\n", src
     printf "total\t%.1f\n", total
   }' "$1"
 }
@@ -99,13 +119,18 @@ fi
   done
   echo "$header"
   echo "$rule"
-  cut -f1 "$scratch"/*.sums | sort -u | grep -v '^total$' | while read -r where; do
+  cut -f1 "$scratch"/*.sums | sort -u | grep -vE '^(src|total)$' | while read -r where; do
     row="| $where |"
     for name in "${names[@]}"; do
       row+=" $(awk -F'\t' -v w="$where" '$1 == w { print $2 }' "$scratch/$name.sums") |"
     done
     echo "$row"
   done
+  src="| CPU s, src/ (canopy and its module) |"
+  for name in "${names[@]}"; do
+    src+=" $(awk -F'\t' '$1 == "src" { print $2 }' "$scratch/$name.sums") |"
+  done
+  echo "$src"
   total="| **CPU s, all** |"
   wall="| wall s |"
   for name in "${names[@]}"; do
