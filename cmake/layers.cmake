@@ -23,7 +23,10 @@ endfunction()
 # -fno-semantic-interposition, -fPIC would also stop GCC from inlining any function
 # that is not static (another library could interpose it), in the recorder's hot path
 # too; nothing of canopy's is meant to be interposed.
+#
+# In a unity build, a layer is one translation unit (batch size 0): its files share
+# most of their headers, and a layer is small enough to compile in one go.
 function(canopy_layer_flags target)
-  set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON UNITY_BUILD_BATCH_SIZE 0)
   target_compile_options(${target} PRIVATE -fno-semantic-interposition)
 endfunction()
