@@ -1,6 +1,8 @@
 // The passes of a recording up to its sampling loop: the cgroup and limits, the
 // signals, the kernel's events, the root (started or attached), the file, and the
 // root let go. The loop and the end are in recorder.cpp.
+#include "record/record_run.h"
+
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -11,7 +13,6 @@
 #include <cstring>
 #include <ctime>
 
-#include "record/record_run.h"
 #include "record/recording_meta.h"
 
 namespace canopy::record {

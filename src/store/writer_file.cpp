@@ -1,6 +1,8 @@
 // The recording file's life: made without ever writing over anything but a regular
 // file, journaled while recording (WAL, or a rollback journal where WAL is refused),
 // and one self-contained file at the end. The rows are in writer.cpp.
+#include "store/writer.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -9,7 +11,6 @@
 
 #include "common/output_path.h"
 #include "store/schema.h"
-#include "store/writer.h"
 
 namespace canopy::store {
 namespace {

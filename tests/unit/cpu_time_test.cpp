@@ -1,6 +1,7 @@
 #include "probe/cpu_time.h"
 
 #include <gtest/gtest.h>
+
 #include "support/units.h"
 
 namespace canopy::probe {

@@ -1,6 +1,7 @@
 #include "record/tick_schedule.h"
 
 #include <gtest/gtest.h>
+
 #include "support/units.h"
 
 namespace canopy::record {
