@@ -36,9 +36,9 @@ struct ParsedLine {
 
 // The timestamp and the message it leaves, or nullopt.
 std::optional<ParsedLine> parse(std::string_view line, const LocalZone& zone,
-                            int64_t reference_ms = kNov22_0900Utc_ms,
-                            std::optional<int64_t> previous_ms = std::nullopt,
-                            std::optional<TimestampForm> only = std::nullopt) {
+                                int64_t reference_ms = kNov22_0900Utc_ms,
+                                std::optional<int64_t> previous_ms = std::nullopt,
+                                std::optional<TimestampForm> only = std::nullopt) {
   auto found = parse_leading_timestamp(line, TimestampContext{&zone, reference_ms, previous_ms}, only);
   if (!found) return std::nullopt;
   EXPECT_LE(found->length, line.size()) << line;
