@@ -1,0 +1,273 @@
+#include "heap/agent.h"
+
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+
+#include "heap/channel.h"
+#include "heap/code_ranges.h"
+#include "heap/profile.h"
+#include "heap/sampler.h"
+#include "heap/snapshot.h"
+#include "heap/stack_capture.h"
+#include "heap/thread_state.h"
+
+namespace canopy::heap {
+namespace {
+
+constexpr int64_t kDefaultRateBytes = 512 * 1024;
+constexpr int64_t kDefaultIntervalMs = 2000;
+// Peaks come in runs (a heap that grows does so for a while): at most one snapshot
+// for them per this long.
+constexpr int64_t kPeakGapMs = 500;
+constexpr size_t kThreadStackBytes = 256 * 1024;
+
+char socket_path[108];  // sun_path's size
+bool enabled = false;
+int64_t configured_rate_bytes = 0;
+int64_t interval_ms = kDefaultIntervalMs;
+uint64_t loaded_monotonic_ns = 0;
+
+Channel channel;
+SnapshotSender sender;
+bool sender_ready = false;
+bool restart_pending = false;  // a forked child's tables still speak to the parent's connection
+std::atomic<bool> thread_started{false};
+std::atomic<int> wake_fd{-1};
+bool exiting = false;  // under channel.send_lock
+
+class SendLock {
+ public:
+  SendLock() { pthread_mutex_lock(&channel.send_lock); }
+  ~SendLock() { pthread_mutex_unlock(&channel.send_lock); }
+};
+
+int64_t parse_number(const char* text, int64_t fallback) {
+  if (!text) {
+    return fallback;
+  }
+  int64_t value = 0;
+  auto [end, error] = std::from_chars(text, text + std::strlen(text), value);
+  return error == std::errc() && *end == '\0' && value >= 0 ? value : fallback;
+}
+
+// With the send lock held: a connection that has said hello and named its objects.
+bool ensure_connected() {
+  if (channel.connected()) {
+    return true;
+  }
+  if (!sender_ready) {
+    sender_ready = sender.init();
+    if (!sender_ready) {
+      return false;
+    }
+  }
+  if (restart_pending) {
+    sender.restart_in_child();
+    restart_pending = false;
+  }
+  if (!channel.connect_to(socket_path)) {
+    return false;
+  }
+  heap_wire::Hello hello{heap_wire::kMagic,
+                         heap_wire::kVersion,
+                         static_cast<int32_t>(getpid()),
+                         static_cast<uint32_t>(unwind_mode),
+                         sampling_rate_bytes.load(),
+                         loaded_monotonic_ns};
+  channel.send(heap_wire::MessageType::kHello, &hello, sizeof hello);
+  sender.send_modules(channel);
+  return channel.connected();
+}
+
+// False once there is nothing more to send to (the recorder has gone, or the process
+// is exiting).
+bool snapshot(heap_wire::SnapshotReason reason) {
+  SendLock locked;
+  if (exiting || !ensure_connected()) {
+    return false;
+  }
+  refresh_code_ranges();
+  sender.send(channel, reason);
+  return channel.connected();
+}
+
+void obey(int command) {
+  switch (command) {
+    case heap_wire::kCommandDump:
+      snapshot(heap_wire::SnapshotReason::kRequested);
+      break;
+    case heap_wire::kCommandSamplingOn:
+      sampling_rate_bytes.store(configured_rate_bytes > 0 ? configured_rate_bytes : kDefaultRateBytes);
+      break;
+    case heap_wire::kCommandSamplingOff:
+      sampling_rate_bytes.store(0);
+      break;
+    default:
+      break;
+  }
+}
+
+void* run_thread(void*) {
+  thread_state.in_hook = true;  // for life: this thread's allocations are not the program's
+  {
+    SendLock locked;
+    if (!ensure_connected()) {
+      sampling_rate_bytes.store(0);  // no recorder to hand samples to
+      return nullptr;
+    }
+  }
+  int64_t last_snapshot_ms = static_cast<int64_t>(monotonic_ns() / 1'000'000);
+  bool peak_pending = false;
+  for (;;) {
+    int64_t now_ms = static_cast<int64_t>(monotonic_ns() / 1'000'000);
+    int64_t due_ms = last_snapshot_ms + (peak_pending ? kPeakGapMs : interval_ms);
+    pollfd fds[2] = {{channel.fd(), POLLIN, 0}, {wake_fd.load(), POLLIN, 0}};
+    int ready = ::poll(fds, 2, static_cast<int>(due_ms > now_ms ? due_ms - now_ms : 0));
+    if (ready < 0) {
+      continue;  // EINTR
+    }
+    if (fds[0].revents) {
+      for (int command; (command = channel.read_command()) != 0;) {
+        if (command < 0) {
+          sampling_rate_bytes.store(0);
+          return nullptr;
+        }
+        obey(command);
+      }
+    }
+    if (fds[1].revents) {
+      uint64_t count;
+      (void)!::read(fds[1].fd, &count, sizeof count);
+      peak_pending = true;
+    }
+    now_ms = static_cast<int64_t>(monotonic_ns() / 1'000'000);
+    if (now_ms >= last_snapshot_ms + (peak_pending ? kPeakGapMs : interval_ms)) {
+      bool go_on = snapshot(peak_pending ? heap_wire::SnapshotReason::kPeak : heap_wire::SnapshotReason::kInterval);
+      if (!go_on) {
+        return nullptr;
+      }
+      last_snapshot_ms = now_ms;
+      peak_pending = false;
+    }
+  }
+}
+
+void start_thread() {
+  HookScope scope;
+  int fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (fd < 0) {
+    return;
+  }
+  wake_fd.store(fd);
+  // The program's signals are the program's threads' business: block them all here.
+  sigset_t all, before;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &before);
+  pthread_attr_t attributes;
+  pthread_attr_init(&attributes);
+  pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+  pthread_attr_setstacksize(&attributes, kThreadStackBytes);
+  pthread_t thread;
+  pthread_create(&thread, &attributes, run_thread, nullptr);
+  pthread_attr_destroy(&attributes);
+  pthread_sigmask(SIG_SETMASK, &before, nullptr);
+}
+
+void before_fork() {
+  pthread_mutex_lock(&channel.send_lock);
+  pthread_mutex_lock(&profile.lock);
+}
+
+void after_fork_in_parent() {
+  pthread_mutex_unlock(&profile.lock);
+  pthread_mutex_unlock(&channel.send_lock);
+}
+
+// Only the forking thread lives on in the child: the library's thread is gone, and
+// the socket and the wake-up are the parent's. A child that execs at once (a shell,
+// make) costs nothing more; one that goes on allocating starts its own thread.
+void after_fork_in_child() {
+  pthread_mutex_unlock(&profile.lock);
+  pthread_mutex_unlock(&channel.send_lock);
+  channel.close();
+  int fd = wake_fd.exchange(-1);
+  if (fd >= 0) {
+    ::close(fd);
+  }
+  restart_pending = true;
+  thread_started.store(false);
+  if (enabled && sampling_rate_bytes.load() == 0 && !thread_started.exchange(true)) {
+    start_thread();  // sampling off: listen, so that the recorder can turn it on
+  }
+}
+
+__attribute__((constructor)) void load() {
+  HookScope scope;
+  loaded_monotonic_ns = monotonic_ns();
+  const char* path = std::getenv(heap_wire::kSocketVariable);
+  if (!path || std::strlen(path) >= sizeof socket_path) {
+    return;  // not in a recording: count nothing
+  }
+  std::strcpy(socket_path, path);
+  enabled = true;
+  configured_rate_bytes = parse_number(std::getenv(heap_wire::kRateVariable), kDefaultRateBytes);
+  interval_ms = parse_number(std::getenv(heap_wire::kIntervalVariable), kDefaultIntervalMs);
+  if (interval_ms <= 0) {
+    interval_ms = kDefaultIntervalMs;
+  }
+  const char* unwind = std::getenv(heap_wire::kUnwindVariable);
+  unwind_mode = unwind && std::strcmp(unwind, "dwarf") == 0 ? heap_wire::UnwindMode::kDwarf
+                                                            : heap_wire::UnwindMode::kAuto;
+  refresh_code_ranges();
+  pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
+  sampling_rate_bytes.store(configured_rate_bytes);
+  thread_state.bytes_until_sample = 0;  // counted while sampling was off: draw afresh
+  if (configured_rate_bytes == 0 && !thread_started.exchange(true)) {
+    start_thread();
+  }
+}
+
+// After the program's atexit handlers and the destructors of the objects loaded after
+// this one: the heap as the program leaves it.
+__attribute__((destructor)) void unload() {
+  if (!enabled) {
+    return;
+  }
+  HookScope scope;
+  SendLock locked;
+  if (exiting) {
+    return;
+  }
+  if (ensure_connected()) {
+    refresh_code_ranges();
+    sender.send(channel, heap_wire::SnapshotReason::kExit);
+  }
+  exiting = true;
+  if (channel.connected()) {
+    ::shutdown(channel.fd(), SHUT_RDWR);  // the thread's poll wakes, and stops
+  }
+}
+
+}  // namespace
+
+void agent_on_sample(bool new_peak) {
+  if (!thread_started.load(std::memory_order_relaxed) && enabled && !thread_started.exchange(true)) {
+    start_thread();
+  }
+  int fd = wake_fd.load(std::memory_order_relaxed);
+  if (new_peak && fd >= 0) {
+    uint64_t one = 1;
+    (void)!::write(fd, &one, sizeof one);
+  }
+}
+
+}  // namespace canopy::heap

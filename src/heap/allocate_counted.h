@@ -1,0 +1,40 @@
+// The path every allocation function shares: count down, and on the rare sample,
+// make the block and record it with the thread marked as in the library, so that
+// whatever the real allocator or the unwinder allocate meanwhile passes through
+// uncounted.
+#pragma once
+
+#include <cstddef>
+
+#include "heap/profile.h"
+#include "heap/sampler.h"
+#include "heap/thread_state.h"
+
+namespace canopy::heap {
+
+template <typename Allocate>
+inline void* allocate_counted(size_t size, Allocate allocate) {
+  ThreadState& thread = thread_state;
+  if (thread.in_hook || !counts_down_to_sample(thread, size)) [[likely]] {
+    return allocate();
+  }
+  HookScope scope;
+  if (!take_sample(thread, size)) {
+    return allocate();
+  }
+  void* block = allocate();
+  if (block) {
+    int64_t rate = sampling_rate_bytes.load(std::memory_order_relaxed);
+    record_allocation(block, size, sample_probability(size, rate > 0 ? rate : 1));
+  }
+  return block;
+}
+
+// Before the real free of a block.
+inline void forget(void* block) {
+  if (!thread_state.in_hook) {
+    record_free(block);
+  }
+}
+
+}  // namespace canopy::heap

@@ -1,0 +1,92 @@
+// The C allocation functions, in front of the real ones. The hot path is a thread-local
+// count down and the real call; a free() adds one load of the live table's filter.
+#include <malloc.h>
+#include <stdlib.h>
+
+#include <cerrno>
+#include <cstddef>
+
+#include "heap/allocate_counted.h"
+#include "heap/real_allocator.h"
+
+using canopy::heap::real;
+
+using canopy::heap::allocate_counted;
+using canopy::heap::forget;
+
+extern "C" {
+
+__attribute__((visibility("default"))) void* malloc(size_t size) {
+  return allocate_counted(size, [&] { return real().malloc(size); });
+}
+
+__attribute__((visibility("default"))) void free(void* block) {
+  if (!block || canopy::heap::is_bootstrap_block(block)) {
+    return;
+  }
+  forget(block);
+  real().free(block);
+}
+
+__attribute__((visibility("default"))) void* calloc(size_t count, size_t size) {
+  size_t bytes;
+  if (__builtin_mul_overflow(count, size, &bytes)) {
+    return real().calloc(count, size);  // fails as it should, with ENOMEM
+  }
+  return allocate_counted(bytes, [&] { return real().calloc(count, size); });
+}
+
+// A realloc is a free of the old block and an allocation of the new one. The old one
+// is forgotten first: once the real realloc has freed it, another thread may be given
+// the same address.
+__attribute__((visibility("default"))) void* realloc(void* block, size_t size) {
+  if (block && canopy::heap::is_bootstrap_block(block)) {
+    return canopy::heap::move_out_of_bootstrap(block, size);
+  }
+  if (block) {
+    forget(block);
+  }
+  if (block && size == 0) {
+    return real().realloc(block, size);
+  }
+  return allocate_counted(size, [&] { return real().realloc(block, size); });
+}
+
+__attribute__((visibility("default"))) void* reallocarray(void* block, size_t count, size_t size) {
+  size_t bytes;
+  if (__builtin_mul_overflow(count, size, &bytes)) {
+    errno = ENOMEM;
+    return nullptr;  // the old block stays the caller's, and ours to track
+  }
+  return realloc(block, bytes);
+}
+
+__attribute__((visibility("default"))) int posix_memalign(void** out, size_t alignment, size_t size) {
+  int result = 0;
+  void* block = allocate_counted(size, [&]() -> void* {
+    result = real().posix_memalign(out, alignment, size);
+    return result == 0 ? *out : nullptr;
+  });
+  if (result == 0) {
+    *out = block;
+  }
+  return result;
+}
+
+__attribute__((visibility("default"))) void* aligned_alloc(size_t alignment, size_t size) {
+  return allocate_counted(size, [&] { return real().aligned_alloc(alignment, size); });
+}
+
+__attribute__((visibility("default"))) void* memalign(size_t alignment, size_t size) {
+  return allocate_counted(size, [&] { return real().memalign(alignment, size); });
+}
+
+__attribute__((visibility("default"))) void* valloc(size_t size) {
+  return allocate_counted(size, [&] { return real().valloc(size); });
+}
+
+__attribute__((visibility("default"))) void* pvalloc(size_t size) {
+  return allocate_counted(size, [&] { return real().pvalloc(size); });
+}
+
+}  // extern "C"

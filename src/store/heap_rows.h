@@ -1,0 +1,97 @@
+// The heap profile's rows (record --heap): what each profiled process image sampled,
+// as libcanopy-heap.so sent it and the recorder resolved it. Stacks are shared by
+// every process of the recording: a frame is a loaded object (path and build-id)
+// and an address in that object's own address space, the same in each process that
+// loads it, wherever ASLR put it.
+//
+// Estimates (bytes and counts) are sums of size / p and 1 / p over sampled
+// allocations, p being the chance that an allocation of that size was sampled.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace canopy::store {
+
+// One process image with the library loaded: from its load (or its fork) to its exit
+// or exec. A process that execs has one image per program it ran.
+struct HeapImageRow {
+  int64_t id = 0;
+  std::optional<int64_t> process_id;  // the process table's row, when the recorder knew it
+  int64_t pid = 0;
+  int64_t started_ms = 0;
+  int64_t rate_bytes = 0;        // mean bytes between samples; 0 = sampling off
+  std::string unwind;            // "auto" or "dwarf"
+  std::optional<int64_t> ended_ms;
+  // "exit": the library's last snapshot at exit; "lost": the connection ended without
+  // it (exec, _exit, a signal, SIGKILL), and the heap after the last snapshot is unknown.
+  std::optional<std::string> end;
+  int64_t samples = 0;
+  int64_t samples_dropped = 0;   // sampled but not kept: a table of the library was full
+};
+
+struct HeapModuleRow {
+  int64_t id = 0;
+  std::string path;
+  std::string build_id;  // hex, empty when the object has none
+};
+
+struct HeapFrameRow {
+  int64_t id = 0;
+  std::optional<int64_t> module_id;  // empty: in no loaded object (rel_pc is then absolute)
+  int64_t rel_pc = 0;                // the address in the object's own address space
+};
+
+struct HeapStackRow {
+  int64_t id = 0;
+  std::vector<int64_t> frame_ids;  // innermost first; all but the first are return addresses
+};
+
+struct HeapSnapshotRow {
+  int64_t id = 0;
+  int64_t image_id = 0;
+  int64_t t_ms = 0;
+  std::string reason;  // "interval", "peak", "exit", "requested"
+  int64_t in_use_bytes = 0;       // estimated, the whole heap of the image
+  int64_t peak_in_use_bytes = 0;  // estimated high-water mark so far
+  int64_t samples = 0;            // so far
+};
+
+// What one stack had allocated and freed by a snapshot, cumulative since its image
+// started. Written only when it changed since that image's previous snapshot: readers
+// carry a stack's totals forward through the later snapshots of its image.
+struct HeapStackTotalsRow {
+  int64_t snapshot_id = 0;
+  int64_t stack_id = 0;
+  int64_t allocated_bytes = 0;
+  int64_t allocated_count = 0;
+  int64_t freed_bytes = 0;
+  int64_t freed_count = 0;
+};
+
+// A sampled allocation still alive at a snapshot: its birth and, once seen, its end.
+// Sampled allocations born and freed between two snapshots leave no row, only totals.
+struct HeapAllocationRow {
+  int64_t id = 0;
+  int64_t image_id = 0;
+  int64_t stack_id = 0;
+  int64_t size_bytes = 0;
+  double probability = 1;  // that an allocation of this size is sampled
+  int64_t born_ms = 0;
+  std::optional<int64_t> freed_ms;  // empty: alive at the image's last snapshot
+};
+
+// Everything heap of a recording, as `canopy heap` and the exports read it.
+struct HeapProfile {
+  std::vector<HeapImageRow> images;
+  std::vector<HeapModuleRow> modules;
+  std::vector<HeapFrameRow> frames;
+  std::vector<HeapStackRow> stacks;
+  std::vector<HeapSnapshotRow> snapshots;      // by image, then time
+  std::vector<HeapStackTotalsRow> totals;      // by snapshot
+  std::vector<HeapAllocationRow> allocations;  // by image, then birth
+};
+
+}  // namespace canopy::store
