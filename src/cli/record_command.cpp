@@ -62,6 +62,10 @@ int run_record_command(const RecordCliOptions& cli) {
     print_error("--capture-output needs a command to run: a process we attach to already has its output");
     return record::kExitRecorderFailed;
   }
+  if (options.attach_pid && options.heap_rate_bytes) {
+    print_error("--heap needs a command to run: the profiler is loaded as a process starts, not into a running one");
+    return record::kExitRecorderFailed;
+  }
   auto budgets = parse_budgets(cli.budgets);
   if (!budgets) {
     print_error(budgets.error().message);

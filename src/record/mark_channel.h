@@ -39,6 +39,9 @@ class MarkChannel {
   ~MarkChannel();  // removes the file and its directory
 
   const std::string& path() const { return path_; }
+  // The channel's private directory (mode 0700), where the heap profiler's socket
+  // lives too; removed with the channel.
+  const std::string& directory() const { return dir_; }
   int poll_fd() const { return inotify_.get(); }
   // Once no more wakeups are wanted (the sampling has ended): read_new still reads
   // every line. Closing an inotify instance that holds a watch waits for the kernel to

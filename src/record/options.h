@@ -11,6 +11,8 @@
 namespace canopy::record {
 
 inline constexpr int64_t kDefaultIntervalMs = 100;
+inline constexpr int64_t kDefaultHeapRateBytes = 512 * 1024;
+inline constexpr int64_t kDefaultHeapIntervalMs = 2000;
 // canopy's own failures (bad flag, unwritable output, ...): distinct from any status
 // the command can give us through the shell's conventions (126, 127, 128+N).
 inline constexpr int kExitRecorderFailed = 125;
@@ -55,6 +57,10 @@ struct RecordOptions {
   bool process_events = true;   // listen to the kernel's process events when permitted
   bool cgroup = true;            // run the command in a cgroup of its own when possible
   ResourceLimits limits;
+  // record --heap: libcanopy-heap.so preloaded into the tree, sampling once per this
+  // many bytes allocated on average; 0 loads it with sampling off. Empty: no heap profile.
+  std::optional<int64_t> heap_rate_bytes;
+  int64_t heap_interval_ms = kDefaultHeapIntervalMs;
 };
 
 // The interval from CANOPY_INTERVAL, else ONLOOKER_POLL_INTERVAL (for users coming

@@ -13,6 +13,7 @@
 #include "probe/task_exits.h"
 #include "record/command_cgroup.h"
 #include "record/event_filter.h"
+#include "record/heap_profiling.h"
 #include "record/launcher.h"
 #include "record/limit_watch.h"
 #include "record/mark_channel.h"
@@ -68,6 +69,7 @@ class RecordRun {
 
   std::optional<Launch> launch_;
   std::optional<MarkChannel> marks_;
+  std::optional<HeapProfiling> heap_;  // record --heap
   std::optional<OutputCapture> capture_;
   Session* session_for_output_ = nullptr;  // set once the recording exists
 

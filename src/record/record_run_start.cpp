@@ -118,6 +118,13 @@ Status RecordRun::fork_gated_command() {
   ASSIGN_OR_RETURN(auto channel, MarkChannel::create());
   marks_.emplace(std::move(channel));
   setup.environment.push_back(std::string(kMarkVariable) + "=" + marks_->path());
+  if (options_.heap_rate_bytes) {
+    ASSIGN_OR_RETURN(auto heap, HeapProfiling::prepare(options_, marks_->directory()));
+    heap_.emplace(std::move(heap));
+    for (std::string& variable : heap_->environment()) {
+      setup.environment.push_back(std::move(variable));
+    }
+  }
   if (options_.capture_output) {
     ASSIGN_OR_RETURN(auto created,
                      OutputCapture::create([this](int64_t t_ms, const char* stream, const std::string& text) {
@@ -173,6 +180,11 @@ Status RecordRun::create_recording() {
                            process_events_ ? &*process_events_ : nullptr, exit_records_ ? &*exit_records_ : nullptr,
                            nullptr, {}, &warn_});
   session_for_output_ = &*session_;
+  if (heap_) {
+    RETURN_IF_ERROR(writer_->enable_heap());
+    heap_->start_ingest(*writer_, session_->clock, [this](pid_t pid) { return sampler_->process_id(pid); });
+    session_->heap = &*heap_;
+  }
   limit_watch_.emplace(options_.limits, cgroup_ ? &*cgroup_ : nullptr, *writer_, *sampler_, session_->clock.now_ms());
   if (run_mode_) {
     session_->limits = &*limit_watch_;

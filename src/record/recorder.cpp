@@ -78,6 +78,9 @@ void RecordRun::close_recording() {
   }
   read_marks(s);
   read_process_events(s);
+  if (heap_ && s.recording) {
+    heap_->finish();
+  }
   if (s.recording) {
     int64_t end_ms = sampler_->tick(s.clock.now_ms());
     if (s.limits) {

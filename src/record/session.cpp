@@ -188,7 +188,7 @@ Status sampling_loop(Session& s, int signal_fd) {
   // and poll registered with and left every file's wait queue on each wakeup.
   ScopedFd epoll(::epoll_create1(EPOLL_CLOEXEC));
   // Each descriptor is registered with what it is, which epoll hands back.
-  enum Source : uint32_t { kSignals, kMarks, kProcessEvents, kExitRecords, kOutput, kSources };
+  enum Source : uint32_t { kSignals, kMarks, kProcessEvents, kExitRecords, kOutput, kHeap, kSources };
   auto watch = [&](int fd, Source source) {
     epoll_event event{};
     event.events = EPOLLIN;
@@ -201,7 +201,8 @@ Status sampling_loop(Session& s, int signal_fd) {
   bool watching = epoll && watch(signal_fd, kSignals) &&
                   watch(s.marks ? s.marks->poll_fd() : -1, kMarks) &&
                   watch(s.process_events ? s.process_events->fd() : -1, kProcessEvents) &&
-                  watch(exit_records_watched(s) ? s.exit_records->fd() : -1, kExitRecords);
+                  watch(exit_records_watched(s) ? s.exit_records->fd() : -1, kExitRecords) &&
+                  watch(s.heap ? s.heap->poll_fd() : -1, kHeap);
   if (s.capture) {
     for (int fd : s.capture->poll_fds()) {
       watching = watching && watch(fd, kOutput);
@@ -249,6 +250,9 @@ Status sampling_loop(Session& s, int signal_fd) {
     }
     if (ready[kOutput]) {
       s.capture->read_available(s.clock.now_ms());  // both streams, in order
+    }
+    if (ready[kHeap] && s.recording) {
+      s.heap->read_available();
     }
   }
   return Ok{};

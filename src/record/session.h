@@ -14,6 +14,7 @@
 #include "probe/proc_events.h"
 #include "probe/system.h"
 #include "probe/task_exits.h"
+#include "record/heap_profiling.h"
 #include "record/limit_watch.h"
 #include "record/mark_channel.h"
 #include "record/options.h"
@@ -42,6 +43,7 @@ struct Session {
   LimitWatch* limits = nullptr;                      // run mode
   std::vector<probe::ProcEvent> events_in_hand{};    // read_process_events' buffer
   const Warn* warn = nullptr;                        // told of a write error
+  HeapProfiling* heap = nullptr;                     // record --heap
 };
 
 // Which event sockets to drain: both, unless epoll said which ones have something.
