@@ -1,9 +1,10 @@
 # `cmake --install` (make install) and `cpack` (make package): the binary, and the
-# viewer's module where the binary looks for it, PREFIX/lib/canopy/ (not the
+# viewer's module and the heap profiler where the binary looks for them, PREFIX/lib/canopy/ (not the
 # multiarch library directory: it is canopy's own module, not a library for others).
 # The man page and the shell completion install from man/ and completion/.
 install(TARGETS canopy RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS canopy_web_module LIBRARY DESTINATION lib/canopy)
+install(TARGETS canopy_heap LIBRARY DESTINATION lib/canopy)  # record --heap preloads it
 
 # A .deb whose Depends dpkg-shlibdeps reads off the binary and the module: the Debian
 # runtime libraries they link, at the versions this machine built against.

@@ -19,6 +19,7 @@ build_packages=(
   clang bpftool libbpf-dev
   scdoc
   libgtest-dev python3
+  libunwind-dev
 )
 test_packages=(
   sqlite3

@@ -1,0 +1,101 @@
+// record --heap on a real tree: the heap workload (tests/workload/heap_workload.cpp)
+// leaks at three sites of known block sizes and counts, in a parent built with frame
+// pointers and a child it fork+execs built without them, among a cache, a peak given
+// back, churning threads and exceptions. The recording must hold both processes'
+// images, and each site's sampled survivors must estimate its bytes.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "integration/harness.h"
+
+namespace canopy::testing {
+namespace {
+
+const std::string kHeapWorkload = CANOPY_HEAP_WORKLOAD_BIN;
+const std::string kHeapWorkloadNoFramePointers = CANOPY_HEAP_WORKLOAD_NOFP_BIN;
+
+struct Site {
+  int64_t block_bytes;
+  int64_t blocks;
+};
+// As in heap_workload.cpp.
+constexpr Site kSiteA{1001, 3700};
+constexpr Site kSiteB{3003, 1550};
+constexpr Site kSiteC{5005, 1140};
+
+// The rate the test samples at. A site of n blocks of s bytes has each block sampled
+// independently with p = 1 - exp(-s / rate), and its estimate is (s / p) times the
+// number sampled, N ~ Binomial(n, p) with mean mu = n p. The sites are sized so that
+// mu >= 800 (A: 3700 x 0.217 = 802; B: 1550 x 0.520 = 806; C: 1140 x 0.706 = 805).
+// By Chernoff's bounds, the estimate is off by more than 25% with probability at most
+// exp(-0.25^2 mu / 2.25) + exp(-0.25^2 mu / 2) < 3e-10 per site, so a failure of
+// this test is a bug, not bad luck.
+constexpr int64_t kRateBytes = 4096;
+constexpr double kTolerance = 0.25;
+
+struct SiteEstimate {
+  double bytes = 0;
+  int64_t samples = 0;
+  std::set<int64_t> images;
+};
+
+TEST(Heap, EveryLeakSiteOfTheTreeIsEstimatedWithinAQuarter) {
+  TempDir dir;
+  std::string path = dir.file("heap.canopy");
+  auto result = run({kCanopy, "record", "-q", "--heap=" + std::to_string(kRateBytes), "-o", path, "--",
+                     kHeapWorkload, "parent", kHeapWorkloadNoFramePointers});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  auto reader = open_recording(path);
+  EXPECT_EQ(reader.format_version(), 3);
+  auto profile = reader.heap_profile();
+  ASSERT_TRUE(profile.ok()) << profile.error().message;
+
+  // Both programs, each to its exit snapshot; the fork's copy of the parent execs before
+  // it samples anything, and so reports nothing.
+  std::set<int64_t> pids;
+  for (const auto& image : profile->images) {
+    EXPECT_EQ(image.end.value_or(""), "exit") << "pid " << image.pid;
+    EXPECT_EQ(image.rate_bytes, kRateBytes);
+    EXPECT_EQ(image.samples_dropped, 0);
+    EXPECT_TRUE(image.process_id.has_value()) << "pid " << image.pid;
+    pids.insert(image.pid);
+  }
+  EXPECT_EQ(pids.size(), 2u);
+
+  std::map<int64_t, SiteEstimate> by_size;
+  for (const auto& allocation : profile->allocations) {
+    if (!allocation.freed_ms) {
+      SiteEstimate& site = by_size[allocation.size_bytes];
+      site.bytes += static_cast<double>(allocation.size_bytes) / allocation.probability;
+      ++site.samples;
+      site.images.insert(allocation.image_id);
+    }
+  }
+  for (const Site& site : {kSiteA, kSiteB, kSiteC}) {
+    double truth = static_cast<double>(site.block_bytes * site.blocks);
+    const SiteEstimate& estimate = by_size[site.block_bytes];
+    EXPECT_NEAR(estimate.bytes, truth, truth * kTolerance)
+        << site.block_bytes << "-byte blocks, " << estimate.samples << " sampled";
+    EXPECT_EQ(estimate.images.size(), 1u) << site.block_bytes << "-byte blocks";
+  }
+  // The peak's 6 KiB blocks and the churn's 512-byte ones were all given back.
+  EXPECT_EQ(by_size[6144].samples, 0);
+  EXPECT_EQ(by_size[512].samples, 0);
+}
+
+TEST(Heap, AttachingIsRefusedForTheHeapProfiler) {
+  auto result = run({kCanopy, "record", "--heap", "--pid", std::to_string(getpid())});
+  EXPECT_EQ(result.exit_status, 125);
+  EXPECT_NE(result.err.find("--heap needs a command to run"), std::string::npos) << result.err;
+}
+
+TEST(Heap, ABadRateIsRefusedNamingTheFlag) {
+  auto result = run({kCanopy, "record", "--heap=lots", "--", "true"});
+  EXPECT_EQ(result.exit_status, 125);
+  EXPECT_NE(result.err.find("--heap 'lots'"), std::string::npos) << result.err;
+}
+
+}  // namespace
+}  // namespace canopy::testing

@@ -1,0 +1,157 @@
+// The heap profiler's ground truth: a program whose allocations the tests know.
+//
+//   heap_workload parent CHILD   leak sites A and B, a bounded cache, a peak given
+//                                back, eight churning threads, exceptions thrown
+//                                through allocating frames; then fork and exec CHILD
+//   heap_workload child          leak site C (this source built without frame pointers)
+//
+// A leak site's blocks are all of one size, which no other allocation of the program
+// has, so a test finds a site's sampled allocations by their size alone. The sizes and
+// counts are the tests' truth (kSites); leaked blocks stay reachable from `leaked`, so
+// that they are alive at exit.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+struct Site {
+  size_t block_bytes;
+  int blocks;
+};
+// Also in tests/integration/heap_test.cpp.
+constexpr Site kSiteA{1001, 3700};
+constexpr Site kSiteB{3003, 1550};
+constexpr Site kSiteC{5005, 1140};
+constexpr int kRounds = 4;  // each site leaks a quarter of its blocks per round
+
+std::vector<void*> leaked;
+
+__attribute__((noinline)) void leak_site_a(int count) {
+  for (int i = 0; i < count; ++i) {
+    void* block = std::malloc(kSiteA.block_bytes);
+    std::memset(block, 1, kSiteA.block_bytes);
+    leaked.push_back(block);
+  }
+}
+
+__attribute__((noinline)) void leak_site_b(int count) {
+  for (int i = 0; i < count; ++i) {
+    char* block = new char[kSiteB.block_bytes];
+    std::memset(block, 2, kSiteB.block_bytes);
+    leaked.push_back(block);
+  }
+}
+
+__attribute__((noinline)) void leak_site_c(int count) {
+  for (int i = 0; i < count; ++i) {
+    void* block = std::calloc(1, kSiteC.block_bytes);
+    leaked.push_back(block);
+  }
+}
+
+// A cache of 200 entries that replaces its oldest: its memory plateaus.
+__attribute__((noinline)) void bounded_cache(int operations) {
+  static std::vector<void*> cache(200, nullptr);
+  static size_t next = 0;
+  for (int i = 0; i < operations; ++i) {
+    std::free(cache[next]);
+    cache[next] = std::malloc(2000);
+    next = (next + 1) % cache.size();
+  }
+}
+
+// 24 MiB in 6 KiB blocks, touched, then all given back.
+__attribute__((noinline)) void temporary_peak() {
+  std::vector<void*> blocks;
+  for (int i = 0; i < 4096; ++i) {
+    blocks.push_back(std::malloc(6144));
+    std::memset(blocks.back(), 3, 6144);
+  }
+  for (void* block : blocks) {
+    std::free(block);
+  }
+}
+
+__attribute__((noinline)) void throw_from_deep(int depth) {
+  std::string held(100 + static_cast<size_t>(depth), 'x');  // freed as the exception passes
+  if (depth == 0) {
+    throw std::runtime_error("through allocating frames: " + held);
+  }
+  throw_from_deep(depth - 1);
+}
+
+void exceptions(int count) {
+  for (int i = 0; i < count; ++i) {
+    try {
+      throw_from_deep(8);
+    } catch (const std::exception&) {
+    }
+  }
+}
+
+void churn_threads() {
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([] {
+      for (int i = 0; i < 50000; ++i) {
+        void* block = std::malloc(512);
+        std::memset(block, 4, 64);
+        std::free(block);
+      }
+    });
+  }
+  for (std::thread& thread : threads) {
+    thread.join();
+  }
+}
+
+int run_child() {
+  leaked.reserve(static_cast<size_t>(kSiteC.blocks));
+  for (int round = 0; round < kRounds; ++round) {
+    leak_site_c(kSiteC.blocks / kRounds + (round == 0 ? kSiteC.blocks % kRounds : 0));
+    usleep(100 * 1000);
+  }
+  return 0;
+}
+
+int run_parent(const char* child) {
+  leaked.reserve(static_cast<size_t>(kSiteA.blocks + kSiteB.blocks));
+  for (int round = 0; round < kRounds; ++round) {
+    leak_site_a(kSiteA.blocks / kRounds + (round == 0 ? kSiteA.blocks % kRounds : 0));
+    leak_site_b(kSiteB.blocks / kRounds + (round == 0 ? kSiteB.blocks % kRounds : 0));
+    bounded_cache(2000);
+    usleep(100 * 1000);
+  }
+  temporary_peak();
+  churn_threads();
+  exceptions(1000);
+  pid_t pid = fork();
+  if (pid == 0) {
+    execl(child, child, "child", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 3 && std::strcmp(argv[1], "parent") == 0) {
+    return run_parent(argv[2]);
+  }
+  if (argc == 2 && std::strcmp(argv[1], "child") == 0) {
+    return run_child();
+  }
+  std::fprintf(stderr, "usage: heap_workload parent CHILD | child\n");
+  return 2;
+}
