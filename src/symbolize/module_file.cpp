@@ -1,0 +1,121 @@
+#include "symbolize/module_file.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "common/scoped_resource.h"
+#include "symbolize/build_id.h"
+
+namespace canopy::symbolize {
+namespace {
+
+// libdwfl keeps a pointer to its callbacks for the life of each Dwfl. The module is
+// reported from an open fd, so find_elf is not asked; find_debuginfo is, when the file
+// has no DWARF of its own. A null path is libdwfl's default, ":.debug:/usr/lib/debug".
+// (dwfl_standard_find_debuginfo also asks a debuginfod server when DEBUGINFOD_URLS is
+// set: the user's choice, as for gdb and perf.)
+char* module_debuginfo_path = nullptr;
+const Dwfl_Callbacks kModuleCallbacks = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+    .debuginfo_path = &module_debuginfo_path,
+};
+
+std::string lowercase_hex(std::string hex) {
+  std::transform(hex.begin(), hex.end(), hex.begin(), [](unsigned char c) { return std::tolower(c); });
+  return hex;
+}
+
+// The section headers, and every section they describe, inside the file. libelf reads a
+// file cut short (a copy interrupted, a disk that filled) as one with no sections at
+// all, and libdwfl would still find names through the program headers; what is left of
+// the file is not the object that was loaded, so it gives nothing.
+bool sections_in_file(Dwfl_Module* module, uint64_t file_bytes) {
+  GElf_Addr bias = 0;
+  Elf* elf = dwfl_module_getelf(module, &bias);
+  GElf_Ehdr header;
+  if (elf == nullptr || gelf_getehdr(elf, &header) == nullptr) {
+    return false;
+  }
+  // e_shnum, not elf_getshdrnum: that is the count libelf could read, 0 when cut off.
+  // 0 with an offset is the extended numbering, whose count is in section 0.
+  size_t header_count = header.e_shnum;
+  if (header_count == 0 && header.e_shoff != 0 && (elf_getshdrnum(elf, &header_count) != 0 || header_count == 0)) {
+    return false;
+  }
+  if (header_count == 0) {
+    return true;  // no section headers at all (sstrip): the program headers are the object
+  }
+  if (header.e_shentsize == 0 || header.e_shoff > file_bytes ||
+      (file_bytes - header.e_shoff) / header.e_shentsize < header_count) {
+    return false;
+  }
+  for (Elf_Scn* section = elf_nextscn(elf, nullptr); section != nullptr; section = elf_nextscn(elf, section)) {
+    GElf_Shdr section_header;
+    if (gelf_getshdr(section, &section_header) == nullptr) {
+      return false;
+    }
+    if (section_header.sh_type != SHT_NOBITS &&
+        (section_header.sh_offset > file_bytes || file_bytes - section_header.sh_offset < section_header.sh_size)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+ModuleFile::ModuleFile(const ModuleRef& ref) {
+  state_ = load(ref);
+  if (state_ != ModuleState::kResolved) {
+    module_ = nullptr;
+    dwfl_.reset();  // nothing will be looked up: free the file's mapping now
+  }
+}
+
+ModuleState ModuleFile::load(const ModuleRef& ref) {
+  // O_NONBLOCK: a path that has become a FIFO must not hang the report.
+  ScopedFd fd(::open(ref.path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (!fd) {
+    return ModuleState::kMissing;
+  }
+  struct stat file_stat {};
+  if (::fstat(fd.get(), &file_stat) != 0 || !S_ISREG(file_stat.st_mode)) {
+    return ModuleState::kNotElf;
+  }
+  dwfl_.reset(dwfl_begin(&kModuleCallbacks));
+  if (!dwfl_) {
+    return ModuleState::kNotElf;
+  }
+  // Base 0, plus p_vaddr: a shared object sits at its link-time addresses, as an
+  // executable does, so rel_pc needs no translation.
+  module_ = dwfl_report_elf(dwfl_.get(), ref.path.c_str(), ref.path.c_str(), fd.get(), 0, true);
+  if (module_ == nullptr) {
+    return ModuleState::kNotElf;  // the fd is still ours when the report fails
+  }
+  fd.release();  // libdwfl's now: dwfl_end closes it
+  dwfl_report_end(dwfl_.get(), nullptr, nullptr);
+  if (!sections_in_file(module_, static_cast<uint64_t>(file_stat.st_size))) {
+    return ModuleState::kNotElf;
+  }
+
+  const unsigned char* bits = nullptr;
+  GElf_Addr note_vaddr = 0;
+  int size = dwfl_module_build_id(module_, &bits, &note_vaddr);
+  if (size < 0) {
+    return ModuleState::kNotElf;  // malformed notes
+  }
+  std::string file_build_id = build_id_hex(bits, static_cast<size_t>(size));
+  // An object recorded without a build-id that has one now is another file too.
+  if (file_build_id != lowercase_hex(ref.build_id_hex)) {
+    return ModuleState::kBuildIdMismatch;
+  }
+  return ModuleState::kResolved;
+}
+
+}  // namespace canopy::symbolize

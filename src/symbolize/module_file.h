@@ -1,0 +1,32 @@
+// One ELF object of a recording, opened from disk once: whether it is the build that was
+// loaded, and libdwfl's handle on it for lookups.
+#pragma once
+
+#include <elfutils/libdwfl.h>
+
+#include "symbolize/elf_handles.h"
+#include "symbolize/symbolizer.h"
+
+namespace canopy::symbolize {
+
+class ModuleFile {
+ public:
+  // Never fails: state() says why there is nothing to look up.
+  explicit ModuleFile(const ModuleRef& ref);
+  ModuleFile(const ModuleFile&) = delete;
+  ModuleFile& operator=(const ModuleFile&) = delete;
+
+  ModuleState state() const { return state_; }
+  // Set only when state() is kResolved. The module sits at the file's own addresses
+  // (bias 0), so an address in the file is passed to libdwfl as it is.
+  Dwfl_Module* dwfl_module() const { return module_; }
+
+ private:
+  ModuleState load(const ModuleRef& ref);
+
+  ScopedDwfl dwfl_;
+  Dwfl_Module* module_ = nullptr;  // owned by dwfl_
+  ModuleState state_ = ModuleState::kMissing;
+};
+
+}  // namespace canopy::symbolize
