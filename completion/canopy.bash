@@ -21,9 +21,9 @@ _canopy_command_spec()
         record)
             valued='--pid -i --interval -o --output --pss-interval
                 --memory-limit --swap-limit --cpu-limit --cpus --nice --cpu-time
-                --max-processes --timeout --kill-grace --max-peak --max-cpu'
+                --max-processes --timeout --kill-grace --max-peak --max-cpu --heap-interval'
             options="$help $valued -f --force -q --quiet --pss --capture-output
-                --no-process-events --no-cgroup"
+                --no-process-events --no-cgroup --heap"
             positionals='command'
             ;;
         report)
@@ -50,6 +50,11 @@ _canopy_command_spec()
             valued='--top'
             options="$help $valued --json --all"
             positionals='recording recording'
+            ;;
+        heap)
+            valued='--pid --top --frames'
+            options="$help $valued --json"
+            positionals='recording'
             ;;
         'log add')
             valued='--format --tz --time-field --message-field'
@@ -120,7 +125,7 @@ _canopy()
         if [[ $cur == -* ]]; then
             COMPREPLY=($(compgen -W '-h --help --version' -- "$cur"))
         else
-            COMPREPLY=($(compgen -W 'record report view export import diff log mark' -- "$cur"))
+            COMPREPLY=($(compgen -W 'record report view export import diff heap log mark' -- "$cur"))
         fi
         return
     fi

@@ -239,4 +239,15 @@ CLI::App* add_diff_command(CLI::App& app, DiffOptions& options) {
   return cmd;
 }
 
+CLI::App* add_heap_command(CLI::App& app, HeapOptions& options) {
+  CLI::App* cmd = app.add_subcommand(
+      "heap", "Which code holds the heap of each process, from a recording made with record --heap");
+  cmd->add_option("recording", options.path, "The .canopy file")->required();
+  take_integer(cmd->add_option("--pid", options.pid, "Only the process images of this PID"), 1, kPidMaxLimit);
+  take_integer(cmd->add_option("--top", options.top, "Stacks at each moment (default 5)"), 1, 1'000'000);
+  take_integer(cmd->add_option("--frames", options.frames, "Frames of each stack (default 6)"), 1, 1'000);
+  cmd->add_flag("--json", options.json, "Print the images, moments and stacks as JSON, in raw units");
+  return cmd;
+}
+
 }  // namespace canopy::cli

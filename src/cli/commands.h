@@ -121,4 +121,14 @@ struct DiffOptions {
 CLI::App* add_diff_command(CLI::App& app, DiffOptions& options);
 int run_diff_command(const DiffOptions& options);
 
+struct HeapOptions {
+  std::string path;
+  int64_t pid = 0;    // 0: every process image
+  size_t top = 5;     // stacks per moment
+  size_t frames = 6;  // frames per stack
+  bool json = false;
+};
+CLI::App* add_heap_command(CLI::App& app, HeapOptions& options);
+int run_heap_command(const HeapOptions& options);
+
 }  // namespace canopy::cli

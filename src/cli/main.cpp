@@ -54,6 +54,7 @@ const SubcommandEntry kSubcommands[] = {
     {"export", make<cli::ExportOptions, cli::add_export_command, cli::run_export_command>},
     {"import", make<cli::ImportOptions, cli::add_import_command, cli::run_import_command>},
     {"diff", make<cli::DiffOptions, cli::add_diff_command, cli::run_diff_command>},
+    {"heap", make<cli::HeapOptions, cli::add_heap_command, cli::run_heap_command>},
 };
 
 // The subcommand a command line names in its first word, or "" (`canopy --help`, a

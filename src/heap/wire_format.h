@@ -59,8 +59,8 @@ struct ModuleRecord {
   uint32_t path_bytes;
 };
 
-// Followed by depth uint64_t program counters, innermost first; all but the first are
-// return addresses.
+// Followed by depth uint64_t return addresses, innermost first: the first is the
+// return into the code that called the allocation function.
 struct StackRecord {
   uint32_t stack_id;
   uint32_t depth;

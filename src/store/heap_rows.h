@@ -46,7 +46,7 @@ struct HeapFrameRow {
 
 struct HeapStackRow {
   int64_t id = 0;
-  std::vector<int64_t> frame_ids;  // innermost first; all but the first are return addresses
+  std::vector<int64_t> frame_ids;  // innermost first; every one a return address
 };
 
 struct HeapSnapshotRow {

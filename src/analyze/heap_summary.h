@@ -1,0 +1,48 @@
+// analyze/: what each profiled process image's heap held and where it came from. From
+// a recording's heap snapshots (record --heap): the image's high-water mark and its
+// end, and at each, the stacks that held the most, estimated from the samples, with
+// how likely an allocation of the stack's typical size was to be seen at all.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/heap_rows.h"
+#include "store/recording.h"
+
+namespace canopy::analyze {
+
+struct HeapStackHeld {
+  int64_t stack_id = 0;
+  int64_t in_use_bytes = 0;    // estimated
+  int64_t in_use_count = 0;    // estimated allocations
+  int64_t allocated_bytes = 0; // estimated, since the image started
+  int64_t allocated_count = 0;
+  // The chance that one allocation of this stack's mean size was sampled: near 1, a
+  // stack with no estimate is truly absent; far below, it could have been missed.
+  double seen_probability = 0;
+};
+
+struct HeapMoment {
+  int64_t t_ms = 0;
+  int64_t in_use_bytes = 0;              // the whole heap, estimated
+  std::vector<HeapStackHeld> top;        // by in_use_bytes, the largest first
+  int64_t other_stacks = 0;              // holding memory but not in `top`
+  int64_t other_bytes = 0;
+};
+
+struct HeapImageSummary {
+  store::HeapImageRow image;
+  std::optional<store::ProcessRow> process;  // when the recording ties the image to one
+  int64_t snapshots = 0;
+  std::optional<HeapMoment> peak;  // the snapshot where the estimated heap was highest
+  std::optional<HeapMoment> end;   // the last snapshot
+};
+
+// Every image of the profile, in order of start; `top` stacks at each moment.
+std::vector<HeapImageSummary> summarize_heap(const store::HeapProfile& profile,
+                                             const std::vector<store::ProcessRow>& processes, size_t top);
+
+}  // namespace canopy::analyze

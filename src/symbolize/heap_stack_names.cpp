@@ -1,0 +1,79 @@
+#include "symbolize/heap_stack_names.h"
+
+#include <cstdio>
+
+namespace canopy::symbolize {
+namespace {
+
+std::string base_name(const std::string& path) { return path.substr(path.rfind('/') + 1); }
+
+std::string hex_address(int64_t address) {
+  char text[32];
+  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(address));
+  return text;
+}
+
+}  // namespace
+
+HeapStackNames::HeapStackNames(const store::HeapProfile& profile) {
+  for (const auto& stack : profile.stacks) {
+    stacks_[stack.id] = &stack;
+  }
+  for (const auto& frame : profile.frames) {
+    frames_[frame.id] = &frame;
+  }
+  for (const auto& module : profile.modules) {
+    modules_[module.id] = &module;
+  }
+}
+
+const std::vector<NamedFrame>& HeapStackNames::names_of(int64_t frame_id) {
+  auto known = named_.find(frame_id);
+  if (known != named_.end()) {
+    return known->second;
+  }
+  std::vector<NamedFrame>& names = named_[frame_id];
+  auto frame = frames_.find(frame_id);
+  if (frame == frames_.end()) {
+    names.push_back({"?", "", false});
+    return names;
+  }
+  const store::HeapFrameRow& row = *frame->second;
+  auto module = row.module_id ? modules_.find(*row.module_id) : modules_.end();
+  if (module == modules_.end()) {
+    names.push_back({"?", hex_address(row.rel_pc), false});  // in no loaded object: JIT code, or a stray
+    return names;
+  }
+  ModuleRef ref{module->second->path, module->second->build_id};
+  for (const SourceFrame& source : symbolizer_.resolve(ref, static_cast<uint64_t>(row.rel_pc), /*is_return_address=*/true)) {
+    NamedFrame named{source.function.empty() ? "?" : source.function, "", source.inlined};
+    named.location = source.file.empty() ? base_name(ref.path) : base_name(source.file) + ":" + std::to_string(source.line);
+    names.push_back(std::move(named));
+  }
+  if (names.empty()) {
+    ModuleState state = symbolizer_.module_state(ref);
+    names.push_back({"?", base_name(ref.path) + "+" + hex_address(row.rel_pc) + " (" +
+                              std::string(module_state_text(state)) + ")",
+                     false});
+  }
+  return names;
+}
+
+std::vector<NamedFrame> HeapStackNames::frames(int64_t stack_id, size_t most) {
+  std::vector<NamedFrame> out;
+  auto stack = stacks_.find(stack_id);
+  if (stack == stacks_.end()) {
+    return out;
+  }
+  const std::vector<int64_t>& frame_ids = stack->second->frame_ids;
+  for (size_t i = 0; i < frame_ids.size() && out.size() < most; ++i) {
+    for (const NamedFrame& named : names_of(frame_ids[i])) {
+      if (out.size() < most) {
+        out.push_back(named);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace canopy::symbolize
