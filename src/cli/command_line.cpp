@@ -14,8 +14,6 @@
 namespace canopy::cli {
 namespace {
 
-// The kernel's highest pid_max (PID_MAX_LIMIT, 2^22 on 64-bit): no PID is above it.
-constexpr int64_t kPidMaxLimit = 4'194'304;
 constexpr int64_t kIntervalMostMs = 3'600'000;
 
 // The least page the kernel gives, and so the least memory a limit can mean: under it,
@@ -241,8 +239,13 @@ CLI::App* add_diff_command(CLI::App& app, DiffOptions& options) {
 
 CLI::App* add_heap_command(CLI::App& app, HeapOptions& options) {
   CLI::App* cmd = app.add_subcommand(
-      "heap", "Which code holds the heap of each process, from a recording made with record --heap");
-  cmd->add_option("recording", options.path, "The .canopy file")->required();
+      "heap",
+      "Which code holds the heap of each process, from a recording made with record --heap (canopy heap "
+      "RECORDING); or, while it records, a snapshot now or sampling on or off in one process (canopy heap "
+      "dump|on|off PID)");
+  cmd->add_option("recording", options.words, "The .canopy file; or dump, on or off, and a PID")
+      ->required()
+      ->expected(1, 2);
   take_integer(cmd->add_option("--pid", options.pid, "Only the process images of this PID"), 1, kPidMaxLimit);
   take_integer(cmd->add_option("--top", options.top, "Stacks at each moment (default 5)"), 1, 1'000'000);
   take_integer(cmd->add_option("--frames", options.frames, "Frames of each stack (default 6)"), 1, 1'000);

@@ -122,6 +122,8 @@ CLI::App* add_diff_command(CLI::App& app, DiffOptions& options);
 int run_diff_command(const DiffOptions& options);
 
 struct HeapOptions {
+  // RECORDING, or a command and a PID: dump, on or off.
+  std::vector<std::string> words;
   std::string path;
   int64_t pid = 0;    // 0: every process image
   size_t top = 5;     // stacks per moment

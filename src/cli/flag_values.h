@@ -20,6 +20,8 @@ class FlagValueError : public CLI::ParseError {
 };
 
 inline constexpr int64_t kNoMost = std::numeric_limits<int64_t>::max();
+// The kernel's highest pid_max (PID_MAX_LIMIT, 2^22 on 64-bit): no PID is above it.
+inline constexpr int64_t kPidMaxLimit = 4'194'304;
 
 // Each adds its check to `option` and returns it, for the chain of add_option. A size
 // or duration is handed to CLI11 converted, in bytes or milliseconds.

@@ -1,15 +1,39 @@
+#include <charconv>
 #include <cstdio>
 
 #include "analyze/heap_summary.h"
 #include "cli/commands.h"
+#include "cli/flag_values.h"
 #include "common/terminal_text.h"
+#include "record/heap_control.h"
 #include "report/heap_format.h"
 #include "store/reader.h"
 #include "symbolize/heap_stack_names.h"
 
 namespace canopy::cli {
 
-int run_heap_command(const HeapOptions& options) {
+namespace {
+
+// `canopy heap dump|on|off PID`.
+int run_heap_control(const std::string& verb, const std::string& pid_text) {
+  record::HeapCommand command = verb == "dump" ? record::HeapCommand::kDump
+                                : verb == "on"   ? record::HeapCommand::kSamplingOn
+                                                 : record::HeapCommand::kSamplingOff;
+  int64_t pid = 0;
+  auto [end, error] = std::from_chars(pid_text.data(), pid_text.data() + pid_text.size(), pid);
+  if (error != std::errc() || end != pid_text.data() + pid_text.size() || pid < 1 || pid > kPidMaxLimit) {
+    print_error("heap " + verb + " '" + pid_text + "': not a PID (a whole number from 1 to " +
+                std::to_string(kPidMaxLimit) + ")");
+    return 1;
+  }
+  if (auto sent = record::send_heap_command(static_cast<pid_t>(pid), command); !sent) {
+    print_error(sent.error().message);
+    return 1;
+  }
+  return 0;
+}
+
+int run_heap_report(const HeapOptions& options) {
   auto reader = store::Reader::open(options.path);
   if (!reader) {
     print_error(reader.error().message);
@@ -41,6 +65,23 @@ int run_heap_command(const HeapOptions& options) {
   std::string text = options.json ? report::heap_json(images, start_ms, frames) : report::heap_text(images, start_ms, frames);
   std::fputs(text.c_str(), stdout);
   return 0;
+}
+
+}  // namespace
+
+int run_heap_command(const HeapOptions& options) {
+  const std::vector<std::string>& words = options.words;
+  bool control = words.size() == 2 && (words[0] == "dump" || words[0] == "on" || words[0] == "off");
+  if (words.size() == 2 && !control) {
+    print_error("heap takes a recording, or dump, on or off and a PID: not '" + words[0] + " " + words[1] + "'");
+    return 1;
+  }
+  if (control) {
+    return run_heap_control(words[0], words[1]);
+  }
+  HeapOptions report = options;
+  report.path = words[0];
+  return run_heap_report(report);
 }
 
 }  // namespace canopy::cli

@@ -31,6 +31,10 @@ enum class MessageType : uint32_t {
   kSurvivors = 5,  // Survivor[]: sampled allocations alive at a snapshot, first time seen
   kFreed = 6,      // Freed[]: survivors freed since the last snapshot
   kSnapshot = 7,   // SnapshotHeader: closes a snapshot, whose parts came before it
+  // Not from the library: `canopy heap dump|on|off PID` on a connection of its own,
+  // which the recorder answers with one byte (kControlDone or kControlNotConnected)
+  // and closes.
+  kControl = 8,
 };
 
 struct MessageHeader {
@@ -106,9 +110,18 @@ struct Freed {
   uint64_t freed_monotonic_ns;
 };
 
-// The recorder's commands, one byte each.
+// The recorder's commands to the library, one byte each.
 inline constexpr char kCommandDump = 'd';
 inline constexpr char kCommandSamplingOn = '1';
 inline constexpr char kCommandSamplingOff = '0';
+
+struct Control {
+  uint32_t magic;
+  uint32_t version;
+  int32_t pid;       // the process whose library the command is for
+  uint32_t command;  // one of the commands above
+};
+inline constexpr char kControlDone = 'y';
+inline constexpr char kControlNotConnected = 'n';  // no library of that PID is connected
 
 }  // namespace canopy::heap_wire

@@ -42,6 +42,28 @@ bool visit_threads(int process_dir, Visit visit) {
 
 }  // namespace
 
+std::optional<std::string> read_environment_variable(pid_t pid, std::string_view name,
+                                                     const std::string& proc_root) {
+  ScopedFd fd(::open((proc_root + "/" + std::to_string(pid) + "/environ").c_str(), O_RDONLY | O_CLOEXEC));
+  std::string buffer(4096, '\0');
+  auto text = pread_all(fd.get(), buffer);
+  if (!text) {
+    return std::nullopt;
+  }
+  for (size_t start = 0; start < text->size();) {
+    size_t end = text->find('\0', start);
+    std::string_view entry = text->substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    if (entry.size() > name.size() && entry.substr(0, name.size()) == name && entry[name.size()] == '=') {
+      return std::string(entry.substr(name.size() + 1));
+    }
+    if (end == std::string_view::npos) {
+      break;
+    }
+    start = end + 1;
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string_view> pread_all(int fd, std::string& buffer) {
   if (fd < 0) {
     return std::nullopt;

@@ -80,6 +80,12 @@ class ProcessFiles {
   KeptFile smaps_rollup_{"smaps_rollup"};  // only --pss reads it
 };
 
+// The value of `name` in the environment process `pid` was started with
+// (/proc/PID/environ: "NAME=value\0NAME=value\0..."); nullopt when it has none, the
+// process is gone, or it is another user's.
+std::optional<std::string> read_environment_variable(pid_t pid, std::string_view name,
+                                                     const std::string& proc_root = "/proc");
+
 // Reads a whole file from a kept-open fd with pread from offset 0. Returns nullopt on
 // error (errno tells why: ESRCH when the process is gone).
 std::optional<std::string_view> pread_all(int fd, std::string& buffer);

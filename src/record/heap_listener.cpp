@@ -140,6 +140,14 @@ bool HeapListener::send_command(pid_t pid, char command) {
   return false;
 }
 
+void HeapListener::reply(int connection, char answer) {
+  for (Connection& open : connections_) {
+    if (open.id == connection) {
+      (void)::send(open.fd.get(), &answer, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+    }
+  }
+}
+
 void HeapListener::close_all(const Handler& handler) {
   accept_new(handler);
   for (Connection& connection : connections_) {

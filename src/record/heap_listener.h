@@ -42,6 +42,8 @@ class HeapListener {
   void read_available(const Handler& handler);
   // Sends a command to the connection of process `pid`; false if it has none.
   bool send_command(pid_t pid, char command);
+  // One byte to a connection (a control client's answer).
+  void reply(int connection, char answer);
   // Reads what is left and ends every connection (after the tree has ended).
   void close_all(const Handler& handler);
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 
 namespace canopy::record {
 namespace {
@@ -80,10 +81,29 @@ HeapListener::Handler HeapProfiling::handler() {
   return {
       [this](int connection, pid_t pid) { ingest_->opened(connection, pid); },
       [this](int connection, heap_wire::MessageType type, std::span<const unsigned char> payload) {
+        if (type == heap_wire::MessageType::kControl) {
+          forward_control(connection, payload);
+          return false;  // answered: the client's connection ends
+        }
         return ingest_->message(connection, type, payload);
       },
       [this](int connection) { ingest_->closed(connection); },
   };
+}
+
+void HeapProfiling::forward_control(int connection, std::span<const unsigned char> payload) {
+  heap_wire::Control control;
+  if (payload.size() != sizeof control) {
+    return;
+  }
+  std::memcpy(&control, payload.data(), sizeof control);
+  bool known_command = control.command == heap_wire::kCommandDump || control.command == heap_wire::kCommandSamplingOn ||
+                       control.command == heap_wire::kCommandSamplingOff;
+  if (control.magic != heap_wire::kMagic || control.version != heap_wire::kVersion || !known_command) {
+    return;
+  }
+  bool sent = listener_.send_command(control.pid, static_cast<char>(control.command));
+  listener_.reply(connection, sent ? heap_wire::kControlDone : heap_wire::kControlNotConnected);
 }
 
 void HeapProfiling::read_available() {

@@ -42,6 +42,8 @@ class HeapProfiling {
  private:
   HeapProfiling(HeapListener listener, std::string library, const RecordOptions& options);
   HeapListener::Handler handler();
+  // `canopy heap dump|on|off PID`: passed on to that process's library, and answered.
+  void forward_control(int connection, std::span<const unsigned char> payload);
 
   HeapListener listener_;
   std::string library_;
