@@ -57,7 +57,8 @@ class Reader {
   Result<std::vector<EventRow>> events_by_id(std::span<const int64_t> ids) const;
   Result<std::vector<LogSourceRow>> log_sources() const;
 
-  // 1 or 2: format 1 recordings have no imported logs.
+  // 1 to 3 (kNewestFormatVersion): format 1 recordings have no imported logs, and
+  // only format 3 ones have heap tables (record --heap).
   int64_t format_version() const { return format_version_; }
 
   // Calls `visit` for every sample row in time order with the process's full values
