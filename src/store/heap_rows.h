@@ -6,6 +6,9 @@
 //
 // Estimates (bytes and counts) are sums of size / p and 1 / p over sampled
 // allocations, p being the chance that an allocation of that size was sampled.
+//
+// Every member has an initializer, so that `{.pid = 7}` names only what it sets
+// (GCC's -Wmissing-field-initializers otherwise asks for every member without one).
 #pragma once
 
 #include <cstdint>
@@ -19,41 +22,42 @@ namespace canopy::store {
 // or exec. A process that execs has one image per program it ran.
 struct HeapImageRow {
   int64_t id = 0;
-  std::optional<int64_t> process_id;  // the process table's row, when the recorder knew it
+  std::optional<int64_t> process_id = std::nullopt;  // the process table's row, when the recorder knew it
   int64_t pid = 0;
   int64_t started_ms = 0;
   int64_t rate_bytes = 0;        // mean bytes between samples; 0 = sampling off
-  std::string unwind;            // "auto" or "dwarf"
-  std::optional<int64_t> ended_ms;
+  std::string unwind = "";       // "auto" or "dwarf"
+  std::optional<int64_t> ended_ms = std::nullopt;
   // "exit": the library's last snapshot at exit; "lost": the connection ended without
   // it (exec, _exit, a signal, SIGKILL), and the heap after the last snapshot is unknown.
-  std::optional<std::string> end;
+  // Stored as end_reason: END is an SQL keyword.
+  std::optional<std::string> end = std::nullopt;
   int64_t samples = 0;
   int64_t samples_dropped = 0;   // sampled but not kept: a table of the library was full
 };
 
 struct HeapModuleRow {
   int64_t id = 0;
-  std::string path;
-  std::string build_id;  // hex, empty when the object has none
+  std::string path = "";
+  std::string build_id = "";  // hex, empty when the object has none
 };
 
 struct HeapFrameRow {
   int64_t id = 0;
-  std::optional<int64_t> module_id;  // empty: in no loaded object (rel_pc is then absolute)
-  int64_t rel_pc = 0;                // the address in the object's own address space
+  std::optional<int64_t> module_id = std::nullopt;  // empty: in no loaded object (rel_pc is then absolute)
+  int64_t rel_pc = 0;  // the address in the object's own address space
 };
 
 struct HeapStackRow {
   int64_t id = 0;
-  std::vector<int64_t> frame_ids;  // innermost first; every one a return address
+  std::vector<int64_t> frame_ids = {};  // innermost first; every one a return address
 };
 
 struct HeapSnapshotRow {
   int64_t id = 0;
   int64_t image_id = 0;
   int64_t t_ms = 0;
-  std::string reason;  // "interval", "peak", "exit", "requested"
+  std::string reason = "";  // "interval", "peak", "exit", "requested"
   int64_t in_use_bytes = 0;       // estimated, the whole heap of the image
   int64_t peak_in_use_bytes = 0;  // estimated high-water mark so far
   int64_t samples = 0;            // so far
@@ -80,17 +84,19 @@ struct HeapAllocationRow {
   int64_t size_bytes = 0;
   double probability = 1;  // that an allocation of this size is sampled
   int64_t born_ms = 0;
-  std::optional<int64_t> freed_ms;  // empty: alive at the image's last snapshot
+  std::optional<int64_t> freed_ms = std::nullopt;  // empty: alive at the image's last snapshot
 };
 
-// Everything heap of a recording, as `canopy heap` and the exports read it.
+// Everything heap of a recording, as `canopy heap` and the exports read it. Ids run
+// from 1 without gaps in every table: images, modules, frames and stacks are in id
+// order, the row of id i at [i - 1].
 struct HeapProfile {
   std::vector<HeapImageRow> images;
   std::vector<HeapModuleRow> modules;
   std::vector<HeapFrameRow> frames;
   std::vector<HeapStackRow> stacks;
   std::vector<HeapSnapshotRow> snapshots;      // by image, then time
-  std::vector<HeapStackTotalsRow> totals;      // by snapshot
+  std::vector<HeapStackTotalsRow> totals;      // by snapshot id, then stack id
   std::vector<HeapAllocationRow> allocations;  // by image, then birth
 };
 

@@ -142,9 +142,9 @@ Result<Reader> Reader::open(const std::string& path, Verify verify) {
   if (!version) {
     return Error{"cannot open '" + path + "': not a canopy recording (no format_version in meta)"};
   }
-  if (*version > kFormatVersion) {
+  if (*version > kNewestFormatVersion) {
     return Error{"cannot open '" + path + "': recorded in format " + std::to_string(*version) +
-                 " by a newer canopy; this canopy reads up to format " + std::to_string(kFormatVersion)};
+                 " by a newer canopy; this canopy reads up to format " + std::to_string(kNewestFormatVersion)};
   }
   reader.format_version_ = *version;
   RecordingBounds::ProcessIds ids;

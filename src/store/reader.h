@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "store/heap_rows.h"
 #include "store/meta.h"
 #include "store/recording.h"
 #include "store/recording_bounds.h"
@@ -56,8 +57,14 @@ class Reader {
   // The events with these ids (EventRow::id), in the order asked; unknown ids are skipped.
   Result<std::vector<EventRow>> events_by_id(std::span<const int64_t> ids) const;
   Result<std::vector<LogSourceRow>> log_sources() const;
+  // The heap profile (record --heap), every table in the orders heap_rows.h states;
+  // empty for a recording made without --heap. Refused in one line when a row names
+  // a row the profile does not have, or holds a value it cannot (a negative size, a
+  // probability outside (0, 1], a time outside the recording).
+  Result<HeapProfile> heap_profile() const;
 
-  // 1 or 2: format 1 recordings have no imported logs.
+  // 1 to 3 (kNewestFormatVersion): format 1 recordings have no imported logs, and
+  // only format 3 ones have heap tables (record --heap).
   int64_t format_version() const { return format_version_; }
 
   // Calls `visit` for every sample row in time order with the process's full values
@@ -88,6 +95,12 @@ class Reader {
   // each checked event.
   Status each_event(std::string_view sql, std::initializer_list<std::string_view> texts,
                     const EventVisitor& visit) const;
+
+  // Every row of Row's heap table in `order` (an ORDER BY), each refused when
+  // `problem`, given its statement and the row, names one, and the table refused
+  // when its ids are not 1 to its number of rows (reader_heap.cpp).
+  template <typename Row, typename Problem>
+  Status read_heap_rows(const char* order, std::vector<Row>& rows, const Problem& problem) const;
 
   std::string path_;
   ScopedDb db_;

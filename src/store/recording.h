@@ -17,12 +17,20 @@
 
 namespace canopy::store {
 
-// Bump when a reader of the previous version could misread a new file. Format 2 added
-// imported logs: the log_source table, event.source_id and the event time index.
-// Format 1 files are still read, and `canopy log add` upgrades them in place.
+// The format a recording is written in. Bump when a reader of the previous version
+// could misread a new file. Format 2 added imported logs: the log_source table,
+// event.source_id and the event time index. Format 1 files are still read, and
+// `canopy log add` upgrades them in place.
 // A column that an older reader can go without (it names its columns) comes without a
 // bump, and this reader reads it where it is: process.named_from_exit_record.
 inline constexpr int64_t kFormatVersion = 2;
+// A recording with heap tables (record --heap) is written as format 3: a format 2
+// canopy would read it without its heap data and silently fall back to RSS
+// heuristics, where refusing it ("recorded in format 3 by a newer canopy") is the
+// honest answer. Recordings without heap data stay format 2, which older canopies read.
+inline constexpr int64_t kHeapFormatVersion = 3;
+// The newest format this canopy reads; the reader refuses a newer one in one line.
+inline constexpr int64_t kNewestFormatVersion = kHeapFormatVersion;
 
 // Values of one process at one moment. A column is one of these indices; the array
 // form lets the writer and reader treat all columns alike (change detection, NULLs).

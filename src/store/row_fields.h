@@ -5,8 +5,10 @@
 // column i (tables.h numbers its statements' parameters so).
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "store/sqlite.h"
@@ -133,18 +135,33 @@ struct RowFields<LogSourceRow> {
   }
 };
 
+// A list of ids (a heap stack's frames) as it is stored: decimal, comma separated,
+// "12,13,14" ("" for none). Text that is not such a list parses as nothing at all,
+// never as the ids before the damage.
+std::string id_list_text(const std::vector<int64_t>& ids);
+std::optional<std::vector<int64_t>> parse_id_list(std::string_view text);
+
 // One value as a statement parameter / from a result column. A command line is
-// stored as its JSON array text.
+// stored as its JSON array text, a list of ids as id_list_text (damaged, it reads as
+// empty: a reader that must tell the two apart looks at the text).
+// Declared before the templates below, which find them by ordinary lookup: the
+// arguments' types are in other namespaces, where argument-dependent lookup would not.
 void bind_value(sqlite3_stmt* s, int parameter, int64_t value);
 void bind_value(sqlite3_stmt* s, int parameter, const std::optional<int64_t>& value);
 void bind_value(sqlite3_stmt* s, int parameter, bool value);
+void bind_value(sqlite3_stmt* s, int parameter, double value);
 void bind_value(sqlite3_stmt* s, int parameter, const std::string& value);
+void bind_value(sqlite3_stmt* s, int parameter, const std::optional<std::string>& value);
 void bind_value(sqlite3_stmt* s, int parameter, const std::vector<std::string>& value);
+void bind_value(sqlite3_stmt* s, int parameter, const std::vector<int64_t>& value);
 void read_value(sqlite3_stmt* s, int column, int64_t& value);
 void read_value(sqlite3_stmt* s, int column, std::optional<int64_t>& value);
 void read_value(sqlite3_stmt* s, int column, bool& value);
+void read_value(sqlite3_stmt* s, int column, double& value);
 void read_value(sqlite3_stmt* s, int column, std::string& value);
+void read_value(sqlite3_stmt* s, int column, std::optional<std::string>& value);
 void read_value(sqlite3_stmt* s, int column, std::vector<std::string>& value);
+void read_value(sqlite3_stmt* s, int column, std::vector<int64_t>& value);
 
 // Binds column `c` of `row` as parameter c + 1.
 template <typename Row>

@@ -12,4 +12,8 @@ std::string schema_sql();
 // part of schema_sql(), and run alone to upgrade a format 1 recording.
 std::string log_tables_sql();
 
+// The heap profile's tables (heap_tables.h), idempotent (IF NOT EXISTS): not part of
+// schema_sql(), run by Writer::enable_heap() for a recording made with --heap.
+std::string heap_tables_sql();
+
 }  // namespace canopy::store

@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "common/result.h"
+#include "store/heap_rows.h"
 #include "store/meta.h"
+#include "store/pending_rows.h"
 #include "store/recording.h"
 #include "store/sqlite.h"
 
@@ -54,6 +56,28 @@ class Writer {
   // The first write error, if any; the recorder stops recording on it.
   const std::optional<Error>& failure() const { return failure_; }
 
+  // The heap profile (record --heap), in writer_heap.cpp. Its rows wait for the next
+  // commit like the others. Ids are given here, dense from 1 in each table, so that a
+  // row can name another before either is written; the caller deduplicates modules,
+  // frames and stacks.
+  //
+  // Creates the heap tables and marks the recording format 3 (kHeapFormatVersion).
+  // Call it before adding heap rows: rows without their tables fail the recording.
+  Status enable_heap();
+  int64_t add_heap_image(const HeapImageRow& row);
+  // Its end, samples and process (ended_ms, end, samples, samples_dropped,
+  // process_id), written at the next commit, whether or not the image was.
+  void update_heap_image_end(const HeapImageRow& row);
+  int64_t add_heap_module(const HeapModuleRow& row);
+  int64_t add_heap_frame(const HeapFrameRow& row);
+  int64_t add_heap_stack(const HeapStackRow& row);
+  int64_t add_heap_snapshot(const HeapSnapshotRow& row);
+  void add_heap_stack_totals(const HeapStackTotalsRow& row);
+  int64_t add_heap_allocation(const HeapAllocationRow& row);
+  // Written at the next commit, whether or not the allocation was (an allocation can
+  // live for the whole recording).
+  void set_heap_allocation_freed(int64_t allocation_id, int64_t freed_ms);
+
   // Final commit, then checkpoint into a single file, out of WAL mode.
   Status finish();
 
@@ -91,6 +115,18 @@ class Writer {
   void write_cgroup_tick(const CgroupTickRow& row);
   // What waits in memory, written before each commit and at the finish alike.
   void write_everything_pending();
+  // The heap profile's rows and statements (writer_heap.cpp).
+  Status prepare_heap_statements();
+  // Every heap row in the order of their references, then the updates of rows
+  // written at an earlier commit.
+  void write_pending_heap();
+  // False, and the recording failed, when heap rows come without enable_heap().
+  bool heap_tables_ready();
+  template <typename Row>
+  void write_heap_rows(PendingRows<Row>& pending, sqlite3_stmt* insert);
+  void write_pending_heap_totals();
+  void write_pending_heap_allocations();
+  void write_pending_heap_updates();
 
   std::string path_;
   ScopedDb db_;
@@ -117,6 +153,31 @@ class Writer {
   std::vector<EventRow> pending_events_;
   std::vector<TickRow> pending_ticks_;
   std::vector<CgroupTickRow> pending_cgroup_ticks_;
+
+  // The heap profile's statements, once enable_heap() made its tables, and its rows.
+  bool heap_enabled_ = false;
+  ScopedStmt heap_image_insert_;
+  ScopedStmt heap_image_end_;
+  ScopedStmt heap_module_;
+  ScopedStmt heap_frame_;
+  ScopedStmt heap_stack_;
+  ScopedStmt heap_snapshot_;
+  ScopedStmt heap_stack_totals_;
+  ScopedStmt heap_allocation_insert_;
+  ScopedStmt heap_allocation_freed_;
+  PendingRows<HeapImageRow> pending_heap_images_;
+  PendingRows<HeapModuleRow> pending_heap_modules_;
+  PendingRows<HeapFrameRow> pending_heap_frames_;
+  PendingRows<HeapStackRow> pending_heap_stacks_;
+  PendingRows<HeapSnapshotRow> pending_heap_snapshots_;
+  PendingRows<HeapAllocationRow> pending_heap_allocations_;
+  // A snapshot brings a row per stack that changed and per allocation seen alive:
+  // written at this many, as samples are, rather than held until the commit.
+  static constexpr size_t kPendingHeapRowsAtMost = 4096;
+  std::vector<HeapStackTotalsRow> pending_heap_totals_;
+  std::vector<HeapImageRow> pending_heap_image_ends_;             // of images already written
+  std::vector<HeapAllocationRow> pending_heap_allocation_frees_;  // id and freed_ms only
+
   int64_t last_commit_ms_ = 0;
   std::optional<Error> failure_;
 };

@@ -1,13 +1,15 @@
 // The recording's schema is its file format: existing recordings and every consumer
 // of an export read it, so a fresh recording's tables must stay exactly as pinned in
-// tests/fixtures/schema/recording.sql (regenerate it only with a format change), and
-// each table must have exactly the columns its entry in store/tables.h names.
+// tests/fixtures/schema/recording.sql, and those --heap adds as pinned in
+// recording_heap.sql (regenerate them only with a format change), and each table must
+// have exactly the columns its entry in store/tables.h or store/heap_tables.h names.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
 #include <fstream>
 #include <sstream>
 
+#include "store/heap_tables.h"
 #include "store/tables.h"
 #include "store/writer.h"
 #include "support/temp_dir.h"
@@ -36,22 +38,60 @@ std::string query_lines(const std::string& path, const std::string& sql) {
   return lines;
 }
 
-std::string fresh_recording(const TempDir& dir) {
-  std::string path = dir.file("fresh.canopy");
+std::string fresh_recording(const TempDir& dir, bool heap = false) {
+  std::string path = dir.file(heap ? "fresh-heap.canopy" : "fresh.canopy");
   auto writer = Writer::create(path, false);
   EXPECT_TRUE(writer) << writer.error().message;
+  if (heap) {
+    EXPECT_TRUE(writer->enable_heap());
+  }
   EXPECT_TRUE(writer->finish());
   return path;
+}
+
+std::string golden_schema(const char* name) {
+  std::ifstream golden(std::string(CANOPY_FIXTURES) + "/schema/" + name);
+  std::stringstream text;
+  text << golden.rdbuf();
+  return text.str();
+}
+
+// A table's column names, one per line: as the file has them, and as `table` names them.
+std::string columns_in_file(const std::string& path, const Table& table) {
+  return query_lines(path, std::string("SELECT name FROM pragma_table_info('") + table.name + "') ORDER BY cid");
+}
+std::string columns_of(const Table& table) {
+  std::string names;
+  for (const Column& column : table.columns) {
+    names += std::string(column.name) + "\n";
+  }
+  return names;
 }
 
 TEST(Schema, AFreshRecordingHasTheSchemaOfItsGoldenFile) {
   TempDir dir;
   std::string path = fresh_recording(dir);
-  std::ifstream golden(std::string(CANOPY_FIXTURES) + "/schema/recording.sql");
-  std::stringstream expected;
-  expected << golden.rdbuf();
-  ASSERT_FALSE(expected.str().empty());
-  EXPECT_EQ(query_lines(path, "SELECT sql || ';' FROM sqlite_master ORDER BY rowid"), expected.str());
+  std::string expected = golden_schema("recording.sql");
+  ASSERT_FALSE(expected.empty());
+  EXPECT_EQ(query_lines(path, "SELECT sql || ';' FROM sqlite_master ORDER BY rowid"), expected);
+}
+
+// --heap adds its tables after the others, which stay as they are.
+TEST(Schema, AHeapRecordingAddsTheTablesOfItsGoldenFile) {
+  TempDir dir;
+  std::string path = fresh_recording(dir, true);
+  std::string heap = golden_schema("recording_heap.sql");
+  ASSERT_FALSE(heap.empty());
+  EXPECT_EQ(query_lines(path, "SELECT sql || ';' FROM sqlite_master ORDER BY rowid"),
+            golden_schema("recording.sql") + heap);
+}
+
+TEST(Schema, EveryHeapTableHasTheColumnsOfItsTable) {
+  TempDir dir;
+  std::string path = fresh_recording(dir, true);
+  for (const Table* table : kHeapTables) {
+    EXPECT_EQ(columns_in_file(path, *table), columns_of(*table)) << table->name;
+  }
 }
 
 // A column named in one place only (the file, or a table the writer and reader use)
@@ -60,13 +100,7 @@ TEST(Schema, EveryTableOfAFreshRecordingHasTheColumnsOfItsTable) {
   TempDir dir;
   std::string path = fresh_recording(dir);
   for (const Table* table : kTables) {
-    std::string expected;
-    for (const Column& column : table->columns) {
-      expected += std::string(column.name) + "\n";
-    }
-    EXPECT_EQ(query_lines(path, std::string("SELECT name FROM pragma_table_info('") + table->name + "') ORDER BY cid"),
-              expected)
-        << table->name;
+    EXPECT_EQ(columns_in_file(path, *table), columns_of(*table)) << table->name;
   }
   std::string tables;
   for (const Table* table : kTables) {

@@ -354,13 +354,13 @@ TEST(Store, ReaderNamesEachBadInput) {
   {
     auto writer = Writer::create(newer, false);
     ASSERT_TRUE(writer);
-    writer->set_meta({.format_version = kFormatVersion + 1});
+    writer->set_meta({.format_version = kNewestFormatVersion + 1});
     ASSERT_TRUE(writer->finish());
   }
   EXPECT_EQ(error_of(newer), "cannot open '" + newer + "': recorded in format " +
-                                 std::to_string(kFormatVersion + 1) +
+                                 std::to_string(kNewestFormatVersion + 1) +
                                  " by a newer canopy; this canopy reads up to format " +
-                                 std::to_string(kFormatVersion));
+                                 std::to_string(kNewestFormatVersion));
 }
 
 }  // namespace
