@@ -73,7 +73,8 @@ bool HeapIngest::message(int connection, heap_wire::MessageType type, std::span<
       return read_array(payload, image.pending.freed);
     case heap_wire::MessageType::kSnapshot:
       return snapshot(image, payload);
-    case heap_wire::MessageType::kHello:
+    case heap_wire::MessageType::kHello:    // once, first
+    case heap_wire::MessageType::kControl:  // from a control client, never the library
       break;
   }
   return false;
