@@ -74,26 +74,25 @@ namespace {
 
 // --heap is a flag that may carry a value (--heap=64K), never an option that takes
 // the next word: `canopy record --heap make` must run make.
-void add_heap_options(CLI::App& cmd, record::RecordOptions& options) {
+void add_heap_options(CLI::App& cmd, RecordCliOptions& cli) {
+  record::RecordOptions& options = cli.record;
   const char* group = "Heap profile (allocation stacks of every process of the tree)";
-  cmd.add_flag_function(
-         "--heap{512K}",
-         [&options, &cmd](int64_t) {
-           std::string text = cmd.get_option("--heap")->as<std::string>();
-           if (text == "off") {
-             options.heap_rate_bytes = 0;
-             return;
-           }
-           auto bytes = parse_size_bytes(text);
-           if (!bytes || *bytes < 1) {
-             throw FlagValueError("--heap '" + text + "': " +
-                                  (bytes ? std::string("must be at least 1 byte") : bytes.error().message) +
-                                  " (a sampling rate such as 512K or 64K, or off)");
-           }
-           options.heap_rate_bytes = *bytes;
-         },
-         "Profile the heap of every dynamically linked process: one sample per RATE bytes allocated on average "
-         "(--heap=RATE, default 512K; 64K for a leak hunt; off loads the profiler with sampling off)")
+  cmd.add_flag("--heap{512K}", cli.heap_flag,
+               "Profile the heap of every dynamically linked process: one sample per RATE bytes allocated on "
+               "average (--heap=RATE, default 512K; 64K for a leak hunt; off loads the profiler with sampling off)")
+      ->each([&options](const std::string& text) {
+        if (text == "off") {
+          options.heap_rate_bytes = 0;
+          return;
+        }
+        auto bytes = parse_size_bytes(text);
+        if (!bytes || *bytes < 1) {
+          throw FlagValueError("--heap '" + text + "': " +
+                               (bytes ? std::string("must be at least 1 byte") : bytes.error().message) +
+                               " (a sampling rate such as 512K or 64K, or off)");
+        }
+        options.heap_rate_bytes = *bytes;
+      })
       ->group(group);
   take_duration(cmd.add_option("--heap-interval", options.heap_interval_ms,
                                "Time between the heap snapshots of a process (default 2s; also at each new peak and "
@@ -133,7 +132,7 @@ CLI::App* add_record_command(CLI::App& app, RecordCliOptions& cli) {
   cmd->add_flag_callback(
       "--no-cgroup", [&options] { options.cgroup = false; },
       "Do not run the command in a cgroup of its own (no exact tree figures; limits per process)");
-  add_heap_options(*cmd, options);
+  add_heap_options(*cmd, cli);
   add_limit_options(*cmd, options.limits);
   add_budget_options(*cmd, cli.budgets);
   cmd->add_option("command", options.command, "The command to run and its arguments");

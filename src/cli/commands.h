@@ -45,6 +45,7 @@ struct RecordCliOptions {
   // --interval overrides it.
   record::IntervalDefault interval_default{};
   bool interval_given = false;
+  std::string heap_flag;  // --heap's value as given, parsed into record.heap_rate_bytes
 };
 CLI::App* add_record_command(CLI::App& app, RecordCliOptions& options);
 int run_record_command(const RecordCliOptions& options);

@@ -80,15 +80,18 @@ std::string heap_text(const std::vector<analyze::HeapImageSummary>& images, int6
   }
   std::string out;
   for (const analyze::HeapImageSummary& summary : images) {
+    if (!summary.end) {
+      // It sampled (its profiler connects on the first sample), then ended before a
+      // snapshot: an exec, a signal or _exit within the first interval.
+      out += image_title(summary) + ": " + rate_text(summary.image.rate_bytes) +
+             ", ended before its first snapshot (exec, a signal or _exit)\n\n";
+      continue;
+    }
     out += image_title(summary) + ": " + rate_text(summary.image.rate_bytes) + ", " +
            std::to_string(summary.image.samples) + " samples, " + ending_text(summary) + "\n";
     if (summary.image.samples_dropped > 0) {
       out += "  " + std::to_string(summary.image.samples_dropped) +
              " samples dropped: the profiler's tables were full; estimates are low\n";
-    }
-    if (!summary.end) {
-      out += "  no snapshot\n\n";
-      continue;
     }
     if (summary.peak && summary.peak->t_ms != summary.end->t_ms) {
       append_moment(out, "at its peak", *summary.peak, recording_start_ms, frames);
