@@ -6,18 +6,10 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/binary_directory.h"
+
 namespace canopy::record {
 namespace {
-
-std::string binary_directory() {
-  char exe[PATH_MAX];
-  ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0) {
-    return "";
-  }
-  std::string path(exe, static_cast<size_t>(n));
-  return path.substr(0, path.rfind('/') + 1);
-}
 
 // As the viewer's module is found (web/web_module_loader.cpp): the override, beside
 // the binary (the build tree), or PREFIX/lib/canopy/ of an install.
@@ -26,7 +18,7 @@ Result<std::string> heap_library_path() {
   if (const char* override_path = std::getenv(kHeapLibraryVariable); override_path && *override_path) {
     path = override_path;
   } else {
-    std::string directory = binary_directory();
+    ASSIGN_OR_RETURN(std::string directory, binary_directory());
     std::string beside = directory + kHeapLibraryFile;
     std::string installed = directory + "../lib/canopy/" + kHeapLibraryFile;
     path = ::access(beside.c_str(), R_OK) == 0 ? beside : installed;

@@ -5,22 +5,11 @@
 #include <cstdlib>
 #include <string>
 
+#include "common/binary_directory.h"
 #include "web/web_module.h"
 
 namespace canopy::web {
 namespace {
-
-// The directory of the binary's real path: /proc/self/exe has every symlink resolved,
-// so a link to an installed canopy on PATH leads to the install, not the link's folder.
-Result<std::string> binary_directory() {
-  char exe[PATH_MAX];
-  ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0) {
-    return Error{"cannot find the canopy binary's directory (/proc/self/exe)"};
-  }
-  std::string path(exe, static_cast<size_t>(n));
-  return path.substr(0, path.rfind('/') + 1);
-}
 
 // Where the module is, in this order: the packager's override; beside the binary (the
 // build tree, or a copy made with its module); the install layout, PREFIX/bin/canopy
