@@ -6,7 +6,7 @@ JOBS ?= $(shell nproc)
 
 PREFIX ?= /usr/local
 
-.PHONY: deps deps-build build build-canopy docs-screenshot test test-asan install package demo bench bench-compare bench-idle bench-unrelated bench-viewer bench-logs bench-export bench-build clean
+.PHONY: deps deps-build build build-canopy docs-screenshot test test-asan install package demo bench bench-compare bench-idle bench-unrelated bench-viewer bench-logs bench-export bench-build bench-heap clean
 
 deps:
 	@scripts/deps.sh
@@ -61,6 +61,7 @@ bench: build
 	@bench/log_import.sh $(BUILD)
 	@bench/export.sh $(BUILD)
 	@bench/build_cost.sh
+	@python3 bench/heap.py $(BUILD)
 
 # canopy against pidstat, atop, top, a ps loop and collectl on four workloads.
 bench-compare: build
@@ -96,6 +97,12 @@ bench-logs: build
 bench-export: build
 	@cmake --build $(BUILD) -j $(JOBS) --target canopy_bench
 	@bench/export.sh $(BUILD)
+
+# The heap profiler against the program alone, heaptrack and massif, and on a real
+# build (bench/heap-results.md); waits first, up to 20 minutes, for a quiet machine.
+bench-heap: build
+	@cmake --build $(BUILD) -j $(JOBS) --target canopy_bench
+	@python3 bench/heap.py $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) build-demo

@@ -28,6 +28,7 @@ test_packages=(
   man-db groff-base bash-completion
   util-linux procps
   sysstat atop collectl
+  heaptrack valgrind linux-perf
 )
 npm_dirs=(web tests/consumers)
 packages=("${build_packages[@]}" "${test_packages[@]}")
