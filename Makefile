@@ -101,7 +101,7 @@ bench-export: build
 # The heap profiler against the program alone, heaptrack and massif, and on a real
 # build (bench/heap-results.md); waits first, up to 20 minutes, for a quiet machine.
 bench-heap: build
-	@cmake --build $(BUILD) -j $(JOBS) --target canopy_bench
+	@cmake --build $(BUILD) -j $(JOBS) --target canopy canopy_bench_heap_ring canopy_bench_measured_run
 	@python3 bench/heap.py $(BUILD)
 
 clean:
