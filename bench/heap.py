@@ -391,6 +391,7 @@ def main():
         context = heap_format.Context(
             started=started, runs=runs, build_runs=build_runs, allocations=allocations,
             load_before_wait=load_before_wait, waited_s=waited_s, quiet=quiet, quiet_load=quiet_load,
+            quiet_wait_s=quiet_wait_s,
             load_at_start=load_at_start, load_at_end=load_at_end, cpu_at_start=cpu_at_start, cpu_at_end=cpu_at_end,
             versions=tool_versions(), ring_flags=compile_flags(build_dir, "canopy_bench_heap_ring"),
             build_layers=BUILD_LAYERS, build_compiler=build.compiler, machine=describe_machine(),

@@ -27,6 +27,7 @@ class Context:
     waited_s: float
     quiet: bool
     quiet_load: float
+    quiet_wait_s: int
     load_at_start: list
     load_at_end: list
     cpu_at_start: list
@@ -139,7 +140,9 @@ class Report:
     def header(self):
         c = self.c
         stolen = stolen_share(c.cpu_at_start, c.cpu_at_end)
-        if c.waited_s < 1:
+        if not c.quiet and c.quiet_wait_s == 0:
+            wait = "not waited for (BENCH_HEAP_QUIET_WAIT_S=0)"
+        elif c.waited_s < 1:
             wait = f"under {c.quiet_load} at once"
         elif c.quiet:
             wait = f"waited {c.waited_s / 60:.1f} min for it to fall under {c.quiet_load} (it was {c.load_before_wait[0]})"
