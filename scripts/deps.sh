@@ -21,6 +21,7 @@ build_packages=(
   scdoc
   libgtest-dev python3
   libunwind-dev
+  libprotozero-dev
 )
 test_packages=(
   sqlite3
@@ -28,6 +29,7 @@ test_packages=(
   man-db groff-base bash-completion
   util-linux procps
   sysstat atop collectl
+  protobuf-compiler golang-github-google-pprof-dev  # protoc reads the pprof export with pprof's profile.proto
 )
 npm_dirs=(web tests/consumers)
 packages=("${build_packages[@]}" "${test_packages[@]}")

@@ -9,6 +9,7 @@
 #include "cli/flag_values.h"
 #include "common/units.h"
 #include "export/csv.h"
+#include "export/heap_collapsed.h"
 #include "logs/log_importer.h"
 
 namespace canopy::cli {
@@ -206,10 +207,18 @@ CLI::App* add_export_command(CLI::App& app, ExportOptions& options) {
                 "process)");
   cmd->add_option("--metric", options.metric,
                   std::string("csv (wide): the figure in each cell: ") + exporters::kWideCsvMetrics +
-                      " (default rss_bytes)");
+                      " (default rss_bytes); collapsed: the figure of each stack: " +
+                      exporters::kHeapCollapsedMetrics + " (default " + exporters::kHeapCollapsedDefaultMetric + ")");
   one_value_per_use(cmd->add_option(
       "--kind", options.kinds,
       "cutelooker-log: only events of this kind (log, stdout, stderr, mark, exec, signal, limit); repeatable"));
+  auto* pid = take_integer(cmd->add_option("--pid", options.pid, "pprof, collapsed: only the heap of this PID"), 1,
+                           kPidMaxLimit);
+  cmd->add_option("--command", options.command,
+                  "pprof, collapsed: only the heap of processes of this name or executable file name, merged")
+      ->excludes(pid);
+  cmd->add_option("--at", options.at,
+                  "pprof, collapsed: the heap held at each process image's end or peak (default end)");
   return cmd;
 }
 

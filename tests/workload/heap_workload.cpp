@@ -26,7 +26,7 @@ struct Site {
   size_t block_bytes;
   int blocks;
 };
-// Also in tests/integration/heap_test.cpp.
+// Also in tests/integration/heap_sites.h.
 constexpr Site kSiteA{1001, 3700};
 constexpr Site kSiteB{3003, 1550};
 constexpr Site kSiteC{5005, 1140};
