@@ -253,10 +253,12 @@ std::vector<std::string> comments(const store::Reader& reader, const HeapSelecti
   int64_t start_ms = reader.meta().start_ms.value_or(0);
   for (const HeapSelectedImage& image : selection.images) {
     const store::HeapImageRow& row = image.at.image;
+    const store::HeapSnapshotRow& snapshot = image.at.snapshot;
     lines.push_back("pid " + std::to_string(row.pid) + " " + (image.command.empty() ? "?" : image.command) +
-                    ": snapshot at +" + format_duration_ms(image.at.snapshot.t_ms - start_ms) + ", " +
-                    format_bytes(image.at.snapshot.in_use_bytes) + " in use, " + std::to_string(row.samples) +
-                    " samples, " + std::to_string(row.samples_dropped) + " dropped, " + ending_text(row));
+                    ": snapshot at +" + format_duration_ms(snapshot.t_ms - start_ms) + " (" +
+                    std::to_string(snapshot.samples) + " samples by then): " + format_bytes(snapshot.in_use_bytes) +
+                    " in use, high-water mark so far " + format_bytes(snapshot.peak_in_use_bytes) + "; " +
+                    std::to_string(row.samples_dropped) + " dropped in all; profiled " + ending_text(row));
   }
   lines.push_back(
       "addresses: each mapping at a synthetic range of its own, file_offset 0; a location's address is "
