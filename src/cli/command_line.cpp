@@ -218,7 +218,8 @@ CLI::App* add_export_command(CLI::App& app, ExportOptions& options) {
                   "pprof, collapsed: only the heap of processes of this name or executable file name, merged")
       ->excludes(pid);
   cmd->add_option("--at", options.at,
-                  "pprof, collapsed: the heap held at each process image's end or peak (default end)");
+                  "pprof, collapsed: which snapshot of each process image: end or peak (default end: its last; peak: "
+                  "its highest estimated heap)");
   return cmd;
 }
 
