@@ -16,6 +16,10 @@ namespace canopy::testing {
 
 inline const std::string kCanopy = CANOPY_BIN;
 inline const std::string kWorkload = CANOPY_WORKLOAD_BIN;
+// The heap profiler's workload (tests/workload/heap_workload.cpp), with frame pointers
+// and without.
+inline const std::string kHeapWorkload = CANOPY_HEAP_WORKLOAD_BIN;
+inline const std::string kHeapWorkloadNoFramePointers = CANOPY_HEAP_WORKLOAD_NOFP_BIN;
 
 struct RunOptions {
   std::string cwd;                           // empty: inherit

@@ -13,9 +13,6 @@
 namespace canopy::testing {
 namespace {
 
-const std::string kHeapWorkload = CANOPY_HEAP_WORKLOAD_BIN;
-const std::string kHeapWorkloadNoFramePointers = CANOPY_HEAP_WORKLOAD_NOFP_BIN;
-
 struct Site {
   int64_t block_bytes;
   int64_t blocks;
