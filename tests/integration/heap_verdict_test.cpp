@@ -138,6 +138,24 @@ TEST_F(HeapVerdict, OlderThanASecondAtTheParentsEndIsAllOfItsLeaks) {
   EXPECT_FALSE(older.contains("temporary_peak"));
 }
 
+// The summary's memory growth section takes its leaks from the heap profile.
+TEST_F(HeapVerdict, TheSummaryNamesTheLeaksFromTheHeapProfile) {
+  auto result = run({kCanopy, "report", "--json", path_});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  auto json = nlohmann::json::parse(result.out);
+  std::set<std::string> where;  // "(anonymous namespace)::leak_site_a (heap_workload.cpp:42)" -> "leak_site_a"
+  for (const auto& leak : json["heap_leaks"]["leaks"]) {
+    std::string function = leak["where"].get<std::string>();
+    function = function.substr(0, function.find(" ("));
+    where.insert(function.substr(function.rfind("::") + 2));
+  }
+  EXPECT_EQ(where, (std::set<std::string>{"leak_site_a", "leak_site_b", "leak_site_c"})) << json["heap_leaks"].dump();
+  auto text = run({kCanopy, "report", path_}).out;
+  for (const auto& [site, truth] : kLeakTruth) {
+    EXPECT_NE(text.find(site + " (heap_workload.cpp:"), std::string::npos) << site << " in\n" << text;
+  }
+}
+
 TEST_F(HeapVerdict, ABadSpanIsRefusedInOneLine) {
   auto result = run({kCanopy, "heap", "--from", "2s", "--to", "1s", path_});
   EXPECT_EQ(result.exit_status, 2);
