@@ -69,6 +69,10 @@ int run_heap_report(const HeapOptions& options) {
     print_error(!profile ? profile.error().message : processes.error().message);
     return 1;
   }
+  if (profile->images.empty()) {
+    print_error("'" + options.path + "' has no heap profile: record with --heap (canopy record --heap -- COMMAND)");
+    return 1;
+  }
   std::vector<analyze::HeapImageHistory> histories = analyze::heap_histories(*profile);
   std::erase_if(histories, [&](const analyze::HeapImageHistory& history) {
     if (options.pid != 0 && history.image->pid != options.pid) {
@@ -80,7 +84,7 @@ int run_heap_report(const HeapOptions& options) {
     auto process = analyze::process_of(*history.image, *processes);
     return !process || process->name != options.command;
   });
-  if (histories.empty() && !profile->images.empty() && (options.pid != 0 || !options.command.empty())) {
+  if (histories.empty()) {
     print_error("no heap profile of " +
                 (options.pid != 0 ? "PID " + std::to_string(options.pid) : "command '" + options.command + "'") +
                 " in '" + options.path + "'");

@@ -153,9 +153,6 @@ nlohmann::json heap_verdict_json(const analyze::HeapVerdict& v) {
 
 std::string heap_text(const std::vector<analyze::HeapImageSummary>& images, int64_t recording_start_ms,
                       const StackFrames& frames) {
-  if (images.empty()) {
-    return "no heap profile: record with --heap (canopy record --heap -- COMMAND)\n";
-  }
   std::string out;
   for (const analyze::HeapImageSummary& summary : images) {
     if (!summary.end) {

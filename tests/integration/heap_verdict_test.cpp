@@ -168,5 +168,14 @@ TEST_F(HeapVerdict, ABadSpanIsRefusedInOneLine) {
   EXPECT_NE(result.err.find("no heap profile of command 'no_such_command'"), std::string::npos) << result.err;
 }
 
+TEST(HeapReport, ARecordingWithoutAHeapProfileIsRefusedInOneLine) {
+  TempDir dir;
+  std::string path = dir.file("plain.canopy");
+  ASSERT_EQ(run({kCanopy, "record", "-q", "-o", path, "--", "true"}).exit_status, 0);
+  auto result = run({kCanopy, "heap", path});
+  EXPECT_EQ(result.exit_status, 1);
+  EXPECT_EQ(result.err, "canopy: '" + path + "' has no heap profile: record with --heap (canopy record --heap -- COMMAND)\n");
+}
+
 }  // namespace
 }  // namespace canopy::testing
