@@ -52,7 +52,7 @@ _canopy_command_spec()
             positionals='recording recording'
             ;;
         heap)
-            valued='--pid --top --frames'
+            valued='--pid --command --from --to --older-than --top --frames'
             options="$help $valued --json"
             positionals='recording'
             ;;

@@ -2,24 +2,25 @@
 
 #include <algorithm>
 #include <cmath>
-#include <unordered_map>
 
 #include "analyze/heap_moments.h"
 
 namespace canopy::analyze {
 namespace {
 
-HeapMoment moment_of(const HeapImageAt& at, size_t top) {
-  HeapMoment moment{at.snapshot.t_ms, at.snapshot.in_use_bytes, {}, 0, 0};
-  int64_t rate_bytes = at.image.rate_bytes;
-  for (const HeapStackTotals& t : at.stacks) {
-    int64_t in_use = t.allocated_bytes - t.freed_bytes;
-    if (in_use <= 0) {
+HeapMoment moment_of(const HeapImageHistory& history, size_t index, size_t top) {
+  const store::HeapSnapshotRow& snapshot = *history.snapshots[index];
+  const int64_t rate_bytes = history.image->rate_bytes;
+  HeapMoment moment{snapshot.t_ms, snapshot.in_use_bytes, {}, 0, 0, std::nullopt};
+  for (const auto& [stack_id, changes] : history.stacks) {
+    HeapStackTotals t = history.totals_at(stack_id, index);
+    if (t.in_use_bytes() <= 0) {
       continue;
     }
     double mean_size = t.allocated_count > 0 ? static_cast<double>(t.allocated_bytes) / t.allocated_count : 0;
     double seen = rate_bytes > 0 ? -std::expm1(-mean_size / static_cast<double>(rate_bytes)) : 0;
-    moment.top.push_back({t.stack_id, in_use, t.in_use_count(), t.allocated_bytes, t.allocated_count, seen});
+    moment.top.push_back({stack_id, t.in_use_bytes(), std::max<int64_t>(t.in_use_count(), 0), t.allocated_bytes,
+                          t.allocated_count, seen, {}});
   }
   std::sort(moment.top.begin(), moment.top.end(), [](const HeapStackHeld& a, const HeapStackHeld& b) {
     return a.in_use_bytes != b.in_use_bytes ? a.in_use_bytes > b.in_use_bytes : a.stack_id < b.stack_id;
@@ -31,34 +32,35 @@ HeapMoment moment_of(const HeapImageAt& at, size_t top) {
   if (moment.top.size() > top) {
     moment.top.resize(top);
   }
+  for (HeapStackHeld& held : moment.top) {
+    held.verdict = judge_heap_stack(history, held.stack_id, history.snapshots.size() - 1);
+  }
   return moment;
 }
 
 }  // namespace
 
-std::vector<HeapImageSummary> summarize_heap(const store::HeapProfile& profile,
-                                             const std::vector<store::ProcessRow>& processes, size_t top) {
-  std::unordered_map<int64_t, int64_t> snapshots_by_image;
-  for (const store::HeapSnapshotRow& snapshot : profile.snapshots) {
-    ++snapshots_by_image[snapshot.image_id];
-  }
-  std::unordered_map<int64_t, HeapMoment> peaks;
-  for (const HeapImageAt& at : heap_images_at(profile, HeapAt::kPeak)) {
-    peaks.emplace(at.image.id, moment_of(at, top));
-  }
-  std::unordered_map<int64_t, HeapMoment> ends;
-  for (const HeapImageAt& at : heap_images_at(profile, HeapAt::kEnd)) {
-    ends.emplace(at.image.id, moment_of(at, top));
-  }
+std::vector<HeapImageSummary> summarize_heap(const std::vector<HeapImageHistory>& histories,
+                                             const std::vector<store::ProcessRow>& processes, const RssSeries& rss,
+                                             size_t top) {
   std::vector<HeapImageSummary> summaries;
-  for (const store::HeapImageRow& image : profile.images) {
-    HeapImageSummary summary{image, heap_image_process(image, processes), snapshots_by_image[image.id], std::nullopt,
-                             std::nullopt};
-    if (auto peak = peaks.find(image.id); peak != peaks.end()) {
-      summary.peak = std::move(peak->second);
-    }
-    if (auto end = ends.find(image.id); end != ends.end()) {
-      summary.end = std::move(end->second);
+  for (const HeapImageHistory& history : histories) {
+    HeapImageSummary summary{*history.image, heap_image_process(*history.image, processes),
+                             static_cast<int64_t>(history.snapshots.size()), std::nullopt, std::nullopt};
+    if (!history.snapshots.empty()) {
+      // The peak: the first snapshot at the image's highest estimate.
+      size_t peak = 0;
+      for (size_t i = 1; i < history.snapshots.size(); ++i) {
+        if (history.snapshots[i]->in_use_bytes > history.snapshots[peak]->in_use_bytes) {
+          peak = i;
+        }
+      }
+      summary.peak = moment_of(history, peak, top);
+      summary.end = moment_of(history, history.snapshots.size() - 1, top);
+      if (summary.process) {
+        summary.peak->rss = rss_at(rss, summary.process->id, summary.peak->t_ms);
+        summary.end->rss = rss_at(rss, summary.process->id, summary.end->t_ms);
+      }
     }
     summaries.push_back(std::move(summary));
   }

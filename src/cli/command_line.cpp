@@ -256,6 +256,16 @@ CLI::App* add_heap_command(CLI::App& app, HeapOptions& options) {
       ->required()
       ->expected(1, 2);
   take_integer(cmd->add_option("--pid", options.pid, "Only the process images of this PID"), 1, kPidMaxLimit);
+  cmd->add_option("--command", options.command, "Only the processes of this command (its name, as report shows it)");
+  take_duration(cmd->add_option("--from", options.from_ms,
+                                "List the stacks that grew from this time on (from the recording's start, e.g. 30s)"),
+                0);
+  take_duration(cmd->add_option("--to", options.to_ms,
+                                "... up to this time (default: the end); with --older-than, the moment to look at"),
+                0);
+  take_duration(cmd->add_option("--older-than", options.older_than_ms,
+                                "List what was held by allocations older than this (e.g. 10s), like memleak -o"),
+                0);
   take_integer(cmd->add_option("--top", options.top, "Stacks at each moment (default 5)"), 1, 1'000'000);
   take_integer(cmd->add_option("--frames", options.frames, "Frames of each stack (default 6)"), 1, 1'000);
   cmd->add_flag("--json", options.json, "Print the images, moments and stacks as JSON, in raw units");

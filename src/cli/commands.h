@@ -131,6 +131,12 @@ struct HeapOptions {
   std::vector<std::string> words;
   std::string path;
   int64_t pid = 0;    // 0: every process image
+  std::string command;  // empty: every command; else only processes of this name
+  // Offsets from the recording's start; -1: not given. --from/--to list growth between
+  // them; --older-than lists what was held longer than it (at --to, else at the end).
+  int64_t from_ms = -1;
+  int64_t to_ms = -1;
+  int64_t older_than_ms = -1;
   size_t top = 5;     // stacks per moment
   size_t frames = 6;  // frames per stack
   bool json = false;
