@@ -37,7 +37,7 @@ _canopy_command_spec()
             positionals='recording'
             ;;
         export)
-            valued='--format -o --output --metric --kind'
+            valued='--format -o --output --metric --kind --pid --command --at'
             options="$help $valued -f --force --long"
             positionals='recording'
             ;;
@@ -52,7 +52,7 @@ _canopy_command_spec()
             positionals='recording recording'
             ;;
         heap)
-            valued='--pid --top --frames'
+            valued='--pid --command --from --to --older-than --top --frames'
             options="$help $valued --json"
             positionals='recording'
             ;;
@@ -90,13 +90,24 @@ _canopy_option_value()
             _filedir html
             ;;
         'export --format')
-            COMPREPLY=($(compgen -W 'onlooker csv chrome jsonl cutelooker-log' -- "$cur"))
+            COMPREPLY=($(compgen -W 'onlooker csv chrome jsonl cutelooker-log pprof collapsed' -- "$cur"))
             ;;
         'export --metric')
-            COMPREPLY=($(compgen -W 'rss_bytes cpu_percent rss_anon_bytes rss_file_bytes
-                rss_shmem_bytes swap_bytes vm_size_bytes cpu_user_ns cpu_system_ns threads
-                minor_faults major_faults read_bytes write_bytes disk_read_bytes
-                disk_write_bytes pss_bytes uss_bytes' -- "$cur"))
+            # The figures of the format the line names: a stack's for collapsed, else a
+            # cell's of the wide CSV. Bash splits --format=collapsed into three words.
+            local line=" ${COMP_WORDS[*]} "
+            if [[ $line == *' --format collapsed '* || $line == *' --format = collapsed '* ||
+                $line == *' --format=collapsed '* ]]; then
+                COMPREPLY=($(compgen -W 'inuse_space inuse_objects alloc_space alloc_objects' -- "$cur"))
+            else
+                COMPREPLY=($(compgen -W 'rss_bytes cpu_percent rss_anon_bytes rss_file_bytes
+                    rss_shmem_bytes swap_bytes vm_size_bytes cpu_user_ns cpu_system_ns threads
+                    minor_faults major_faults read_bytes write_bytes disk_read_bytes
+                    disk_write_bytes pss_bytes uss_bytes' -- "$cur"))
+            fi
+            ;;
+        'export --at')
+            COMPREPLY=($(compgen -W 'end peak' -- "$cur"))
             ;;
         'export --kind')
             COMPREPLY=($(compgen -W 'log stdout stderr mark exec signal limit' -- "$cur"))

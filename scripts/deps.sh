@@ -21,6 +21,7 @@ build_packages=(
   scdoc
   libgtest-dev python3
   libunwind-dev
+  libprotozero-dev
 )
 test_packages=(
   sqlite3
@@ -28,7 +29,8 @@ test_packages=(
   man-db groff-base bash-completion
   util-linux procps
   sysstat atop collectl
-  heaptrack valgrind linux-perf
+  protobuf-compiler golang-github-google-pprof-dev  # protoc reads the pprof export with pprof's profile.proto
+  heaptrack valgrind linux-perf  # the heap bench's peers, and its profile of a missed target
 )
 npm_dirs=(web tests/consumers)
 packages=("${build_packages[@]}" "${test_packages[@]}")

@@ -1,7 +1,8 @@
 // analyze/: what each profiled process image's heap held and where it came from. From
 // a recording's heap snapshots (record --heap): the image's high-water mark and its
 // end, and at each, the stacks that held the most, estimated from the samples, with
-// how likely an allocation of the stack's typical size was to be seen at all.
+// how likely an allocation of the stack's typical size was to be seen at all, each
+// stack's verdict (heap_verdict.h), and the process's resident memory then.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "analyze/heap_history.h"
+#include "analyze/heap_rss.h"
+#include "analyze/heap_verdict.h"
 #include "store/heap_rows.h"
 #include "store/recording.h"
 
@@ -23,6 +27,7 @@ struct HeapStackHeld {
   // The chance that one allocation of this stack's mean size was sampled: near 1, a
   // stack with no estimate is truly absent; far below, it could have been missed.
   double seen_probability = 0;
+  HeapVerdict verdict;  // judged at the image's last snapshot, whichever the moment
 };
 
 struct HeapMoment {
@@ -31,6 +36,7 @@ struct HeapMoment {
   std::vector<HeapStackHeld> top;        // by in_use_bytes, the largest first
   int64_t other_stacks = 0;              // holding memory but not in `top`
   int64_t other_bytes = 0;
+  std::optional<RssPoint> rss;           // the process's last sample by then
 };
 
 struct HeapImageSummary {
@@ -41,8 +47,10 @@ struct HeapImageSummary {
   std::optional<HeapMoment> end;   // the last snapshot
 };
 
-// Every image of the profile, in order of start; `top` stacks at each moment.
-std::vector<HeapImageSummary> summarize_heap(const store::HeapProfile& profile,
-                                             const std::vector<store::ProcessRow>& processes, size_t top);
+// Every image of the profile, in order of start; `top` stacks at each moment. `rss`
+// may be empty (then no moment has one).
+std::vector<HeapImageSummary> summarize_heap(const std::vector<HeapImageHistory>& histories,
+                                             const std::vector<store::ProcessRow>& processes, const RssSeries& rss,
+                                             size_t top);
 
 }  // namespace canopy::analyze

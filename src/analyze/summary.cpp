@@ -57,7 +57,8 @@ ProcessPeak process_peak(const store::ProcessRow& p, int64_t start_ms) {
   return peak;
 }
 
-Result<Summary> summarize(const store::Reader& reader, size_t top_count, bool with_growth) {
+Result<Summary> summarize(const store::Reader& reader, size_t top_count, bool with_growth,
+                          const HeapLeakNamer& name_leaks) {
   ASSIGN_OR_RETURN(auto processes, processes_with_figures(reader));
   ASSIGN_OR_RETURN(auto ticks, reader.ticks());
 
@@ -144,6 +145,13 @@ Result<Summary> summarize(const store::Reader& reader, size_t top_count, bool wi
   if (with_growth) {
     ASSIGN_OR_RETURN(auto growth, analyze_growth(reader, processes, s.interval_ms, last_ms));
     s.growth = std::move(growth);
+    ASSIGN_OR_RETURN(auto profile, reader.heap_profile());
+    if (!profile.images.empty()) {
+      s.heap_leaks = heap_leak_report(profile, processes);
+      if (name_leaks) {
+        name_leaks(profile, s.heap_leaks->leaks);
+      }
+    }
   }
 
   ASSIGN_OR_RETURN(auto logs, reader.log_sources());

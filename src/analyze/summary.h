@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analyze/growth.h"
+#include "analyze/heap_leaks.h"
 #include "common/result.h"
 #include "store/reader.h"
 
@@ -74,10 +75,15 @@ struct Summary {
   // Memory trends of the processes that lived long enough, when asked for (it reads
   // every sample of those processes).
   std::optional<GrowthReport> growth;
+  // With growth, when the recording has a heap profile: the stacks judged leaks, which
+  // the summary shows instead of the resident-memory guess.
+  std::optional<HeapLeakReport> heap_leaks;
   std::vector<store::LogSourceRow> logs;  // imported with `canopy log add`, in order
 };
 
-Result<Summary> summarize(const store::Reader& reader, size_t top_count = 5, bool with_growth = false);
+// `name_leaks` names the heap leaks' code (see heap_leaks.h); without it they go unnamed.
+Result<Summary> summarize(const store::Reader& reader, size_t top_count = 5, bool with_growth = false,
+                          const HeapLeakNamer& name_leaks = {});
 
 // The recording's processes, with peaks and CPU derived from their samples where the
 // recorder could not write them (it was killed before they ended).

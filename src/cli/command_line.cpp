@@ -9,6 +9,7 @@
 #include "cli/flag_values.h"
 #include "common/units.h"
 #include "export/csv.h"
+#include "export/heap_collapsed.h"
 #include "logs/log_importer.h"
 
 namespace canopy::cli {
@@ -206,10 +207,19 @@ CLI::App* add_export_command(CLI::App& app, ExportOptions& options) {
                 "process)");
   cmd->add_option("--metric", options.metric,
                   std::string("csv (wide): the figure in each cell: ") + exporters::kWideCsvMetrics +
-                      " (default rss_bytes)");
+                      " (default rss_bytes); collapsed: the figure of each stack: " +
+                      exporters::kHeapCollapsedMetrics + " (default " + exporters::kHeapCollapsedDefaultMetric + ")");
   one_value_per_use(cmd->add_option(
       "--kind", options.kinds,
       "cutelooker-log: only events of this kind (log, stdout, stderr, mark, exec, signal, limit); repeatable"));
+  auto* pid = take_integer(cmd->add_option("--pid", options.pid, "pprof, collapsed: only the heap of this PID"), 1,
+                           kPidMaxLimit);
+  cmd->add_option("--command", options.command,
+                  "pprof, collapsed: only the heap of processes of this name or executable file name, merged")
+      ->excludes(pid);
+  cmd->add_option("--at", options.at,
+                  "pprof, collapsed: which snapshot of each process image: end or peak (default end: its last; peak: "
+                  "its highest estimated heap)");
   return cmd;
 }
 
@@ -246,6 +256,16 @@ CLI::App* add_heap_command(CLI::App& app, HeapOptions& options) {
       ->required()
       ->expected(1, 2);
   take_integer(cmd->add_option("--pid", options.pid, "Only the process images of this PID"), 1, kPidMaxLimit);
+  cmd->add_option("--command", options.command, "Only the processes of this command (its name, as report shows it)");
+  take_duration(cmd->add_option("--from", options.from_ms,
+                                "List the stacks that grew from this time on (from the recording's start, e.g. 30s)"),
+                0);
+  take_duration(cmd->add_option("--to", options.to_ms,
+                                "... up to this time (default: the end); with --older-than, the moment to look at"),
+                0);
+  take_duration(cmd->add_option("--older-than", options.older_than_ms,
+                                "List what was held by allocations older than this (e.g. 10s), like memleak -o"),
+                0);
   take_integer(cmd->add_option("--top", options.top, "Stacks at each moment (default 5)"), 1, 1'000'000);
   take_integer(cmd->add_option("--frames", options.frames, "Frames of each stack (default 6)"), 1, 1'000);
   cmd->add_flag("--json", options.json, "Print the images, moments and stacks as JSON, in raw units");

@@ -83,7 +83,7 @@ struct LogAddCliOptions {
 CLI::App* add_log_command(CLI::App& app, LogAddCliOptions& options);
 int run_log_add_command(const LogAddCliOptions& options);
 
-inline constexpr const char* kExportFormats = "onlooker, csv, chrome, jsonl, cutelooker-log";
+inline constexpr const char* kExportFormats = "onlooker, csv, chrome, jsonl, cutelooker-log, pprof, collapsed";
 
 struct ExportOptions {
   std::string path;
@@ -91,8 +91,12 @@ struct ExportOptions {
   std::string output;
   bool force = false;  // replace an existing output file
   std::vector<std::string> kinds;
-  bool long_csv = false;              // csv: one row per process and sample
-  std::string metric = "rss_bytes";  // csv (wide): the figure in each cell
+  bool long_csv = false;  // csv: one row per process and sample
+  std::string metric;     // csv (wide): the figure in each cell; collapsed: of each stack; "": the format's default
+  // pprof and collapsed (the heap profile): which process images, at which moment.
+  int64_t pid = 0;  // 0: every one
+  std::string command;
+  std::string at;  // "end" or "peak"; "": end
 };
 CLI::App* add_export_command(CLI::App& app, ExportOptions& options);
 int run_export_command(const ExportOptions& options);
@@ -127,6 +131,12 @@ struct HeapOptions {
   std::vector<std::string> words;
   std::string path;
   int64_t pid = 0;    // 0: every process image
+  std::string command;  // empty: every command; else only processes of this name
+  // Offsets from the recording's start; -1: not given. --from/--to list growth between
+  // them; --older-than lists what was held longer than it (at --to, else at the end).
+  int64_t from_ms = -1;
+  int64_t to_ms = -1;
+  int64_t older_than_ms = -1;
   size_t top = 5;     // stacks per moment
   size_t frames = 6;  // frames per stack
   bool json = false;

@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <cstdio>
 
 #include "cli/commands.h"
@@ -6,6 +8,8 @@
 #include "export/chrome_trace.h"
 #include "export/csv.h"
 #include "export/cutelooker_log.h"
+#include "export/heap_collapsed.h"
+#include "export/heap_pprof.h"
 #include "export/jsonl_samples.h"
 #include "export/onlooker_json.h"
 #include "store/reader.h"
@@ -16,24 +20,65 @@ namespace {
 using Sink = std::function<void(std::string_view)>;
 using Exporter = std::function<Status(const store::Reader&, const Sink&)>;
 
+bool is_heap_format(const std::string& format) { return format == "pprof" || format == "collapsed"; }
+
+// The heap exports' choice of images and moment, or the line saying what is wrong with it.
+Result<exporters::HeapExportOptions> heap_options(const ExportOptions& options) {
+  exporters::HeapExportOptions heap{options.pid, options.command, analyze::HeapAt::kEnd};
+  if (options.at == "peak") {
+    heap.at = analyze::HeapAt::kPeak;
+  } else if (!options.at.empty() && options.at != "end") {
+    return Error{"unknown --at '" + options.at + "' (known: end, peak)"};
+  }
+  return heap;
+}
+
 // The exporter the options ask for, or the one line saying what is wrong with them.
 Result<Exporter> choose_exporter(const ExportOptions& options) {
   const std::string& format = options.format;
   if (format != "onlooker" && format != "csv" && format != "chrome" && format != "jsonl" &&
-      format != "cutelooker-log") {
+      format != "cutelooker-log" && !is_heap_format(format)) {
     return Error{"unknown export format '" + format + "' (known: " + kExportFormats + ")"};
   }
   if (!options.kinds.empty() && format != "cutelooker-log") {
     return Error{"--kind applies to --format cutelooker-log only"};
   }
-  if ((options.long_csv || options.metric != "rss_bytes") && format != "csv") {
-    return Error{std::string(options.long_csv ? "--long" : "--metric") + " applies to --format csv only"};
+  if (options.long_csv && format != "csv") {
+    return Error{"--long applies to --format csv only"};
   }
-  if (options.long_csv && options.metric != "rss_bytes") {
+  if (!options.metric.empty() && format != "csv" && format != "collapsed") {
+    return Error{"--metric applies to --format csv and collapsed only"};
+  }
+  if (options.long_csv && !options.metric.empty()) {
     return Error{"--metric is for the wide CSV; --long writes every column"};
   }
-  if (format == "csv" && !exporters::is_wide_csv_metric(options.metric)) {
+  if (format == "csv" && !options.metric.empty() && !exporters::is_wide_csv_metric(options.metric)) {
     return Error{"unknown --metric '" + options.metric + "' (known: " + exporters::kWideCsvMetrics + ")"};
+  }
+  if (format == "collapsed" && !options.metric.empty() && !exporters::is_heap_collapsed_metric(options.metric)) {
+    return Error{"unknown --metric '" + options.metric + "' for --format collapsed (known: " +
+                 exporters::kHeapCollapsedMetrics + ")"};
+  }
+  if (!is_heap_format(format)) {
+    for (const auto& [given, flag] : {std::pair{options.pid != 0, "--pid"},
+                                      std::pair{!options.command.empty(), "--command"},
+                                      std::pair{!options.at.empty(), "--at"}}) {
+      if (given) {
+        return Error{std::string(flag) + " applies to --format pprof and collapsed only"};
+      }
+    }
+  }
+  if (is_heap_format(format)) {
+    ASSIGN_OR_RETURN(auto heap, heap_options(options));
+    if (format == "pprof") {
+      return Exporter([heap](const store::Reader& r, const Sink& out) {
+        return exporters::write_heap_pprof(r, heap, out);
+      });
+    }
+    std::string metric = options.metric.empty() ? exporters::kHeapCollapsedDefaultMetric : options.metric;
+    return Exporter([heap, metric](const store::Reader& r, const Sink& out) {
+      return exporters::write_heap_collapsed(r, heap, metric, out);
+    });
   }
   if (format == "onlooker") {
     return Exporter([](const store::Reader& r, const Sink& out) { return exporters::write_onlooker_json(r, out); });
@@ -42,7 +87,7 @@ Result<Exporter> choose_exporter(const ExportOptions& options) {
     return Exporter(exporters::write_csv_long);
   }
   if (format == "csv") {
-    std::string metric = options.metric;
+    std::string metric = options.metric.empty() ? "rss_bytes" : options.metric;
     return Exporter([metric](const store::Reader& r, const Sink& out) {
       return exporters::write_csv_wide(r, metric, out);
     });
@@ -67,13 +112,19 @@ int run_export_command(const ExportOptions& options) {
     print_error(exporter.error().message);
     return 2;
   }
+  bool to_stdout = options.output.empty() || options.output == "-";
+  // As gzip refuses to: compressed bytes on a terminal are noise, and can upset it.
+  if (options.format == "pprof" && to_stdout && isatty(STDOUT_FILENO)) {
+    print_error("--format pprof writes gzipped protobuf: give -o FILE, or redirect stdout to a file or a pipe");
+    return 2;
+  }
   auto reader = store::Reader::open(options.path);
   if (!reader) {
     print_error(reader.error().message);
     return 1;
   }
   Status status = Ok{};
-  if (options.output.empty() || options.output == "-") {
+  if (to_stdout) {
     status = (*exporter)(*reader, [](std::string_view bytes) { std::fwrite(bytes.data(), 1, bytes.size(), stdout); });
     if (status && (std::fflush(stdout) != 0 || std::ferror(stdout))) {
       status = Error{"cannot write to stdout"};

@@ -1,12 +1,20 @@
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <limits>
+#include <set>
 
+#include "analyze/heap_growth.h"
+#include "analyze/heap_history.h"
+#include "analyze/heap_rss.h"
 #include "analyze/heap_summary.h"
 #include "cli/commands.h"
 #include "cli/flag_values.h"
 #include "common/terminal_text.h"
+#include "common/text.h"
 #include "record/heap_control.h"
 #include "report/heap_format.h"
+#include "report/heap_growth_format.h"
 #include "store/reader.h"
 #include "symbolize/heap_stack_names.h"
 
@@ -33,7 +41,23 @@ int run_heap_control(const std::string& verb, const std::string& pid_text) {
   return 0;
 }
 
+// The flags that pick what to list, checked together: one line for a bad mix.
+Status check_heap_view(const HeapOptions& options) {
+  if (options.older_than_ms >= 0 && options.from_ms >= 0) {
+    return Error{"--older-than looks at one moment (--to, else each process's end); --from is for growth"};
+  }
+  if (options.from_ms >= 0 && options.to_ms >= 0 && options.to_ms <= options.from_ms) {
+    return Error{"--to " + format_duration_ms(options.to_ms) + " is not after --from " +
+                 format_duration_ms(options.from_ms)};
+  }
+  return Ok{};
+}
+
 int run_heap_report(const HeapOptions& options) {
+  if (Status view = check_heap_view(options); !view) {
+    print_error(view.error().message);
+    return 2;
+  }
   auto reader = store::Reader::open(options.path);
   if (!reader) {
     print_error(reader.error().message);
@@ -45,13 +69,26 @@ int run_heap_report(const HeapOptions& options) {
     print_error(!profile ? profile.error().message : processes.error().message);
     return 1;
   }
-  auto images = analyze::summarize_heap(*profile, *processes, options.top);
-  if (options.pid != 0) {
-    std::erase_if(images, [&](const analyze::HeapImageSummary& s) { return s.image.pid != options.pid; });
-    if (images.empty() && !profile->images.empty()) {
-      print_error("no heap profile of PID " + std::to_string(options.pid) + " in '" + options.path + "'");
-      return 1;
+  if (profile->images.empty()) {
+    print_error("'" + options.path + "' has no heap profile: record with --heap (canopy record --heap -- COMMAND)");
+    return 1;
+  }
+  std::vector<analyze::HeapImageHistory> histories = analyze::heap_histories(*profile);
+  std::erase_if(histories, [&](const analyze::HeapImageHistory& history) {
+    if (options.pid != 0 && history.image->pid != options.pid) {
+      return true;
     }
+    if (options.command.empty()) {
+      return false;
+    }
+    auto process = analyze::heap_image_process(*history.image, *processes);
+    return !process || process->name != options.command;
+  });
+  if (histories.empty()) {
+    print_error("no heap profile of " +
+                (options.pid != 0 ? "PID " + std::to_string(options.pid) : "command '" + options.command + "'") +
+                " in '" + options.path + "'");
+    return 1;
   }
   symbolize::HeapStackNames names(*profile);
   report::StackFrames frames = [&](int64_t stack_id) {
@@ -61,8 +98,37 @@ int run_heap_report(const HeapOptions& options) {
     }
     return texts;
   };
-  int64_t start_ms = reader->meta().start_ms.value_or(0);
-  std::string text = options.json ? report::heap_json(images, start_ms, frames) : report::heap_text(images, start_ms, frames);
+  const int64_t start_ms = reader->meta().start_ms.value_or(0);
+  std::string text;
+  if (options.from_ms >= 0 || (options.to_ms >= 0 && options.older_than_ms < 0)) {
+    int64_t from_ms = start_ms + std::max<int64_t>(options.from_ms, 0);
+    int64_t to_ms = options.to_ms >= 0 ? start_ms + options.to_ms : std::numeric_limits<int64_t>::max();
+    auto growth = analyze::heap_growth(histories, *processes, from_ms, to_ms, options.top);
+    text = options.json ? report::heap_growth_json(growth, start_ms, frames)
+                        : report::heap_growth_text(growth, start_ms, frames);
+  } else if (options.older_than_ms >= 0) {
+    std::optional<int64_t> at_ms;
+    if (options.to_ms >= 0) {
+      at_ms = start_ms + options.to_ms;
+    }
+    auto aged = analyze::heap_older_than(histories, *processes, options.older_than_ms, at_ms, options.top);
+    text = options.json ? report::heap_aged_json(aged, options.older_than_ms, start_ms, frames)
+                        : report::heap_aged_text(aged, options.older_than_ms, start_ms, frames);
+  } else {
+    std::set<int64_t> process_ids;
+    for (const analyze::HeapImageHistory& history : histories) {
+      if (auto process = analyze::heap_image_process(*history.image, *processes)) {
+        process_ids.insert(process->id);
+      }
+    }
+    auto rss = analyze::read_rss(*reader, process_ids);
+    if (!rss) {
+      print_error(rss.error().message);
+      return 1;
+    }
+    auto images = analyze::summarize_heap(histories, *processes, *rss, options.top);
+    text = options.json ? report::heap_json(images, start_ms, frames) : report::heap_text(images, start_ms, frames);
+  }
   std::fputs(text.c_str(), stdout);
   return 0;
 }

@@ -5,6 +5,7 @@
 #include "analyze/summary.h"
 #include "cli/budget_options.h"
 #include "cli/commands.h"
+#include "cli/heap_leak_names.h"
 #include "common/terminal_text.h"
 #include "common/text.h"
 #include "record/recorder.h"
@@ -34,7 +35,7 @@ void print_summary(const std::string& path) {
     print_error(reader.error().message);
     return;
   }
-  auto summary = analyze::summarize(*reader, 5, /*with_growth=*/true);
+  auto summary = analyze::summarize(*reader, 5, /*with_growth=*/true, name_heap_leaks);
   if (!summary) {
     print_error(summary.error().message);
     return;

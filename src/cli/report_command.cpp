@@ -3,12 +3,14 @@
 
 #include "analyze/summary.h"
 #include "cli/commands.h"
+#include "cli/heap_leak_names.h"
 #include "common/json_dump.h"
 #include "common/output_file.h"
 #include "common/terminal_text.h"
 #include "common/text.h"
 #include "report/budget_format.h"
 #include "report/growth_format.h"
+#include "report/heap_leaks_format.h"
 #include "report/summary_format.h"
 #include "store/reader.h"
 #include "web/web_module.h"
@@ -63,7 +65,7 @@ int run_report_command(const ReportOptions& options) {
     print_error(reader.error().message);
     return 1;
   }
-  auto summary = analyze::summarize(*reader, 5, /*with_growth=*/true);
+  auto summary = analyze::summarize(*reader, 5, /*with_growth=*/true, name_heap_leaks);
   if (!summary) {
     print_error(summary.error().message);
     return 1;
@@ -79,6 +81,8 @@ int run_report_command(const ReportOptions& options) {
       json["budgets"] = report::budgets_json(*verdicts);
     }
     std::fputs((json_dump(json, 2) + "\n").c_str(), stdout);
+  } else if (options.growth && summary->heap_leaks) {
+    std::fputs(report::heap_leaks_list_text(*summary->heap_leaks, summary->start_ms).c_str(), stdout);
   } else if (options.growth) {
     std::fputs(report::growth_list_text(*summary->growth).c_str(), stdout);
   } else {

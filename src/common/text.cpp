@@ -48,6 +48,10 @@ std::string format_bytes(int64_t bytes) {
   return buf;
 }
 
+std::string format_signed_bytes(int64_t delta) {
+  return (delta > 0 ? "+" : delta < 0 ? "-" : "") + format_bytes(std::llabs(delta));
+}
+
 std::string format_duration_ms(int64_t ms) {
   char buf[48];
   if (ms < 60'000) {

@@ -25,6 +25,8 @@ std::string_view next_field(std::string_view& text);
 
 // "1.5 GiB", "312.0 MiB", "512 B".
 std::string format_bytes(int64_t bytes);
+// A change: "+1.5 GiB", "-512 B", "0 B".
+std::string format_signed_bytes(int64_t delta);
 
 // "12.345 s", "2 m 03.4 s", "1 h 02 m 03 s".
 std::string format_duration_ms(int64_t ms);

@@ -116,6 +116,13 @@ void obey(int command) {
   }
 }
 
+// The time from one snapshot to the next: the interval, or sooner for a new peak, but
+// never later than the interval because a peak is pending (a heap that keeps growing
+// keeps one pending).
+int64_t gap_ms(bool peak_pending) {
+  return peak_pending && kPeakGapMs < interval_ms ? kPeakGapMs : interval_ms;
+}
+
 void* run_thread(void*) {
   thread_state.in_hook = true;  // for life: this thread's allocations are not the program's
   {
@@ -129,7 +136,7 @@ void* run_thread(void*) {
   bool peak_pending = false;
   for (;;) {
     int64_t now_ms = static_cast<int64_t>(monotonic_ns() / 1'000'000);
-    int64_t due_ms = last_snapshot_ms + (peak_pending ? kPeakGapMs : interval_ms);
+    int64_t due_ms = last_snapshot_ms + gap_ms(peak_pending);
     pollfd fds[2] = {{channel.fd(), POLLIN, 0}, {wake_fd.load(), POLLIN, 0}};
     int ready = ::poll(fds, 2, static_cast<int>(due_ms > now_ms ? due_ms - now_ms : 0));
     if (ready < 0) {
@@ -150,7 +157,7 @@ void* run_thread(void*) {
       peak_pending = true;
     }
     now_ms = static_cast<int64_t>(monotonic_ns() / 1'000'000);
-    if (now_ms >= last_snapshot_ms + (peak_pending ? kPeakGapMs : interval_ms)) {
+    if (now_ms >= last_snapshot_ms + gap_ms(peak_pending)) {
       bool go_on = snapshot(peak_pending ? heap_wire::SnapshotReason::kPeak : heap_wire::SnapshotReason::kInterval);
       if (!go_on) {
         return nullptr;

@@ -23,8 +23,6 @@ constexpr size_t kLineWidth = 100;
 
 std::string sign_of(int64_t delta) { return delta > 0 ? "+" : delta < 0 ? "-" : ""; }
 
-std::string signed_bytes(int64_t delta) { return sign_of(delta) + format_bytes(std::llabs(delta)); }
-
 // Seconds at a fixed width for the tables: CPU times of minutes stay in seconds, so
 // that the column lines up and compares at a glance.
 std::string cpu_seconds(int64_t ns) {
@@ -107,10 +105,10 @@ void append_totals(std::string& out, const analyze::DiffTotals& t) {
       t.wall_ms);
   row("CPU", cpu_seconds(t.cpu_ns.a), cpu_seconds(t.cpu_ns.b), signed_cpu(t.cpu_ns.delta()), t.cpu_ns);
   row("peak memory", format_bytes(t.peak_tree_rss_bytes.a), format_bytes(t.peak_tree_rss_bytes.b),
-      signed_bytes(t.peak_tree_rss_bytes.delta()), t.peak_tree_rss_bytes);
+      format_signed_bytes(t.peak_tree_rss_bytes.delta()), t.peak_tree_rss_bytes);
   if (t.cgroup_peak_bytes) {
     const Change& c = *t.cgroup_peak_bytes;
-    row("tree peak (cgroup)", format_bytes(c.a), format_bytes(c.b), signed_bytes(c.delta()), c);
+    row("tree peak (cgroup)", format_bytes(c.a), format_bytes(c.b), format_signed_bytes(c.delta()), c);
   }
   row("processes", std::to_string(t.processes.a), std::to_string(t.processes.b), signed_count(t.processes.delta()),
       t.processes);
@@ -133,7 +131,7 @@ void append_memory_ranking(std::string& out, const analyze::Diff& d, size_t max_
   for (size_t i = 0; i < rows; ++i) {
     const ProcessPair& p = d.pairs[i];
     append_line(out, kRow, format_bytes(p.peak_rss_bytes.a).c_str(), format_bytes(p.peak_rss_bytes.b).c_str(),
-                signed_bytes(p.peak_rss_bytes.delta()).c_str(), percent(p.peak_rss_bytes).c_str(),
+                format_signed_bytes(p.peak_rss_bytes.delta()).c_str(), percent(p.peak_rss_bytes).c_str(),
                 signed_cpu(p.cpu_ns.delta()).c_str(), process_label(p.key, p.b.cmdline, label_width).c_str());
   }
 }
@@ -148,7 +146,7 @@ void append_cpu_ranking(std::string& out, const analyze::Diff& d, size_t max_row
     const ProcessPair& p = d.pairs[d.by_cpu_growth[i]];
     append_line(out, kRow, cpu_seconds(p.cpu_ns.a).c_str(), cpu_seconds(p.cpu_ns.b).c_str(),
                 signed_cpu(p.cpu_ns.delta()).c_str(), percent(p.cpu_ns).c_str(),
-                signed_bytes(p.peak_rss_bytes.delta()).c_str(), process_label(p.key, p.b.cmdline, label_width).c_str());
+                format_signed_bytes(p.peak_rss_bytes.delta()).c_str(), process_label(p.key, p.b.cmdline, label_width).c_str());
   }
 }
 

@@ -4,14 +4,28 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/terminal_text.h"
 #include "common/text.h"
 
 namespace canopy::report {
 namespace {
 
 std::string image_title(const analyze::HeapImageSummary& summary) {
-  std::string name = summary.process ? summary.process->name : "?";
-  return name + " (pid " + std::to_string(summary.image.pid) + ")";
+  return heap_image_title(summary.image, summary.process);
+}
+
+// What RSS held beside the heap: the allocator's free memory, stacks, code, mappings.
+std::string rss_text(const analyze::HeapMoment& moment) {
+  if (!moment.rss) {
+    return "";
+  }
+  int64_t beyond = moment.rss->anon_bytes - moment.in_use_bytes;
+  std::string text = "; RSS " + format_bytes(moment.rss->rss_bytes) + ", " + format_bytes(moment.rss->anon_bytes) +
+                     " of it anonymous";
+  if (beyond > 0) {
+    text += " (" + format_bytes(beyond) + " beyond the heap in use: freed memory the allocator keeps, stacks, other mappings)";
+  }
+  return text;
 }
 
 std::string ending_text(const analyze::HeapImageSummary& summary) {
@@ -32,16 +46,13 @@ std::string rate_text(int64_t rate_bytes) {
 void append_moment(std::string& out, const char* what, const analyze::HeapMoment& moment, int64_t start_ms,
                    const StackFrames& frames) {
   char line[256];
-  std::snprintf(line, sizeof line, "  %s: %s in use at +%s\n", what, format_bytes(moment.in_use_bytes).c_str(),
-                format_duration_ms(moment.t_ms - start_ms).c_str());
-  out += line;
+  out += "  " + std::string(what) + ": " + format_bytes(moment.in_use_bytes) + " heap in use at " +
+         heap_offset_text(moment.t_ms, start_ms) + rss_text(moment) + "\n";
   for (const analyze::HeapStackHeld& held : moment.top) {
-    std::snprintf(line, sizeof line, "    %10s  %9lld allocations  p(seen) %.2f\n", format_bytes(held.in_use_bytes).c_str(),
+    std::snprintf(line, sizeof line, "    %10s  %9lld allocations  p(seen) %.2f  ", format_bytes(held.in_use_bytes).c_str(),
                   static_cast<long long>(held.in_use_count), held.seen_probability);
-    out += line;
-    for (const FrameText& frame : frames(held.stack_id)) {
-      out += "        " + std::string(frame.inlined ? "(inlined) " : "") + frame.function + "  " + frame.location + "\n";
-    }
+    out += line + heap_verdict_text(held.verdict, start_ms) + "\n";
+    out += heap_frames_text(held.stack_id, frames);
   }
   if (moment.other_stacks > 0) {
     out += "    " + format_bytes(moment.other_bytes) + " more in " + std::to_string(moment.other_stacks) +
@@ -52,20 +63,22 @@ void append_moment(std::string& out, const char* what, const analyze::HeapMoment
 nlohmann::json moment_json(const analyze::HeapMoment& moment, const StackFrames& frames) {
   nlohmann::json stacks = nlohmann::json::array();
   for (const analyze::HeapStackHeld& held : moment.top) {
-    nlohmann::json named = nlohmann::json::array();
-    for (const FrameText& frame : frames(held.stack_id)) {
-      named.push_back({{"function", frame.function}, {"location", frame.location}, {"inlined", frame.inlined}});
-    }
     stacks.push_back({{"stack_id", held.stack_id},
                       {"in_use_bytes", held.in_use_bytes},
                       {"in_use_count", held.in_use_count},
                       {"allocated_bytes", held.allocated_bytes},
                       {"allocated_count", held.allocated_count},
                       {"seen_probability", held.seen_probability},
-                      {"frames", named}});
+                      {"verdict", heap_verdict_json(held.verdict)},
+                      {"frames", heap_frames_json(held.stack_id, frames)}});
+  }
+  nlohmann::json rss;
+  if (moment.rss) {
+    rss = {{"t_ms", moment.rss->t_ms}, {"rss_bytes", moment.rss->rss_bytes}, {"anon_bytes", moment.rss->anon_bytes}};
   }
   return {{"t_ms", moment.t_ms},
           {"in_use_bytes", moment.in_use_bytes},
+          {"rss", rss},
           {"stacks", stacks},
           {"other_stacks", moment.other_stacks},
           {"other_bytes", moment.other_bytes}};
@@ -73,11 +86,73 @@ nlohmann::json moment_json(const analyze::HeapMoment& moment, const StackFrames&
 
 }  // namespace
 
+std::string heap_offset_text(int64_t t_ms, int64_t recording_start_ms) {
+  return "+" + format_duration_ms(t_ms - recording_start_ms);
+}
+
+std::string heap_image_title(const store::HeapImageRow& image, const std::optional<store::ProcessRow>& process) {
+  return terminal_safe(process ? process->name : "?") + " (pid " + std::to_string(image.pid) + ")";
+}
+
+std::string heap_frames_text(int64_t stack_id, const StackFrames& frames) {
+  std::string out;
+  for (const FrameText& frame : frames(stack_id)) {
+    out += "        " + std::string(frame.inlined ? "(inlined) " : "") + terminal_safe(frame.function) + "  " +
+           terminal_safe(frame.location) + "\n";
+  }
+  return out;
+}
+
+nlohmann::json heap_frames_json(int64_t stack_id, const StackFrames& frames) {
+  nlohmann::json named = nlohmann::json::array();
+  for (const FrameText& frame : frames(stack_id)) {
+    named.push_back({{"function", frame.function}, {"location", frame.location}, {"inlined", frame.inlined}});
+  }
+  return named;
+}
+
+std::string heap_verdict_text(const analyze::HeapVerdict& v, int64_t start_ms) {
+  using Reason = analyze::HeapVerdict::Reason;
+  std::string kind = analyze::verdict_kind_name(v.kind);
+  std::string kept = std::to_string(v.half_kept) + " of the " + std::to_string(v.half_sampled) +
+                     " sampled allocations it had at " + heap_offset_text(v.half_t_ms, start_ms);
+  switch (v.reason) {
+    case Reason::kGrewAndKept:
+      return kind + ": grew at " + std::to_string(v.rises) + " snapshots, the last at " +
+             heap_offset_text(v.last_rise_t_ms, start_ms) + "; kept " + kept;
+    case Reason::kGaveBack:
+      return kind + ": gave back " + format_bytes(v.peak_bytes - v.held_bytes) + " of its " +
+             format_bytes(v.peak_bytes) + " high-water mark";
+    case Reason::kRecycled:
+      return kind + ": recycles its memory; kept only " + kept;
+    case Reason::kGrewOnce:
+      return kind + ": grew once, at " + heap_offset_text(v.last_rise_t_ms, start_ms) + ", then held flat";
+    case Reason::kTooFewSamples:
+      return kind + ": too few sampled allocations to judge (" + std::to_string(v.half_sampled) + ", needs " +
+             std::to_string(analyze::kVerdictMinSampled) + ")";
+    case Reason::kTooFewSnapshots:
+      return kind + ": too few snapshots since it began to judge";
+    case Reason::kGrewAtFew:
+      return kind + ": grew at " + std::to_string(v.rises) + " snapshots; kept " + kept;
+  }
+  return kind;
+}
+
+nlohmann::json heap_verdict_json(const analyze::HeapVerdict& v) {
+  return {{"kind", analyze::verdict_kind_name(v.kind)},
+          {"reason", analyze::verdict_reason_name(v.reason)},
+          {"rises", v.rises},
+          {"held_bytes", v.held_bytes},
+          {"peak_bytes", v.peak_bytes},
+          {"half_t_ms", v.half_t_ms},
+          {"half_sampled", v.half_sampled},
+          {"half_kept", v.half_kept},
+          {"last_rise_t_ms", v.last_rise_t_ms},
+          {"oldest_born_ms", v.oldest_born_ms ? nlohmann::json(v.oldest_born_ms) : nlohmann::json()}};
+}
+
 std::string heap_text(const std::vector<analyze::HeapImageSummary>& images, int64_t recording_start_ms,
                       const StackFrames& frames) {
-  if (images.empty()) {
-    return "no heap profile: record with --heap (canopy record --heap -- COMMAND)\n";
-  }
   std::string out;
   for (const analyze::HeapImageSummary& summary : images) {
     if (!summary.end) {
@@ -93,7 +168,7 @@ std::string heap_text(const std::vector<analyze::HeapImageSummary>& images, int6
       out += "  " + std::to_string(summary.image.samples_dropped) +
              " samples dropped: the profiler's tables were full; estimates are low\n";
     }
-    if (summary.peak && summary.peak->t_ms != summary.end->t_ms) {
+    if (summary.peak && summary.peak->in_use_bytes > summary.end->in_use_bytes) {
       append_moment(out, "at its peak", *summary.peak, recording_start_ms, frames);
     }
     append_moment(out, "at its end", *summary.end, recording_start_ms, frames);

@@ -1,12 +1,15 @@
 // report/: the heap profile of a recording (record --heap) for people (terminal text)
 // and scripts (JSON): per process image, its heap at its high-water mark and at its
-// end, and the stacks that held it, named.
+// end beside its resident memory, and the stacks that held it, named, each with its
+// verdict (leak, bounded or unclear).
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json_fwd.hpp>
 
 #include "analyze/heap_summary.h"
 
@@ -19,6 +22,18 @@ struct FrameText {
 };
 // The named frames of a stack, innermost first.
 using StackFrames = std::function<std::vector<FrameText>(int64_t stack_id)>;
+
+// The parts heap_format.cpp and heap_growth_format.cpp share.
+std::string heap_image_title(const store::HeapImageRow& image, const std::optional<store::ProcessRow>& process);
+// "+1.2 s": a time of the recording from its start.
+std::string heap_offset_text(int64_t t_ms, int64_t recording_start_ms);
+// The stack's frames, one per line under a stack's line.
+std::string heap_frames_text(int64_t stack_id, const StackFrames& frames);
+nlohmann::json heap_frames_json(int64_t stack_id, const StackFrames& frames);
+// "leak: grew at 4 snapshots, the last at +1.2 s; kept 412 of the 412 sampled
+// allocations it had at +0.5 s"; times from the recording's start.
+std::string heap_verdict_text(const analyze::HeapVerdict& verdict, int64_t recording_start_ms);
+nlohmann::json heap_verdict_json(const analyze::HeapVerdict& verdict);
 
 std::string heap_text(const std::vector<analyze::HeapImageSummary>& images, int64_t recording_start_ms,
                       const StackFrames& frames);

@@ -9,6 +9,7 @@
 #include "common/terminal_text.h"
 #include "common/text.h"
 #include "report/growth_format.h"
+#include "report/heap_leaks_format.h"
 
 namespace canopy::report {
 
@@ -141,7 +142,10 @@ std::string summary_text(const analyze::Summary& s, const std::string& path) {
       out += line;
     }
   }
-  if (s.growth) {
+  // The heap profile knows which code kept its memory; resident memory alone only guesses.
+  if (s.heap_leaks) {
+    out += heap_leaks_summary_text(*s.heap_leaks, s.start_ms, path);
+  } else if (s.growth) {
     out += growth_summary_text(*s.growth, path);
   }
   for (size_t i = 0; i < s.logs.size(); ++i) {
@@ -199,6 +203,9 @@ nlohmann::json summary_json_object(const analyze::Summary& s, const std::string&
   };
   if (s.growth) {
     json["growth"] = growth_json(*s.growth);
+  }
+  if (s.heap_leaks) {
+    json["heap_leaks"] = heap_leaks_json(*s.heap_leaks);
   }
   nlohmann::json logs = nlohmann::json::array();
   for (const store::LogSourceRow& log : s.logs) {

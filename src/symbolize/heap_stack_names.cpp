@@ -46,7 +46,7 @@ const std::vector<NamedFrame>& HeapStackNames::names_of(int64_t frame_id) {
   }
   ModuleRef ref{module->second->path, module->second->build_id};
   for (const SourceFrame& source : symbolizer_.resolve(ref, static_cast<uint64_t>(row.rel_pc), /*is_return_address=*/true)) {
-    NamedFrame named{source.function.empty() ? "?" : source.function, "", source.inlined};
+    NamedFrame named{source.function.empty() ? "?" : source.function, "", source.inlined, source.file, source.line};
     named.location = source.file.empty() ? base_name(ref.path) : base_name(source.file) + ":" + std::to_string(source.line);
     names.push_back(std::move(named));
   }
@@ -57,6 +57,14 @@ const std::vector<NamedFrame>& HeapStackNames::names_of(int64_t frame_id) {
                      false});
   }
   return names;
+}
+
+ModuleState HeapStackNames::module_state(int64_t module_id) {
+  auto module = modules_.find(module_id);
+  if (module == modules_.end()) {
+    return ModuleState::kMissing;
+  }
+  return symbolizer_.module_state({module->second->path, module->second->build_id});
 }
 
 std::vector<NamedFrame> HeapStackNames::frames(int64_t stack_id, size_t most) {

@@ -18,6 +18,8 @@ struct NamedFrame {
   std::string function;  // "?" when nothing names it
   std::string location;  // "file.cpp:42", the object's name, or "" when unknown
   bool inlined = false;
+  std::string file = "";  // the source file as the debug information names it; "" when unknown
+  int line = 0;           // 0 when unknown
 };
 
 class HeapStackNames {
@@ -27,11 +29,16 @@ class HeapStackNames {
   // The stack's frames, innermost first, inlined ones expanded, at most `most` of them.
   std::vector<NamedFrame> frames(int64_t stack_id, size_t most);
 
- private:
-  // Every recorded frame is a return address: the innermost too, the return into the
-  // code that called the allocation function.
+  // One recorded frame (heap_frame's id): the functions inlined at it, innermost
+  // first, then the function it is in; at least one entry. Every recorded frame is a
+  // return address, the innermost too (the return into the code that called the
+  // allocation function), so the call's line is named, not the next one's.
   const std::vector<NamedFrame>& names_of(int64_t frame_id);
 
+  // Whether the module's file gives names (heap_module's id).
+  ModuleState module_state(int64_t module_id);
+
+ private:
   Symbolizer symbolizer_;
   std::unordered_map<int64_t, const store::HeapStackRow*> stacks_;
   std::unordered_map<int64_t, const store::HeapFrameRow*> frames_;

@@ -3,12 +3,12 @@
 #include <fcntl.h>
 #include <openssl/evp.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 
+#include "common/gzip.h"
 #include "common/json_dump.h"
 #include "common/scoped_resource.h"
 #include "web/assets.h"
@@ -24,26 +24,6 @@ constexpr std::string_view kHead = "<head>";
 constexpr std::string_view kReportPolicy =
     R"(<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; )"
     R"(style-src 'unsafe-inline'; img-src data: blob:; connect-src 'none'">)";
-
-Result<std::string> gzip(const std::string& data) {
-  z_stream stream{};
-  // windowBits 15 + 16: a gzip wrapper, which the browser's DecompressionStream reads.
-  if (deflateInit2(&stream, Z_BEST_COMPRESSION, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK) {
-    return Error{"zlib: cannot start compression"};
-  }
-  std::string out(deflateBound(&stream, data.size()), '\0');
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  stream.avail_in = static_cast<uInt>(data.size());
-  stream.next_out = reinterpret_cast<Bytef*>(out.data());
-  stream.avail_out = static_cast<uInt>(out.size());
-  int rc = deflate(&stream, Z_FINISH);
-  out.resize(stream.total_out);
-  deflateEnd(&stream);
-  if (rc != Z_STREAM_END) {
-    return Error{"zlib: compression failed"};
-  }
-  return out;
-}
 
 std::string base64(const std::string& data) {
   std::string out(4 * ((data.size() + 2) / 3) + 1, '\0');

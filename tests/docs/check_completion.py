@@ -6,6 +6,7 @@ and option, is what --help lists.
 """
 
 import os
+import re
 import shlex
 import sys
 import tempfile
@@ -95,6 +96,15 @@ def check_option_values(completion, commands, canopy):
         said = run([canopy, "export", "/nonexistent.canopy", "--format", "csv", "--metric", metric]).stderr
         if "unknown --metric" in said:
             completion.fail(f"completing --metric offers {metric}: {said.strip()}")
+    # With --format collapsed, a stack's figures: every one the help lists, and no other.
+    for line in ("canopy export x.canopy --format collapsed --metric ",
+                 "canopy export x.canopy --format=collapsed --metric "):
+        completion.expect(line, export.listed_values("--metric", r"stack: ([\w, ]+?) \("))
+    at = re.search(r"image: (\w+) or (\w+)", export.descriptions.get("--at", ""))
+    if not at:
+        completion.fail(f"canopy export --help: no values for --at in {export.descriptions.get('--at')!r}")
+    else:
+        completion.expect("canopy export x.canopy --format pprof --at ", set(at.groups()))
 
 
 def check_arguments(completion, commands):

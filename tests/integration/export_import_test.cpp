@@ -310,12 +310,25 @@ TEST(ExportImport, ExportOptionErrorsInOneLine) {
     std::string error;
   };
   const std::vector<Case> cases = {
-      {{"--format", "svg"}, "unknown export format 'svg' (known: onlooker, csv, chrome, jsonl, cutelooker-log)"},
+      {{"--format", "svg"},
+       "unknown export format 'svg' (known: onlooker, csv, chrome, jsonl, cutelooker-log, pprof, collapsed)"},
       {{"--format", "chrome", "--long"}, "--long applies to --format csv only"},
       {{"--format", "onlooker", "--kind", "log"}, "--kind applies to --format cutelooker-log only"},
       {{"--format", "csv", "--metric", "bogus"},
        "unknown --metric 'bogus' (known: rss_bytes, cpu_percent, or a sample column (rss_anon_bytes, ...))"},
       {{"--format", "csv", "--long", "--metric", "swap_bytes"}, "--metric is for the wide CSV; --long writes every column"},
+      {{"--format", "chrome", "--metric", "rss_bytes"}, "--metric applies to --format csv and collapsed only"},
+      {{"--format", "pprof", "--metric", "alloc_space"}, "--metric applies to --format csv and collapsed only"},
+      {{"--format", "collapsed", "--metric", "rss_bytes"},
+       "unknown --metric 'rss_bytes' for --format collapsed (known: inuse_space, inuse_objects, alloc_space, "
+       "alloc_objects)"},
+      {{"--format", "csv", "--metric", "inuse_space"},
+       "unknown --metric 'inuse_space' (known: rss_bytes, cpu_percent, or a sample column (rss_anon_bytes, ...))"},
+      {{"--format", "chrome", "--pid", "7"}, "--pid applies to --format pprof and collapsed only"},
+      {{"--format", "csv", "--command", "make"}, "--command applies to --format pprof and collapsed only"},
+      {{"--format", "jsonl", "--at", "peak"}, "--at applies to --format pprof and collapsed only"},
+      {{"--format", "pprof", "--at", "middle"}, "unknown --at 'middle' (known: end, peak)"},
+      {{"--format", "pprof", "--pid", "7", "--command", "make"}, "--pid excludes --command (see 'canopy export --help')"},
   };
   for (const Case& c : cases) {
     std::vector<std::string> argv = {kCanopy, "export", recording};

@@ -9,31 +9,10 @@
 #include <set>
 
 #include "integration/harness.h"
+#include "integration/heap_sites.h"
 
 namespace canopy::testing {
 namespace {
-
-const std::string kHeapWorkload = CANOPY_HEAP_WORKLOAD_BIN;
-const std::string kHeapWorkloadNoFramePointers = CANOPY_HEAP_WORKLOAD_NOFP_BIN;
-
-struct Site {
-  int64_t block_bytes;
-  int64_t blocks;
-};
-// As in heap_workload.cpp.
-constexpr Site kSiteA{1001, 3700};
-constexpr Site kSiteB{3003, 1550};
-constexpr Site kSiteC{5005, 1140};
-
-// The rate the test samples at. A site of n blocks of s bytes has each block sampled
-// independently with p = 1 - exp(-s / rate), and its estimate is (s / p) times the
-// number sampled, N ~ Binomial(n, p) with mean mu = n p. The sites are sized so that
-// mu >= 800 (A: 3700 x 0.217 = 802; B: 1550 x 0.520 = 806; C: 1140 x 0.706 = 805).
-// By Chernoff's bounds, the estimate is off by more than 25% with probability at most
-// exp(-0.25^2 mu / 2.25) + exp(-0.25^2 mu / 2) < 3e-10 per site, so a failure of
-// this test is a bug, not bad luck.
-constexpr int64_t kRateBytes = 4096;
-constexpr double kTolerance = 0.25;
 
 struct SiteEstimate {
   double bytes = 0;
@@ -44,7 +23,7 @@ struct SiteEstimate {
 TEST(Heap, EveryLeakSiteOfTheTreeIsEstimatedWithinAQuarter) {
   TempDir dir;
   std::string path = dir.file("heap.canopy");
-  auto result = run({kCanopy, "record", "-q", "--heap=" + std::to_string(kRateBytes), "-o", path, "--",
+  auto result = run({kCanopy, "record", "-q", "--heap=" + std::to_string(kHeapRateBytes), "-o", path, "--",
                      kHeapWorkload, "parent", kHeapWorkloadNoFramePointers});
   ASSERT_EQ(result.exit_status, 0) << result.err;
   auto reader = open_recording(path);
@@ -57,7 +36,7 @@ TEST(Heap, EveryLeakSiteOfTheTreeIsEstimatedWithinAQuarter) {
   std::set<int64_t> pids;
   for (const auto& image : profile->images) {
     EXPECT_EQ(image.end.value_or(""), "exit") << "pid " << image.pid;
-    EXPECT_EQ(image.rate_bytes, kRateBytes);
+    EXPECT_EQ(image.rate_bytes, kHeapRateBytes);
     EXPECT_EQ(image.samples_dropped, 0);
     EXPECT_TRUE(image.process_id.has_value()) << "pid " << image.pid;
     pids.insert(image.pid);
@@ -73,10 +52,10 @@ TEST(Heap, EveryLeakSiteOfTheTreeIsEstimatedWithinAQuarter) {
       site.images.insert(allocation.image_id);
     }
   }
-  for (const Site& site : {kSiteA, kSiteB, kSiteC}) {
+  for (const HeapSite& site : kSites) {
     double truth = static_cast<double>(site.block_bytes * site.blocks);
     const SiteEstimate& estimate = by_size[site.block_bytes];
-    EXPECT_NEAR(estimate.bytes, truth, truth * kTolerance)
+    EXPECT_NEAR(estimate.bytes, truth, truth * kHeapTolerance)
         << site.block_bytes << "-byte blocks, " << estimate.samples << " sampled";
     EXPECT_EQ(estimate.images.size(), 1u) << site.block_bytes << "-byte blocks";
   }

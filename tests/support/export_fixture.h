@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "store/writer.h"
 
@@ -42,8 +43,70 @@ inline store::SampleValues fixture_values(int64_t anon_mib, int64_t file_mib, in
   return v;  // PSS and USS stay unknown: recorded without --pss
 }
 
-// Writes the fixture recording to `path`; returns the first error, or empty.
-inline std::string write_export_fixture(const std::string& path) {
+// The heap profile of the fixture (record --heap), for the heap exports' golden files.
+// Its objects are at paths no machine has, so that every frame stays unnamed, the same
+// everywhere:
+//   image 1  make  pid 4242, exit at +1000; snapshots +500 (3000 B in use), +1000 (2000 B)
+//   image 2  cc1   pid 4250, lost at +650;  snapshots +400 (9512 B, its peak), +600 (5000 B)
+//   image 3  ld    pid 4251, no snapshot
+//   stacks   1 make: make, make, libc       2 cc1: cc1, cc1, libc
+//            3 cc1: in no object, cc1, libc   4 cc1: none (not unwound), given back by +600
+//            5 make: make, libc, all given back by +500
+inline void add_heap_fixture(store::Writer& w, int64_t make_id, int64_t cc1_id, int64_t ld_id) {
+  const int64_t t0 = kFixtureStartMs;
+  store::HeapImageRow make{
+      .process_id = make_id, .pid = 4242, .started_ms = t0 + 10, .rate_bytes = 4096, .unwind = "auto"};
+  store::HeapImageRow cc1{
+      .process_id = cc1_id, .pid = 4250, .started_ms = t0 + 210, .rate_bytes = 4096, .unwind = "dwarf"};
+  make.id = w.add_heap_image(make);
+  cc1.id = w.add_heap_image(cc1);
+  w.add_heap_image({.process_id = ld_id, .pid = 4251, .started_ms = t0 + 510, .rate_bytes = 4096, .unwind = "auto"});
+  w.add_heap_module({.path = "/nonexistent/bin/make", .build_id = "aa01"});
+  w.add_heap_module({.path = "/nonexistent/lib/libc.so.6", .build_id = "bb02"});
+  w.add_heap_module({.path = "/nonexistent/bin/cc1", .build_id = ""});
+  w.add_heap_frame({.module_id = 1, .rel_pc = 0x1a2b});
+  w.add_heap_frame({.module_id = 1, .rel_pc = 0x1000});
+  w.add_heap_frame({.module_id = 2, .rel_pc = 0x29d90});
+  w.add_heap_frame({.module_id = 3, .rel_pc = 0x4567});
+  w.add_heap_frame({.module_id = 3, .rel_pc = 0x5000});
+  w.add_heap_frame({.module_id = std::nullopt, .rel_pc = 0x7f0000001234});
+  w.add_heap_stack({.frame_ids = {1, 2, 3}});
+  w.add_heap_stack({.frame_ids = {4, 5, 3}});
+  w.add_heap_stack({.frame_ids = {6, 5, 3}});
+  w.add_heap_stack({.frame_ids = {}});
+  w.add_heap_stack({.frame_ids = {2, 3}});
+  auto snapshot = [&](int64_t image_id, int64_t t_ms, const char* reason, int64_t in_use, int64_t peak,
+                      int64_t samples, std::vector<store::HeapStackTotalsRow> totals) {
+    int64_t id = w.add_heap_snapshot({.image_id = image_id,
+                                      .t_ms = t_ms,
+                                      .reason = reason,
+                                      .in_use_bytes = in_use,
+                                      .peak_in_use_bytes = peak,
+                                      .samples = samples});
+    for (store::HeapStackTotalsRow& row : totals) {
+      row.snapshot_id = id;
+      w.add_heap_stack_totals(row);
+    }
+  };
+  snapshot(make.id, t0 + 500, "interval", 3000, 3000, 7, {{0, 1, 5000, 5, 2000, 2}, {0, 5, 700, 7, 700, 7}});
+  snapshot(make.id, t0 + 1000, "exit", 2000, 3000, 12, {{0, 1, 6000, 6, 4000, 4}});
+  snapshot(cc1.id, t0 + 400, "peak", 9512, 9512, 10,
+           {{0, 2, 8000, 8, 0, 0}, {0, 3, 1000, 1, 0, 0}, {0, 4, 512, 1, 0, 0}});
+  snapshot(cc1.id, t0 + 600, "interval", 5000, 9512, 20, {{0, 2, 9000, 9, 5000, 5}, {0, 4, 512, 1, 512, 1}});
+  make.ended_ms = t0 + 1000;
+  make.end = "exit";
+  make.samples = 12;
+  w.update_heap_image_end(make);
+  cc1.ended_ms = t0 + 650;
+  cc1.end = "lost";
+  cc1.samples = 20;
+  cc1.samples_dropped = 1;
+  w.update_heap_image_end(cc1);
+}
+
+// Writes the fixture recording to `path`, with its heap profile when `with_heap`;
+// returns the first error, or empty.
+inline std::string write_export_fixture(const std::string& path, bool with_heap = false) {
   auto writer = store::Writer::create(path, false);
   if (!writer) {
     return writer.error().message;
@@ -146,6 +209,12 @@ inline std::string write_export_fixture(const std::string& path) {
   end(cc1, t0 + 650, t0 + 650, 131, t0 + 650, 140, 360);
   end(ld, std::nullopt, t0 + 1000, 68, t0 + 800, std::nullopt, 250);
   end(brief, t0 + 340, t0 + 340, 2, t0 + 310, 2, 2);
+  if (with_heap) {
+    if (auto enabled = w.enable_heap(); !enabled) {
+      return enabled.error().message;
+    }
+    add_heap_fixture(w, make.id, cc1.id, ld.id);
+  }
   auto status = w.finish();
   return status ? std::string() : status.error().message;
 }

@@ -26,11 +26,14 @@ struct Site {
   size_t block_bytes;
   int blocks;
 };
-// Also in tests/integration/heap_test.cpp.
+// Also in tests/integration/heap_sites.h.
 constexpr Site kSiteA{1001, 3700};
 constexpr Site kSiteB{3003, 1550};
 constexpr Site kSiteC{5005, 1140};
 constexpr int kRounds = 4;  // each site leaks a quarter of its blocks per round
+// Between rounds: longer than two of the tests' snapshot intervals (--heap-interval
+// 100ms), so that snapshots see each round's growth apart even on a loaded machine.
+constexpr useconds_t kPause = 250 * 1000;
 
 std::vector<void*> leaked;
 
@@ -68,13 +71,15 @@ __attribute__((noinline)) void bounded_cache(int operations) {
   }
 }
 
-// 24 MiB in 6 KiB blocks, touched, then all given back.
+// 24 MiB in 6 KiB blocks, touched, held for longer than the tests' snapshot interval
+// (so that a snapshot sees it), then all given back.
 __attribute__((noinline)) void temporary_peak() {
   std::vector<void*> blocks;
   for (int i = 0; i < 4096; ++i) {
     blocks.push_back(std::malloc(6144));
     std::memset(blocks.back(), 3, 6144);
   }
+  usleep(kPause);
   for (void* block : blocks) {
     std::free(block);
   }
@@ -117,7 +122,7 @@ int run_child() {
   leaked.reserve(static_cast<size_t>(kSiteC.blocks));
   for (int round = 0; round < kRounds; ++round) {
     leak_site_c(kSiteC.blocks / kRounds + (round == 0 ? kSiteC.blocks % kRounds : 0));
-    usleep(100 * 1000);
+    usleep(kPause);
   }
   return 0;
 }
@@ -128,7 +133,7 @@ int run_parent(const char* child) {
     leak_site_a(kSiteA.blocks / kRounds + (round == 0 ? kSiteA.blocks % kRounds : 0));
     leak_site_b(kSiteB.blocks / kRounds + (round == 0 ? kSiteB.blocks % kRounds : 0));
     bounded_cache(2000);
-    usleep(100 * 1000);
+    usleep(kPause);
   }
   temporary_peak();
   churn_threads();

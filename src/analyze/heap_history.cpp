@@ -1,0 +1,76 @@
+#include "analyze/heap_history.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace canopy::analyze {
+
+HeapStackTotals HeapImageHistory::totals_at(int64_t stack_id, size_t index) const {
+  auto found = stacks.find(stack_id);
+  if (found == stacks.end()) {
+    return {.stack_id = stack_id};
+  }
+  const std::vector<HeapStackChange>& changes = found->second;
+  auto after = std::upper_bound(changes.begin(), changes.end(), index,
+                                [](size_t i, const HeapStackChange& change) { return i < change.snapshot; });
+  return after == changes.begin() ? HeapStackTotals{.stack_id = stack_id} : std::prev(after)->totals;
+}
+
+std::optional<size_t> HeapImageHistory::snapshot_at(int64_t t_ms) const {
+  auto after = std::upper_bound(snapshots.begin(), snapshots.end(), t_ms,
+                                [](int64_t t, const store::HeapSnapshotRow* s) { return t < s->t_ms; });
+  if (after == snapshots.begin()) {
+    return std::nullopt;
+  }
+  return static_cast<size_t>(after - snapshots.begin()) - 1;
+}
+
+std::optional<store::ProcessRow> heap_image_process(const store::HeapImageRow& image,
+                                                    const std::vector<store::ProcessRow>& processes) {
+  for (const store::ProcessRow& process : processes) {
+    if (image.process_id ? process.id == *image.process_id
+                         : process.pid == image.pid && process.start_ms <= image.started_ms &&
+                               image.started_ms <= process.end_ms.value_or(image.started_ms)) {
+      return process;
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<HeapImageHistory> heap_histories(const store::HeapProfile& profile) {
+  std::vector<HeapImageHistory> histories(profile.images.size());
+  std::unordered_map<int64_t, size_t> image_index;
+  for (size_t i = 0; i < profile.images.size(); ++i) {
+    histories[i].image = &profile.images[i];
+    image_index[profile.images[i].id] = i;
+  }
+  for (const store::HeapSnapshotRow& snapshot : profile.snapshots) {
+    histories[image_index.at(snapshot.image_id)].snapshots.push_back(&snapshot);
+  }
+  // Where each snapshot sits in its image's time order.
+  std::unordered_map<int64_t, std::pair<size_t, size_t>> snapshot_place;  // id -> (image, index)
+  for (size_t i = 0; i < histories.size(); ++i) {
+    auto& snapshots = histories[i].snapshots;
+    std::stable_sort(snapshots.begin(), snapshots.end(), [](const auto* a, const auto* b) { return a->t_ms < b->t_ms; });
+    for (size_t k = 0; k < snapshots.size(); ++k) {
+      snapshot_place[snapshots[k]->id] = {i, k};
+    }
+  }
+  for (const store::HeapStackTotalsRow& row : profile.totals) {
+    auto [image, index] = snapshot_place.at(row.snapshot_id);
+    histories[image].stacks[row.stack_id].push_back(
+        {index, {row.stack_id, row.allocated_bytes, row.allocated_count, row.freed_bytes, row.freed_count}});
+  }
+  for (HeapImageHistory& history : histories) {
+    for (auto& [stack_id, changes] : history.stacks) {
+      std::stable_sort(changes.begin(), changes.end(),
+                       [](const HeapStackChange& a, const HeapStackChange& b) { return a.snapshot < b.snapshot; });
+    }
+  }
+  for (const store::HeapAllocationRow& allocation : profile.allocations) {
+    histories[image_index.at(allocation.image_id)].allocations[allocation.stack_id].push_back(&allocation);
+  }
+  return histories;
+}
+
+}  // namespace canopy::analyze

@@ -1,0 +1,36 @@
+#include "analyze/heap_leaks.h"
+
+#include <algorithm>
+
+#include "analyze/heap_history.h"
+#include "analyze/heap_summary.h"
+
+namespace canopy::analyze {
+
+HeapLeakReport heap_leak_report(const store::HeapProfile& profile, const std::vector<store::ProcessRow>& processes) {
+  HeapLeakReport report;
+  for (const HeapImageHistory& history : heap_histories(profile)) {
+    ++report.images;
+    if (history.snapshots.empty()) {
+      continue;
+    }
+    ++report.images_judged;
+    auto process = heap_image_process(*history.image, processes);
+    size_t end = history.snapshots.size() - 1;
+    for (const auto& [stack_id, changes] : history.stacks) {
+      if (history.totals_at(stack_id, end).in_use_bytes() <= 0) {
+        continue;
+      }
+      HeapVerdict verdict = judge_heap_stack(history, stack_id, end);
+      if (verdict.kind == HeapVerdict::Kind::kLeak) {
+        report.leaks.push_back({history.image->pid, process ? process->name : "?", stack_id, verdict});
+      }
+    }
+  }
+  std::stable_sort(report.leaks.begin(), report.leaks.end(), [](const HeapLeak& a, const HeapLeak& b) {
+    return a.verdict.held_bytes > b.verdict.held_bytes;
+  });
+  return report;
+}
+
+}  // namespace canopy::analyze

@@ -1,0 +1,38 @@
+// analyze/: the summary's memory growth, from the heap profile when the recording has
+// one: the stacks judged leaks (heap_verdict.h) at the end of each process image,
+// instead of the guess from resident memory alone (growth.h).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "analyze/heap_verdict.h"
+#include "store/heap_rows.h"
+#include "store/recording.h"
+
+namespace canopy::analyze {
+
+struct HeapLeak {
+  int64_t pid = 0;
+  std::string name;  // the process's, "?" when the recording has no process for it
+  int64_t stack_id = 0;
+  HeapVerdict verdict;
+  // The allocating code, named by the caller (symbolizing is not analyze's): the
+  // innermost frame of the program's own, "function (file:line)".
+  std::string where = "";
+};
+
+struct HeapLeakReport {
+  int64_t images = 0;          // process images profiled
+  int64_t images_judged = 0;   // with a snapshot to judge at
+  std::vector<HeapLeak> leaks;  // the largest held first
+};
+
+// Names each leak's `where`.
+using HeapLeakNamer = std::function<void(const store::HeapProfile&, std::vector<HeapLeak>&)>;
+
+HeapLeakReport heap_leak_report(const store::HeapProfile& profile, const std::vector<store::ProcessRow>& processes);
+
+}  // namespace canopy::analyze

@@ -1,0 +1,118 @@
+#include "analyze/heap_verdict.h"
+
+#include <algorithm>
+
+namespace canopy::analyze {
+
+HeapVerdict judge_heap_stack(const HeapImageHistory& history, int64_t stack_id, size_t at) {
+  HeapVerdict verdict;
+  verdict.held_bytes = history.totals_at(stack_id, at).in_use_bytes();
+  auto found = history.stacks.find(stack_id);
+  if (found == history.stacks.end() || at >= history.snapshots.size()) {
+    return verdict;
+  }
+  // Its rises and high-water mark up to `at`, and the first snapshot where it held half
+  // of what it holds at `at`.
+  int64_t previous = 0;
+  std::optional<size_t> first_change;
+  std::optional<size_t> half_index;
+  size_t last_rise = 0;
+  for (const HeapStackChange& change : found->second) {
+    if (change.snapshot > at) {
+      break;
+    }
+    int64_t held = change.totals.in_use_bytes();
+    if (!first_change) {
+      first_change = change.snapshot;
+    }
+    if (held > previous) {
+      ++verdict.rises;
+      last_rise = change.snapshot;
+    }
+    verdict.peak_bytes = std::max(verdict.peak_bytes, held);
+    if (!half_index && verdict.held_bytes > 0 && 2 * held >= verdict.held_bytes) {
+      half_index = change.snapshot;
+    }
+    previous = held;
+  }
+  const int64_t at_ms = history.snapshots[at]->t_ms;
+  verdict.last_rise_t_ms = history.snapshots[last_rise]->t_ms;
+  if (half_index) {
+    verdict.half_t_ms = history.snapshots[*half_index]->t_ms;
+  }
+  if (auto sampled = history.allocations.find(stack_id); sampled != history.allocations.end()) {
+    for (const store::HeapAllocationRow* allocation : sampled->second) {
+      bool alive_now = alive_at(*allocation, at_ms);
+      if (alive_now && (verdict.oldest_born_ms == 0 || allocation->born_ms < verdict.oldest_born_ms)) {
+        verdict.oldest_born_ms = allocation->born_ms;
+      }
+      if (half_index && alive_at(*allocation, verdict.half_t_ms)) {
+        ++verdict.half_sampled;
+        verdict.half_kept += alive_now ? 1 : 0;
+      }
+    }
+  }
+
+  using Kind = HeapVerdict::Kind;
+  using Reason = HeapVerdict::Reason;
+  auto decide = [&](Kind kind, Reason reason) {
+    verdict.kind = kind;
+    verdict.reason = reason;
+    return verdict;
+  };
+  if (verdict.peak_bytes > 0 && verdict.held_bytes < kGaveBackShare * static_cast<double>(verdict.peak_bytes)) {
+    return decide(Kind::kBounded, Reason::kGaveBack);
+  }
+  if (verdict.half_sampled < kVerdictMinSampled) {
+    return decide(Kind::kUnclear, Reason::kTooFewSamples);
+  }
+  double kept = static_cast<double>(verdict.half_kept) / static_cast<double>(verdict.half_sampled);
+  if (kept < kRecycledShare) {
+    return decide(Kind::kBounded, Reason::kRecycled);
+  }
+  if (verdict.rises >= kLeakMinRises && kept >= kLeakKeptShare) {
+    return decide(Kind::kLeak, Reason::kGrewAndKept);
+  }
+  // Watched holding flat after its one rise.
+  if (verdict.rises <= 1 && at >= last_rise + kPlateauSnapshots) {
+    return decide(Kind::kBounded, Reason::kGrewOnce);
+  }
+  if (verdict.rises <= 1 || (first_change && at < *first_change + kLeakMinRises)) {
+    return decide(Kind::kUnclear, Reason::kTooFewSnapshots);
+  }
+  return decide(Kind::kUnclear, Reason::kGrewAtFew);
+}
+
+const char* verdict_kind_name(HeapVerdict::Kind kind) {
+  switch (kind) {
+    case HeapVerdict::Kind::kLeak:
+      return "leak";
+    case HeapVerdict::Kind::kBounded:
+      return "bounded";
+    case HeapVerdict::Kind::kUnclear:
+      return "unclear";
+  }
+  return "";
+}
+
+const char* verdict_reason_name(HeapVerdict::Reason reason) {
+  switch (reason) {
+    case HeapVerdict::Reason::kGrewAndKept:
+      return "grew-and-kept";
+    case HeapVerdict::Reason::kGaveBack:
+      return "gave-back";
+    case HeapVerdict::Reason::kRecycled:
+      return "recycled";
+    case HeapVerdict::Reason::kGrewOnce:
+      return "grew-once";
+    case HeapVerdict::Reason::kTooFewSamples:
+      return "too-few-samples";
+    case HeapVerdict::Reason::kTooFewSnapshots:
+      return "too-few-snapshots";
+    case HeapVerdict::Reason::kGrewAtFew:
+      return "grew-at-few";
+  }
+  return "";
+}
+
+}  // namespace canopy::analyze

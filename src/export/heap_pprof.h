@@ -1,0 +1,38 @@
+// The heap profile of a recording (record --heap) as pprof reads it: a gzipped
+// perftools.profiles.Profile (github.com/google/pprof, proto/profile.proto), written
+// with protozero. The process images asked for (heap_selection.h), merged into one
+// profile whose samples carry `pid` and `command` labels:
+//   sample types  alloc_objects/count, alloc_space/bytes (from each image's start to
+//                 its moment), inuse_objects/count, inuse_space/bytes (held at it);
+//                 the default is inuse_space. Estimates, not counts: the comments say
+//                 the rate (period, of period type space/bytes).
+//   mappings      one per loaded object a stack passes through, with its path and
+//                 GNU build-id, each at a synthetic address range of its own (below).
+//   locations     one per recorded frame, its inlined functions as more Lines,
+//                 innermost first; functions by name and source file.
+// Addresses: the recording keeps a frame as an address in its object's own address
+// space (wherever ASLR put the object in each process), so each mapping is given a
+// range of its own, [memory_start, memory_limit), starting at a multiple of 4 GiB, with
+// file_offset 0; a frame's address is memory_start + its address in the object - 1
+// (each recorded frame is a return address: minus one is inside the call).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "common/result.h"
+#include "export/heap_selection.h"
+#include "store/reader.h"
+
+namespace canopy::exporters {
+
+Status write_heap_pprof(const store::Reader& reader, const HeapExportOptions& options,
+                        const std::function<void(std::string_view)>& out);
+
+// The Profile message itself, before gzip: the same on every machine for the same
+// recording and the same files on disk (the golden test's), where gzip's bytes may
+// change with zlib's version.
+Result<std::string> heap_pprof_profile(const store::Reader& reader, const HeapExportOptions& options);
+
+}  // namespace canopy::exporters

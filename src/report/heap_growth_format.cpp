@@ -1,0 +1,132 @@
+#include "report/heap_growth_format.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "common/text.h"
+
+namespace canopy::report {
+namespace {
+
+nlohmann::json image_json(const store::HeapImageRow& image, const std::optional<store::ProcessRow>& process) {
+  return {{"pid", image.pid},
+          {"name", process ? nlohmann::json(process->name) : nlohmann::json()},
+          {"started_ms", image.started_ms},
+          {"rate_bytes", image.rate_bytes}};
+}
+
+std::string more_text(int64_t stacks, int64_t bytes, const char* what) {
+  if (stacks == 0) {
+    return "";
+  }
+  return "    " + format_bytes(bytes) + " " + what + " in " + std::to_string(stacks) + " other stack" +
+         (stacks == 1 ? "" : "s") + "\n";
+}
+
+}  // namespace
+
+std::string heap_growth_text(const std::vector<analyze::HeapImageGrowth>& images, int64_t start_ms,
+                             const StackFrames& frames) {
+  if (images.empty()) {
+    return "no process image had a heap snapshot in that span\n";
+  }
+  std::string out;
+  char line[256];
+  for (const analyze::HeapImageGrowth& image : images) {
+    out += heap_image_title(*image.image, image.process) + ": heap " + format_bytes(image.from_in_use_bytes) +
+           " at " + heap_offset_text(image.from_ms, start_ms) + ", " + format_bytes(image.to_in_use_bytes) + " at " +
+           heap_offset_text(image.to_ms, start_ms) + " (" + format_signed_bytes(image.to_in_use_bytes - image.from_in_use_bytes) +
+           ")\n";
+    if (image.top.empty()) {
+      out += "    no stack grew\n\n";
+      continue;
+    }
+    for (const analyze::HeapStackGrowth& stack : image.top) {
+      std::snprintf(line, sizeof line, "    %11s  %10s/s  to %s  ", format_signed_bytes(stack.to_bytes - stack.from_bytes).c_str(),
+                    format_bytes(std::llround(stack.bytes_per_second)).c_str(), format_bytes(stack.to_bytes).c_str());
+      out += line + heap_verdict_text(stack.verdict, start_ms) + "\n";
+      out += heap_frames_text(stack.stack_id, frames);
+    }
+    out += more_text(image.other_stacks, image.other_bytes, "more growth") + "\n";
+  }
+  return out;
+}
+
+std::string heap_growth_json(const std::vector<analyze::HeapImageGrowth>& images, int64_t start_ms,
+                             const StackFrames& frames) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const analyze::HeapImageGrowth& image : images) {
+    nlohmann::json stacks = nlohmann::json::array();
+    for (const analyze::HeapStackGrowth& stack : image.top) {
+      stacks.push_back({{"stack_id", stack.stack_id},
+                        {"from_bytes", stack.from_bytes},
+                        {"to_bytes", stack.to_bytes},
+                        {"growth_bytes", stack.to_bytes - stack.from_bytes},
+                        {"bytes_per_second", stack.bytes_per_second},
+                        {"verdict", heap_verdict_json(stack.verdict)},
+                        {"frames", heap_frames_json(stack.stack_id, frames)}});
+    }
+    nlohmann::json entry = image_json(*image.image, image.process);
+    entry["from_ms"] = image.from_ms;
+    entry["to_ms"] = image.to_ms;
+    entry["from_in_use_bytes"] = image.from_in_use_bytes;
+    entry["to_in_use_bytes"] = image.to_in_use_bytes;
+    entry["stacks"] = stacks;
+    entry["other_stacks"] = image.other_stacks;
+    entry["other_bytes"] = image.other_bytes;
+    list.push_back(std::move(entry));
+  }
+  return nlohmann::json({{"recording_start_ms", start_ms}, {"growth", list}}).dump(2) + "\n";
+}
+
+std::string heap_aged_text(const std::vector<analyze::HeapImageAged>& images, int64_t age_ms, int64_t start_ms,
+                           const StackFrames& frames) {
+  if (images.empty()) {
+    return "no process image had a heap snapshot by then\n";
+  }
+  std::string out;
+  char line[256];
+  for (const analyze::HeapImageAged& image : images) {
+    out += heap_image_title(*image.image, image.process) + ": " +
+           format_bytes(std::llround(image.older_bytes)) + " held at " + heap_offset_text(image.t_ms, start_ms) +
+           " by allocations older than " + format_duration_ms(age_ms) + "\n";
+    for (const analyze::HeapStackAged& stack : image.top) {
+      std::snprintf(line, sizeof line, "    %10s  %9lld allocations  oldest from %s  ",
+                    format_bytes(std::llround(stack.older.bytes)).c_str(), static_cast<long long>(std::llround(stack.older.count)),
+                    heap_offset_text(stack.oldest_born_ms, start_ms).c_str());
+      out += line + heap_verdict_text(stack.verdict, start_ms) + "\n";
+      out += heap_frames_text(stack.stack_id, frames);
+    }
+    out += more_text(image.other_stacks, std::llround(image.other_bytes), "more") + "\n";
+  }
+  return out;
+}
+
+std::string heap_aged_json(const std::vector<analyze::HeapImageAged>& images, int64_t age_ms, int64_t start_ms,
+                           const StackFrames& frames) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const analyze::HeapImageAged& image : images) {
+    nlohmann::json stacks = nlohmann::json::array();
+    for (const analyze::HeapStackAged& stack : image.top) {
+      stacks.push_back({{"stack_id", stack.stack_id},
+                        {"older_bytes", std::llround(stack.older.bytes)},
+                        {"older_count", std::llround(stack.older.count)},
+                        {"sampled", stack.older.sampled},
+                        {"oldest_born_ms", stack.oldest_born_ms},
+                        {"verdict", heap_verdict_json(stack.verdict)},
+                        {"frames", heap_frames_json(stack.stack_id, frames)}});
+    }
+    nlohmann::json entry = image_json(*image.image, image.process);
+    entry["t_ms"] = image.t_ms;
+    entry["older_bytes"] = std::llround(image.older_bytes);
+    entry["stacks"] = stacks;
+    entry["other_stacks"] = image.other_stacks;
+    entry["other_bytes"] = std::llround(image.other_bytes);
+    list.push_back(std::move(entry));
+  }
+  return nlohmann::json({{"recording_start_ms", start_ms}, {"age_ms", age_ms}, {"older_than", list}}).dump(2) + "\n";
+}
+
+}  // namespace canopy::report
