@@ -69,6 +69,7 @@ int main(int argc, char** argv) {
     w.v[store::kCpuUserNs] = 0;
     w.v[store::kCpuSystemNs] = 0;
     w.v[store::kThreads] = 1;
+    w.v[store::kMinorFaults] = 0;
     workers.push_back(w);
   }
   for (int64_t t = start_ms + interval_ms; t <= end_ms; t += interval_ms) {
@@ -79,23 +80,23 @@ int main(int argc, char** argv) {
     for (Worker& w : workers) {
       bool changes = w.busy || (tick_index + w.id) % 50 == 0;
       if (changes) {
-        int64_t& anon = w.v[store::kRssAnonBytes];
+        int64_t& anon = *w.v[store::kRssAnonBytes];  // every column below was set above
         double step = (uniform(random) - 0.5) * 2 * (1 << 20);
         if (uniform(random) < 0.001) {
           step += 200.0 * (1 << 20) * (uniform(random) - 0.3);  // a rare burst
         }
         anon = std::max<int64_t>(4 << 20, anon + static_cast<int64_t>(step) / 4096 * 4096);
-        w.v[store::kCpuUserNs] += static_cast<int64_t>(uniform(random) * interval_ms * 1e6 * (w.busy ? 0.8 : 0.05));
-        w.v[store::kMinorFaults] += 10;
+        *w.v[store::kCpuUserNs] += static_cast<int64_t>(uniform(random) * interval_ms * 1e6 * (w.busy ? 0.8 : 0.05));
+        *w.v[store::kMinorFaults] += 10;
       }
       writer->add_sample(t, w.id, w.v);
-      if (w.v.rss_bytes() > w.peak) {
-        w.peak = w.v.rss_bytes();
+      if (*w.v.rss_bytes() > w.peak) {
+        w.peak = *w.v.rss_bytes();
         w.peak_ms = t;
       }
       tick.processes += 1;
-      tick.rss_bytes += w.v.rss_bytes();
-      tick.cpu_ns += w.v.cpu_ns();
+      tick.rss_bytes += *w.v.rss_bytes();
+      tick.cpu_ns += *w.v.cpu_ns();
     }
     tick.mem_available_bytes = tick.mem_total_bytes - tick.rss_bytes;
     writer->add_tick(tick);

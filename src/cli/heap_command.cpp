@@ -4,6 +4,7 @@
 #include <limits>
 #include <set>
 
+#include "analyze/heap_coverage.h"
 #include "analyze/heap_growth.h"
 #include "analyze/heap_history.h"
 #include "analyze/heap_rss.h"
@@ -69,7 +70,8 @@ int run_heap_report(const HeapOptions& options) {
     print_error(!profile ? profile.error().message : processes.error().message);
     return 1;
   }
-  if (profile->images.empty()) {
+  // Without an image, a heap recording still says why its processes went unprofiled.
+  if (profile->images.empty() && profile->unprofiled.empty()) {
     print_error("'" + options.path + "' has no heap profile: record with --heap (canopy record --heap -- COMMAND)");
     return 1;
   }
@@ -84,10 +86,25 @@ int run_heap_report(const HeapOptions& options) {
     auto process = analyze::heap_image_process(*history.image, *processes);
     return !process || process->name != options.command;
   });
-  if (histories.empty()) {
-    print_error("no heap profile of " +
-                (options.pid != 0 ? "PID " + std::to_string(options.pid) : "command '" + options.command + "'") +
-                " in '" + options.path + "'");
+  // The processes asked about, and why those of them that were not profiled were not.
+  const bool filtered = options.pid != 0 || !options.command.empty();
+  std::vector<store::ProcessRow> asked = *processes;
+  std::erase_if(asked, [&](const store::ProcessRow& p) {
+    return (options.pid != 0 && p.pid != options.pid) || (!options.command.empty() && p.name != options.command);
+  });
+  constexpr size_t kUnprofiledNamed = 3;  // per reason
+  auto coverage =
+      analyze::summarize_heap_coverage(*profile, asked, reader->meta().end_ms.has_value(), kUnprofiledNamed);
+  const bool growth_view = options.from_ms >= 0 || (options.to_ms >= 0 && options.older_than_ms < 0);
+  const bool aged_view = !growth_view && options.older_than_ms >= 0;
+  const bool says_why = !growth_view && !aged_view && coverage.unprofiled > 0;
+  if (histories.empty() && !says_why) {
+    print_error(filtered ? "no heap profile of " +
+                               (options.pid != 0 ? "PID " + std::to_string(options.pid)
+                                                 : "command '" + options.command + "'") +
+                               " in '" + options.path + "'"
+                         : "'" + options.path + "' has no heap profile: no process of its tree was profiled " +
+                               "(canopy heap without --from, --to or --older-than says why)");
     return 1;
   }
   symbolize::HeapStackNames names(*profile);
@@ -100,13 +117,13 @@ int run_heap_report(const HeapOptions& options) {
   };
   const int64_t start_ms = reader->meta().start_ms.value_or(0);
   std::string text;
-  if (options.from_ms >= 0 || (options.to_ms >= 0 && options.older_than_ms < 0)) {
+  if (growth_view) {
     int64_t from_ms = start_ms + std::max<int64_t>(options.from_ms, 0);
     int64_t to_ms = options.to_ms >= 0 ? start_ms + options.to_ms : std::numeric_limits<int64_t>::max();
     auto growth = analyze::heap_growth(histories, *processes, from_ms, to_ms, options.top);
     text = options.json ? report::heap_growth_json(growth, start_ms, frames)
                         : report::heap_growth_text(growth, start_ms, frames);
-  } else if (options.older_than_ms >= 0) {
+  } else if (aged_view) {
     std::optional<int64_t> at_ms;
     if (options.to_ms >= 0) {
       at_ms = start_ms + options.to_ms;
@@ -127,7 +144,8 @@ int run_heap_report(const HeapOptions& options) {
       return 1;
     }
     auto images = analyze::summarize_heap(histories, *processes, *rss, options.top);
-    text = options.json ? report::heap_json(images, start_ms, frames) : report::heap_text(images, start_ms, frames);
+    text = options.json ? report::heap_json(images, start_ms, frames, coverage)
+                        : report::heap_text(images, start_ms, frames, coverage);
   }
   std::fputs(text.c_str(), stdout);
   return 0;

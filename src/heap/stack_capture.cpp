@@ -130,7 +130,9 @@ __attribute__((noinline)) bool walk_frame_pointers(CapturedStack& stack) {
   uintptr_t low = fp;
   stack.depth = 0;
   while (stack.depth < heap_wire::kMaxFrames) {
-    if (fp < low || fp % 8 != 0 || fp + 16 > thread.stack_top) {
+    // Never `fp + 16 > top`: code built without frame pointers may leave anything in
+    // the register, -16 too, and the sum would wrap past the check.
+    if (fp < low || fp % 8 != 0 || fp >= thread.stack_top || thread.stack_top - fp < 16) {
       return false;
     }
     const auto* frame = reinterpret_cast<const uintptr_t*>(fp);

@@ -14,11 +14,14 @@
 #include <sys/types.h>
 
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/scoped_resource.h"
 #include "probe/proc_parsers.h"
+#include "probe/program_start.h"
 
 namespace canopy::probe {
 
@@ -52,6 +55,13 @@ class ProcessFiles {
   std::optional<StatusFields> read_live_thread_status();
   std::string read_exe();
   std::vector<std::string> read_cmdline();
+  // What its program started with (program_start.cpp): read once per program, so
+  // opened on each read and not kept.
+  AuxvRead read_auxv();
+  // The values of `names` in its program's environment, read only as far as the last
+  // of them. An empty environment reads as no values, and so does one of a process
+  // whose memory has just gone: kRead says nothing of whether it still lives.
+  EnvironmentRead read_environment(std::span<const std::string_view> names);
 
  private:
   // A file of the directory, opened on its first use and kept; one failed open is not

@@ -90,6 +90,7 @@ bool HeapIngest::hello(Image& image, std::span<const unsigned char> payload) {
     return false;
   }
   image.said_hello = true;
+  image.loaded_ns = hello.start_monotonic_ns;
   // The kernel's word for who connected, not the message's: a process may claim any pid.
   image.row.pid = image.pid;
   image.row.process_id = process_id_of_(image.pid);
@@ -249,6 +250,7 @@ void HeapIngest::closed(int connection) {
     }
     image.row.end = image.exited ? "exit" : "lost";
     writer_.update_heap_image_end(image.row);
+    coverage_.on_image(image.row.process_id, image.pid, image.loaded_ns);
   }
   images_.erase(it);
 }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "heap/wire_format.h"
+#include "record/heap_coverage.h"
 #include "record/recording_clock.h"
 #include "store/heap_rows.h"
 #include "store/writer.h"
@@ -27,8 +28,9 @@ namespace canopy::record {
 class HeapIngest {
  public:
   using ProcessIdOf = std::function<std::optional<int64_t>(pid_t)>;
-  HeapIngest(store::Writer& writer, const RecordingClock& clock, ProcessIdOf process_id_of)
-      : writer_(writer), clock_(clock), process_id_of_(std::move(process_id_of)) {}
+  // `coverage` hears of every image as it ends.
+  HeapIngest(store::Writer& writer, const RecordingClock& clock, ProcessIdOf process_id_of, HeapCoverage& coverage)
+      : writer_(writer), clock_(clock), process_id_of_(std::move(process_id_of)), coverage_(coverage) {}
 
   void opened(int connection, pid_t pid);
   // False for a message that breaks the format: the connection is then dropped.
@@ -53,6 +55,7 @@ class HeapIngest {
     pid_t pid = 0;
     store::HeapImageRow row;
     bool said_hello = false;
+    uint64_t loaded_ns = 0;  // the Hello's: when the library started in this image
     bool exited = false;  // its last snapshot was the one taken at exit
     std::vector<Module> modules;  // by begin
     std::unordered_map<uint32_t, int64_t> stacks;        // the library's id to ours
@@ -69,6 +72,7 @@ class HeapIngest {
   store::Writer& writer_;
   const RecordingClock& clock_;
   ProcessIdOf process_id_of_;
+  HeapCoverage& coverage_;
   std::unordered_map<int, Image> images_;  // by connection
   std::map<std::pair<std::string, std::string>, int64_t> modules_;  // (path, build-id)
   std::map<std::pair<int64_t, uint64_t>, int64_t> frames_;          // (module or 0, address)

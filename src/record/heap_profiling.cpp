@@ -43,7 +43,8 @@ HeapProfiling::HeapProfiling(HeapListener listener, std::string library, const R
     : listener_(std::move(listener)),
       library_(std::move(library)),
       rate_bytes_(options.heap_rate_bytes.value_or(kDefaultHeapRateBytes)),
-      interval_ms_(options.heap_interval_ms) {}
+      interval_ms_(options.heap_interval_ms),
+      coverage_(library_, listener_.socket_path(), rate_bytes_) {}
 
 Result<HeapProfiling> HeapProfiling::prepare(const RecordOptions& options, const std::string& directory) {
   ASSIGN_OR_RETURN(auto library, heap_library_path());
@@ -66,7 +67,7 @@ std::vector<std::string> HeapProfiling::environment() const {
 
 void HeapProfiling::start_ingest(store::Writer& writer, const RecordingClock& clock,
                                  HeapIngest::ProcessIdOf process_id_of) {
-  ingest_.emplace(writer, clock, std::move(process_id_of));
+  ingest_.emplace(writer, clock, std::move(process_id_of), coverage_);
 }
 
 HeapListener::Handler HeapProfiling::handler() {
@@ -107,6 +108,12 @@ void HeapProfiling::read_available() {
 void HeapProfiling::finish() {
   if (ingest_) {
     listener_.close_all(handler());
+  }
+}
+
+void HeapProfiling::write_unprofiled(store::Writer& writer) const {
+  for (const store::HeapUnprofiledRow& row : coverage_.unprofiled()) {
+    writer.add_heap_unprofiled(row);
   }
 }
 

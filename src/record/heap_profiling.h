@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "record/heap_coverage.h"
 #include "record/heap_ingest.h"
 #include "record/heap_listener.h"
 #include "record/options.h"
@@ -30,12 +31,18 @@ class HeapProfiling {
   // and the library's settings.
   std::vector<std::string> environment() const;
 
+  // To be told of every program of the tree (SamplerOptions::programs), from before the
+  // command runs to the end.
+  ProgramWatch* programs() { return &coverage_; }
   // Once the recording exists, before the command runs.
   void start_ingest(store::Writer& writer, const RecordingClock& clock, HeapIngest::ProcessIdOf process_id_of);
   int poll_fd() const { return listener_.poll_fd(); }
   void read_available();
   // After the tree has ended: what is still on its way, and the end of every image.
   void finish();
+  // After finish() and the sampler's last look at the tree: each process whose last
+  // program left no image, and why (heap_coverage.h).
+  void write_unprofiled(store::Writer& writer) const;
 
   int64_t images_profiled() const { return ingest_ ? ingest_->images_profiled() : 0; }
 
@@ -49,6 +56,7 @@ class HeapProfiling {
   std::string library_;
   int64_t rate_bytes_;
   int64_t interval_ms_;
+  HeapCoverage coverage_;
   std::optional<HeapIngest> ingest_;
 };
 

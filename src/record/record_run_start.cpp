@@ -172,9 +172,10 @@ Status RecordRun::create_recording() {
   ASSIGN_OR_RETURN(auto writer, store::Writer::create(path_, options_.force));
   writer_.emplace(std::move(writer));
   probe::HostInfo host = probe::read_host_info();
-  sampler_.emplace(*writer_, host,
-                   SamplerOptions{options_.pss, options_.pss_interval_ms, run_mode_, process_events_.has_value(),
-                                        cgroup_ ? &*cgroup_ : nullptr});
+  SamplerOptions sampler_options{options_.pss, options_.pss_interval_ms, run_mode_, process_events_.has_value(),
+                                 cgroup_ ? &*cgroup_ : nullptr};
+  sampler_options.programs = heap_ ? heap_->programs() : nullptr;
+  sampler_.emplace(*writer_, host, sampler_options);
   session_.emplace(Session{options_, RecordingClock(), *writer_, *sampler_, root_, run_mode_, std::nullopt, false,
                            true, capture_ ? &*capture_ : nullptr, marks_ ? &*marks_ : nullptr,
                            process_events_ ? &*process_events_ : nullptr, exit_records_ ? &*exit_records_ : nullptr,

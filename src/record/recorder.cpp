@@ -87,6 +87,9 @@ void RecordRun::close_recording() {
       s.limits->last_tick(end_ms);  // the limits that ended the root itself
     }
     sampler_->finish(end_ms);
+    if (heap_) {
+      heap_->write_unprofiled(*writer_);
+    }
     write_end_meta_and_counts(end_ms);
   }
   auto finished = writer_->finish();

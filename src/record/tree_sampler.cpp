@@ -67,7 +67,8 @@ TreeSampler::Tracked* TreeSampler::track(pid_t pid, std::optional<Parent> parent
   p.start_code = stat->start_code;
   p.start_stack = stat->start_stack;
   p.ended_when_tracked = stat->state == 'Z' || stat->state == 'X';
-  if (const Tracked* forker = from_fork_event ? same_image_parent(*stat, parent->pid) : nullptr) {
+  const Tracked* forker = from_fork_event ? same_image_parent(*stat, parent->pid) : nullptr;
+  if (forker) {
     // Not exec'd yet: a fork copies its parent's executable and arguments, exactly.
     // Its exec event, if one comes, reads its own.
     p.row.exe = forker->row.exe;
@@ -82,6 +83,13 @@ TreeSampler::Tracked* TreeSampler::track(pid_t pid, std::optional<Parent> parent
   p.row.last_seen_ms = seen_ms;
   p.row.id = writer_.add_process(p.row);
   ++process_count_;
+  if (ProgramWatch* programs = options_.programs) {
+    if (forker) {
+      programs->on_fork(p.row.id, pid, parent->id);
+    } else {
+      programs->on_program(p.row.id, pid, &p.files, 0);
+    }
+  }
   return &alive_.insert_or_assign(pid, std::move(p)).first->second;
 }
 

@@ -30,6 +30,24 @@
 
 namespace canopy::record {
 
+// Told of each program the tree's processes run, while its files can still be read:
+// record --heap asks of each whether its heap profiler could load into it
+// (HeapCoverage). A process's programs come in order; the last one told is the one
+// its row names.
+class ProgramWatch {
+ public:
+  virtual ~ProgramWatch() = default;
+  // `process_id` (`pid`) runs a program not told before: `files` are its own, for a
+  // look now, or nullptr when it is known gone. `exec_ns`: its exec event's time
+  // (CLOCK_MONOTONIC), 0 when unknown (first sight, or an exec a tick found).
+  virtual void on_program(int64_t process_id, pid_t pid, probe::ProcessFiles* files, uint64_t exec_ns) = 0;
+  // A fork, running its parent's program still.
+  virtual void on_fork(int64_t process_id, pid_t pid, int64_t parent_id) = 0;
+  // The exec event of the program told last came after that program was looked at:
+  // it started then, or later.
+  virtual void on_exec_time(int64_t process_id, uint64_t exec_ns) = 0;
+};
+
 struct SamplerOptions {
   bool pss = false;
   int64_t pss_interval_ms = 1000;
@@ -48,6 +66,8 @@ struct SamplerOptions {
   std::string proc_root = "/proc";
   // Where the machine's memory is read, when not from proc_root (a test's own file).
   std::string meminfo_path{};
+  // Told of every program of the tree (record --heap), when set.
+  ProgramWatch* programs = nullptr;
 };
 
 class TreeSampler {
@@ -179,7 +199,8 @@ class TreeSampler {
   bool tree_stood_still(int64_t t_ms);
   // Memory columns from statm, with status read when it can tell more.
   void read_memory(Tracked& p, const probe::StatmFields& statm, bool memory_changed, int64_t t_ms);
-  void note_exec(Tracked& p, const std::string& new_name, int64_t t_ms);
+  // `exec_ns`: the exec event's time, 0 when a tick found the exec.
+  void note_exec(Tracked& p, const std::string& new_name, int64_t t_ms, uint64_t exec_ns);
   // Reads exe and command line; writes them (and pending exec events) once known.
   void refresh_identity(Tracked& p);
   // Its row's name, executable and command line as they now are, and the exec events

@@ -27,7 +27,10 @@ void set_exit_status(store::ProcessRow& row, int wait_status) {
 
 }  // namespace
 
-void TreeSampler::note_exec(Tracked& p, const std::string& new_name, int64_t t_ms) {
+void TreeSampler::note_exec(Tracked& p, const std::string& new_name, int64_t t_ms, uint64_t exec_ns) {
+  if (options_.programs) {
+    options_.programs->on_program(p.row.id, static_cast<pid_t>(p.row.pid), &p.files, exec_ns);
+  }
   p.row.name = new_name;
   p.unwritten_exec_ms.push_back(t_ms);
   if (p.start_code == 0 && p.identity_read_ns != 0 && !p.identity_pending) {
@@ -180,12 +183,18 @@ void TreeSampler::on_fork(pid_t pid, pid_t parent, int64_t t_ms) {
   row.last_seen_ms = row.first_seen_ms;
   row.id = writer_.add_process(row);
   ++process_count_;
+  if (options_.programs) {
+    options_.programs->on_fork(row.id, pid, from->id);
+  }
   ghosts_.emplace(pid, Ghost{std::move(row), {}});
 }
 
 void TreeSampler::on_exec(pid_t pid, int64_t t_ms, uint64_t monotonic_ns) {
   if (auto ghost = ghosts_.find(pid); ghost != ghosts_.end()) {
     ghost->second.exec_ms.push_back(t_ms);  // written as it ends, once its exit record named it
+    if (options_.programs) {
+      options_.programs->on_program(ghost->second.row.id, pid, nullptr, monotonic_ns);
+    }
     return;
   }
   auto it = alive_.find(pid);
@@ -195,6 +204,11 @@ void TreeSampler::on_exec(pid_t pid, int64_t t_ms, uint64_t monotonic_ns) {
   Tracked& p = it->second;
   if (p.exec_event_due) {
     p.exec_event_due = false;
+    if (options_.programs) {
+      // The tick may have caught the exec before the kernel handed the program its
+      // auxiliary vector; the event comes once the new image is in place.
+      options_.programs->on_program(p.row.id, pid, &p.files, monotonic_ns);
+    }
     return;  // an exec a tick found already
   }
   auto stat = p.files.read_stat();
@@ -207,6 +221,9 @@ void TreeSampler::on_exec(pid_t pid, int64_t t_ms, uint64_t monotonic_ns) {
     // was read after one that is not: canopy's own, of the command.
     if (!p.row.parent_id) {
       return;
+    }
+    if (options_.programs) {
+      options_.programs->on_exec_time(p.row.id, monotonic_ns);
     }
     if (!gone) {
       // Read at its fork in the middle of the exec, it showed no program yet: the
@@ -228,6 +245,9 @@ void TreeSampler::on_exec(pid_t pid, int64_t t_ms, uint64_t monotonic_ns) {
     }
     p.identity_pending = true;
     p.unwritten_exec_ms.push_back(t_ms);
+    if (options_.programs) {
+      options_.programs->on_program(p.row.id, pid, nullptr, monotonic_ns);
+    }
     return;
   }
   // The root, read after canopy's exec of the command but before the kernel stamped
@@ -242,7 +262,7 @@ void TreeSampler::on_exec(pid_t pid, int64_t t_ms, uint64_t monotonic_ns) {
     }
   }
   // At its exact time: the next tick sees the same image and notes nothing more.
-  note_exec(p, stat->name, t_ms);
+  note_exec(p, stat->name, t_ms, monotonic_ns);
   p.start_code = stat->start_code;
   p.start_stack = stat->start_stack;
 }

@@ -128,11 +128,16 @@ TreeSampler::Outcome TreeSampler::sample(Tracked& p, int64_t t_ms, bool first, b
   if (!first && (stat->name != p.row.name || new_image)) {
     p.exec_event_due = true;
     p.exec_awaits_image = image_gone;
-    note_exec(p, stat->name, t_ms);
+    note_exec(p, stat->name, t_ms, 0);
   } else if (p.identity_pending && !first) {
     refresh_identity(p);
   }
   if (!image_gone) {
+    if (p.exec_awaits_image && options_.programs) {
+      // Looked at before its program was in place: again, now that it is (without
+      // process events, no exec event will come to do it).
+      options_.programs->on_program(p.row.id, static_cast<pid_t>(p.row.pid), &p.files, 0);
+    }
     p.start_code = stat->start_code;
     p.start_stack = stat->start_stack;
     p.exec_awaits_image = false;

@@ -4,8 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_dump.h"
 #include "common/terminal_text.h"
 #include "common/text.h"
+#include "report/heap_coverage_format.h"
 
 namespace canopy::report {
 namespace {
@@ -152,7 +154,7 @@ nlohmann::json heap_verdict_json(const analyze::HeapVerdict& v) {
 }
 
 std::string heap_text(const std::vector<analyze::HeapImageSummary>& images, int64_t recording_start_ms,
-                      const StackFrames& frames) {
+                      const StackFrames& frames, const analyze::HeapCoverageSummary& coverage) {
   std::string out;
   for (const analyze::HeapImageSummary& summary : images) {
     if (!summary.end) {
@@ -174,11 +176,11 @@ std::string heap_text(const std::vector<analyze::HeapImageSummary>& images, int6
     append_moment(out, "at its end", *summary.end, recording_start_ms, frames);
     out += "\n";
   }
-  return out;
+  return out + heap_coverage_text(coverage);
 }
 
 std::string heap_json(const std::vector<analyze::HeapImageSummary>& images, int64_t recording_start_ms,
-                      const StackFrames& frames) {
+                      const StackFrames& frames, const analyze::HeapCoverageSummary& coverage) {
   nlohmann::json list = nlohmann::json::array();
   for (const analyze::HeapImageSummary& summary : images) {
     nlohmann::json image = {{"pid", summary.image.pid},
@@ -195,7 +197,9 @@ std::string heap_json(const std::vector<analyze::HeapImageSummary>& images, int6
     image["at_end"] = summary.end ? moment_json(*summary.end, frames) : nlohmann::json();
     list.push_back(std::move(image));
   }
-  return nlohmann::json({{"recording_start_ms", recording_start_ms}, {"images", list}}).dump(2) + "\n";
+  nlohmann::json out = {{"recording_start_ms", recording_start_ms}, {"images", list}};
+  out["not_profiled"] = heap_coverage_json(coverage);
+  return json_dump(out, 2) + "\n";
 }
 
 }  // namespace canopy::report

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "analyze/heap_coverage.h"
 #include "analyze/heap_summary.h"
 
 namespace canopy::report {
@@ -35,9 +36,11 @@ nlohmann::json heap_frames_json(int64_t stack_id, const StackFrames& frames);
 std::string heap_verdict_text(const analyze::HeapVerdict& verdict, int64_t recording_start_ms);
 nlohmann::json heap_verdict_json(const analyze::HeapVerdict& verdict);
 
+// `coverage`: the processes not profiled, a section of its own after the images
+// (heap_coverage_format.h).
 std::string heap_text(const std::vector<analyze::HeapImageSummary>& images, int64_t recording_start_ms,
-                      const StackFrames& frames);
+                      const StackFrames& frames, const analyze::HeapCoverageSummary& coverage);
 std::string heap_json(const std::vector<analyze::HeapImageSummary>& images, int64_t recording_start_ms,
-                      const StackFrames& frames);
+                      const StackFrames& frames, const analyze::HeapCoverageSummary& coverage);
 
 }  // namespace canopy::report

@@ -137,4 +137,21 @@ struct RowFields<HeapAllocationRow> {
   }
 };
 
+template <>
+struct RowFields<HeapUnprofiledRow> {
+  using Index = heap_unprofiled_column::Index;
+  static constexpr const Table& kTable = kHeapUnprofiledTable;
+  template <typename F>
+  static void visit(Index c, F&& f) {
+    namespace col = heap_unprofiled_column;
+    switch (c) {
+      case col::kProcessId: return f(&HeapUnprofiledRow::process_id);
+      case col::kPid: return f(&HeapUnprofiledRow::pid);
+      case col::kReason: return f(&HeapUnprofiledRow::reason);
+      case col::kRateBytes: return f(&HeapUnprofiledRow::rate_bytes);
+      case col::kCount: return;
+    }
+  }
+};
+
 }  // namespace canopy::store

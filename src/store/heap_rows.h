@@ -87,6 +87,36 @@ struct HeapAllocationRow {
   std::optional<int64_t> freed_ms = std::nullopt;  // empty: alive at the image's last snapshot
 };
 
+// A process of the tree whose last program (the one its process row names) left no
+// image: why the profiler did not report from it, judged from what the program
+// started with (its auxiliary vector and environment) while it ran. One row per such
+// process, written as the recording ends.
+struct HeapUnprofiledRow {
+  int64_t process_id = 0;
+  int64_t pid = 0;
+  std::string reason = "";  // one of the kUnprofiled* below; a newer canopy may add others
+  int64_t rate_bytes = 0;   // the recording's sampling rate: "no samples" means little next to it
+};
+
+// No dynamic loader (no PT_INTERP: the kernel handed it no interpreter), so nothing
+// to preload into.
+inline constexpr const char* kUnprofiledStatic = "static";
+// Secure-execution mode (AT_SECURE: setuid, setgid or file capabilities), in which
+// the loader ignores a preload given by path; or files closed to the recorder, which
+// only a change of credentials at exec does to a process of its own tree.
+inline constexpr const char* kUnprofiledSetuid = "setuid";
+// Its environment had lost the profiler: LD_PRELOAD without it, or no socket to report
+// to (env -i, sudo, a wrapper that builds the environment anew).
+inline constexpr const char* kUnprofiledEnvironment = "environment";
+// The profiler was to load, and sent nothing: the program allocated too little to be
+// sampled before it ended (sampling connects on the first sample).
+inline constexpr const char* kUnprofiledNoSamples = "no samples";
+// A word size other than the profiler's (a 32-bit program): the loader skips it.
+inline constexpr const char* kUnprofiled32Bit = "32-bit";
+inline constexpr const char* kUnprofiled64Bit = "64-bit";
+// Gone before the recorder could look at it.
+inline constexpr const char* kUnprofiledUnknown = "unknown";
+
 // Everything heap of a recording, as `canopy heap` and the exports read it. Ids run
 // from 1 without gaps in every table: images, modules, frames and stacks are in id
 // order, the row of id i at [i - 1].
@@ -98,6 +128,10 @@ struct HeapProfile {
   std::vector<HeapSnapshotRow> snapshots;      // by image, then time
   std::vector<HeapStackTotalsRow> totals;      // by snapshot id, then stack id
   std::vector<HeapAllocationRow> allocations;  // by image, then birth
+  std::vector<HeapUnprofiledRow> unprofiled;   // by process id
+  // Whether the recording says which processes were not profiled: a heap recording
+  // made before canopy did has no heap_unprofiled table.
+  bool unprofiled_recorded = false;
 };
 
 }  // namespace canopy::store

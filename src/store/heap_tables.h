@@ -116,10 +116,24 @@ inline constexpr std::array<Column, heap_allocation_column::kCount> kHeapAllocat
 }};
 inline constexpr Table kHeapAllocationTable{"heap_allocation", kHeapAllocationColumns, false, true};
 
+// Added after format 3 was first written, without a new format: a reader that does not
+// know it reads the rest as before, and this one reads a format 3 file without it as
+// one that does not say which processes went unprofiled (HeapProfile).
+namespace heap_unprofiled_column {
+enum Index : int { kProcessId, kPid, kReason, kRateBytes, kCount };
+}
+inline constexpr std::array<Column, heap_unprofiled_column::kCount> kHeapUnprofiledColumns = {{
+    {"process_id", "INTEGER PRIMARY KEY REFERENCES process(id)"},
+    {"pid", "INTEGER NOT NULL"},
+    {"reason", "TEXT NOT NULL"},
+    {"rate_bytes", "INTEGER NOT NULL"},
+}};
+inline constexpr Table kHeapUnprofiledTable{"heap_unprofiled", kHeapUnprofiledColumns, false, true};
+
 // Every heap table, in the order heap_tables_sql() creates them: each after the
 // tables it refers to.
-inline constexpr std::array<const Table*, 7> kHeapTables = {
-    &kHeapImageTable,    &kHeapModuleTable,      &kHeapFrameTable,     &kHeapStackTable,
-    &kHeapSnapshotTable, &kHeapStackTotalsTable, &kHeapAllocationTable};
+inline constexpr std::array<const Table*, 8> kHeapTables = {
+    &kHeapImageTable,    &kHeapModuleTable,      &kHeapFrameTable,      &kHeapStackTable,
+    &kHeapSnapshotTable, &kHeapStackTotalsTable, &kHeapAllocationTable, &kHeapUnprofiledTable};
 
 }  // namespace canopy::store

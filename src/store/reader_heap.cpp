@@ -194,6 +194,21 @@ std::optional<std::string> heap_row_problem(const HeapReadContext& context, sqli
   return problem;
 }
 
+// The reason is text a newer canopy may add to: any is read, and shown as it is.
+std::optional<std::string> heap_row_problem(const HeapReadContext& context, sqlite3_stmt*,
+                                            const HeapUnprofiledRow& row) {
+  namespace col = heap_unprofiled_column;
+  auto problem = context.bounds.process_problem("the heap_unprofiled row", row.process_id);
+  std::string what = "the heap_unprofiled row of process " + std::to_string(row.process_id);
+  if (!problem) {
+    problem = heap_negative_problem(what, row, {col::kPid, col::kRateBytes});
+  }
+  if (!problem && row.reason.empty()) {
+    problem = what + " has no reason";
+  }
+  return problem;
+}
+
 }  // namespace
 
 template <typename Row, typename Problem>
@@ -235,6 +250,14 @@ Result<HeapProfile> Reader::heap_profile() const {
   RETURN_IF_ERROR(read_heap_rows("image_id, t_ms, id", profile.snapshots, problem));
   RETURN_IF_ERROR(read_heap_rows("snapshot_id, stack_id", profile.totals, problem));
   RETURN_IF_ERROR(read_heap_rows("image_id, born_ms, id", profile.allocations, problem));
+  auto has_unprofiled = has_table(db_.get(), kHeapUnprofiledTable.name);
+  if (!has_unprofiled) {
+    return read_error();
+  }
+  profile.unprofiled_recorded = *has_unprofiled;
+  if (profile.unprofiled_recorded) {
+    RETURN_IF_ERROR(read_heap_rows("process_id", profile.unprofiled, problem));
+  }
   return profile;
 }
 

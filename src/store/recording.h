@@ -28,6 +28,9 @@ inline constexpr int64_t kFormatVersion = 2;
 // canopy would read it without its heap data and silently fall back to RSS
 // heuristics, where refusing it ("recorded in format 3 by a newer canopy") is the
 // honest answer. Recordings without heap data stay format 2, which older canopies read.
+// A heap table that an older format 3 reader can go without comes without a bump too
+// (it names the tables it reads), and this reader reads a file without it:
+// heap_unprofiled.
 inline constexpr int64_t kHeapFormatVersion = 3;
 // The newest format this canopy reads; the reader refuses a newer one in one line.
 inline constexpr int64_t kNewestFormatVersion = kHeapFormatVersion;

@@ -77,6 +77,9 @@ class Writer {
   // Written at the next commit, whether or not the allocation was (an allocation can
   // live for the whole recording).
   void set_heap_allocation_freed(int64_t allocation_id, int64_t freed_ms);
+  // A process whose last program was not profiled, and why: once per process, as the
+  // recording ends (its images have all arrived by then).
+  void add_heap_unprofiled(const HeapUnprofiledRow& row);
 
   // Final commit, then checkpoint into a single file, out of WAL mode.
   Status finish();
@@ -127,6 +130,7 @@ class Writer {
   void write_pending_heap_totals();
   void write_pending_heap_allocations();
   void write_pending_heap_updates();
+  void write_pending_heap_unprofiled();
 
   std::string path_;
   ScopedDb db_;
@@ -165,6 +169,7 @@ class Writer {
   ScopedStmt heap_stack_totals_;
   ScopedStmt heap_allocation_insert_;
   ScopedStmt heap_allocation_freed_;
+  ScopedStmt heap_unprofiled_;
   PendingRows<HeapImageRow> pending_heap_images_;
   PendingRows<HeapModuleRow> pending_heap_modules_;
   PendingRows<HeapFrameRow> pending_heap_frames_;
@@ -177,6 +182,7 @@ class Writer {
   std::vector<HeapStackTotalsRow> pending_heap_totals_;
   std::vector<HeapImageRow> pending_heap_image_ends_;             // of images already written
   std::vector<HeapAllocationRow> pending_heap_allocation_frees_;  // id and freed_ms only
+  std::vector<HeapUnprofiledRow> pending_heap_unprofiled_;
 
   int64_t last_commit_ms_ = 0;
   std::optional<Error> failure_;

@@ -52,6 +52,7 @@ Status Writer::prepare_heap_statements() {
       {&heap_allocation_insert_, insert_sql(kHeapAllocationTable)},
       {&heap_allocation_freed_,
        update_sql(kHeapAllocationTable, kHeapAllocationFreedColumns, heap_allocation_column::kId)},
+      {&heap_unprofiled_, insert_sql(kHeapUnprofiledTable)},
   };
   for (auto& statement : statements) {
     ASSIGN_OR_RETURN(*statement.target, prepare(db_.get(), statement.sql));
@@ -101,6 +102,8 @@ void Writer::set_heap_allocation_freed(int64_t allocation_id, int64_t freed_ms) 
   freed.id = allocation_id;
   freed.freed_ms = freed_ms;
 }
+
+void Writer::add_heap_unprofiled(const HeapUnprofiledRow& row) { pending_heap_unprofiled_.push_back(row); }
 
 bool Writer::heap_tables_ready() {
   if (!heap_enabled_ && !failure_) {
@@ -154,13 +157,22 @@ void Writer::write_pending_heap_updates() {
   pending_heap_allocation_frees_.clear();
 }
 
+void Writer::write_pending_heap_unprofiled() {
+  sqlite3_stmt* s = heap_unprofiled_.get();
+  for (const HeapUnprofiledRow& row : pending_heap_unprofiled_) {
+    bind_all_fields(s, row);
+    step(s);
+  }
+  pending_heap_unprofiled_.clear();
+}
+
 void Writer::write_pending_heap() {
   if (!heap_enabled_) {
     bool any = !pending_heap_images_.rows().empty() || !pending_heap_modules_.rows().empty() ||
                !pending_heap_frames_.rows().empty() || !pending_heap_stacks_.rows().empty() ||
                !pending_heap_snapshots_.rows().empty() || !pending_heap_totals_.empty() ||
                !pending_heap_allocations_.rows().empty() || !pending_heap_image_ends_.empty() ||
-               !pending_heap_allocation_frees_.empty();
+               !pending_heap_allocation_frees_.empty() || !pending_heap_unprofiled_.empty();
     if (any) {
       heap_tables_ready();
     }
@@ -174,6 +186,7 @@ void Writer::write_pending_heap() {
   write_pending_heap_totals();
   write_pending_heap_allocations();
   write_pending_heap_updates();
+  write_pending_heap_unprofiled();
 }
 
 }  // namespace canopy::store

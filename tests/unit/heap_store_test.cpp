@@ -200,6 +200,12 @@ HeapRecording record_two_images(const TempDir& dir) {
   EXPECT_EQ(late.id, 4);
   brief.freed_ms = kStartMs + 1750;
   writer->set_heap_allocation_freed(brief.id, *brief.freed_ms);
+  // As the recording ends, out of order: read back by process id.
+  expected.unprofiled = {{.process_id = 1, .pid = 100, .reason = "static", .rate_bytes = 524288},
+                         {.process_id = 2, .pid = 101, .reason = "no samples", .rate_bytes = 524288}};
+  writer->add_heap_unprofiled(expected.unprofiled[1]);
+  writer->add_heap_unprofiled(expected.unprofiled[0]);
+  expected.unprofiled_recorded = true;
   writer->set_meta({.end_ms = kEndMs});
   EXPECT_TRUE(writer->finish());
 
@@ -221,6 +227,28 @@ TEST(HeapStore, EveryRowRoundTripsWithTheUpdatesMadeAfterItsCommit) {
   EXPECT_EQ(rows_text(read.snapshots), rows_text(recording.expected.snapshots));
   EXPECT_EQ(rows_text(read.totals), rows_text(recording.expected.totals));
   EXPECT_EQ(rows_text(read.allocations), rows_text(recording.expected.allocations));
+  EXPECT_EQ(rows_text(read.unprofiled), rows_text(recording.expected.unprofiled));
+  EXPECT_TRUE(read.unprofiled_recorded);
+}
+
+// heap_unprofiled came after the first format 3 recordings, without a new format: a
+// heap recording without it opens, and says it does not say.
+TEST(HeapStore, AHeapRecordingFromBeforeHeapUnprofiledOpens) {
+  TempDir dir;
+  HeapRecording recording = record_two_images(dir);
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(recording.path.c_str(), &db), SQLITE_OK);
+    ScopedDb owned(db);
+    ASSERT_TRUE(exec_sql(db, "DROP TABLE heap_unprofiled"));
+  }
+  auto reader = Reader::open(recording.path);
+  ASSERT_TRUE(reader) << reader.error().message;
+  EXPECT_EQ(reader->format_version(), 3);
+  HeapProfile read = read_profile(recording.path);
+  EXPECT_FALSE(read.unprofiled_recorded);
+  EXPECT_TRUE(read.unprofiled.empty());
+  EXPECT_EQ(rows_text(read.images), rows_text(recording.expected.images));
 }
 
 // The round trip above goes through one mapping of columns to fields both ways; the
@@ -281,6 +309,8 @@ TEST(HeapStore, ARecordingWithoutHeapHasNoHeapTablesAndStaysFormat2) {
   EXPECT_TRUE(profile->snapshots.empty());
   EXPECT_TRUE(profile->totals.empty());
   EXPECT_TRUE(profile->allocations.empty());
+  EXPECT_TRUE(profile->unprofiled.empty());
+  EXPECT_FALSE(profile->unprofiled_recorded);
 }
 
 // More allocations between two commits than the writer holds: those written early
@@ -379,6 +409,14 @@ TEST(HeapStore, ImpossibleValuesAreRefusedInOneLineNamingTheFile) {
            std::to_string(kStartMs + 50) + ")"},
       {"image-samples", "UPDATE heap_image SET samples_dropped = -1 WHERE id = 1",
        "heap image 1 has samples_dropped -1"},
+      {"unprofiled-process", "UPDATE heap_unprofiled SET process_id = 9 WHERE process_id = 2",
+       "the heap_unprofiled row of process 9, which the recording does not have (it has 2)"},
+      {"unprofiled-pid", "UPDATE heap_unprofiled SET pid = -101 WHERE process_id = 2",
+       "the heap_unprofiled row of process 2 has pid -101"},
+      {"unprofiled-rate", "UPDATE heap_unprofiled SET rate_bytes = -1 WHERE process_id = 1",
+       "the heap_unprofiled row of process 1 has rate_bytes -1"},
+      {"unprofiled-reason", "UPDATE heap_unprofiled SET reason = '' WHERE process_id = 1",
+       "the heap_unprofiled row of process 1 has no reason"},
   };
   for (const Damage& d : damage) {
     std::string path = dir.file(std::string(d.name) + ".canopy");

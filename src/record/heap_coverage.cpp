@@ -1,0 +1,134 @@
+#include "record/heap_coverage.h"
+
+#include <algorithm>
+#include <string_view>
+
+#include "heap/wire_format.h"
+
+namespace canopy::record {
+namespace {
+
+constexpr int kOwnWordBits = static_cast<int>(sizeof(void*) * 8);
+
+// `ld.so PROGRAM`: the kernel runs the loader itself, which has no interpreter of its
+// own and yet preloads. Its names: ld-linux-x86-64.so.2, ld-linux-aarch64.so.1,
+// ld-musl-x86_64.so.1, ld.so.
+bool is_the_loader(std::string_view exe) {
+  std::string_view name = exe.substr(exe.rfind('/') + 1);  // npos + 1 is 0
+  return (name.starts_with("ld-") || name.starts_with("ld.")) && name.find(".so") != std::string_view::npos;
+}
+
+// LD_PRELOAD's entries are separated by spaces or colons (ld.so(8)).
+bool preloads(const std::optional<std::string>& value, std::string_view library) {
+  if (!value) {
+    return false;
+  }
+  std::string_view rest = *value;
+  while (!rest.empty()) {
+    size_t end = rest.find_first_of(" :");
+    if (rest.substr(0, end) == library) {
+      return true;
+    }
+    rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 1);
+  }
+  return false;
+}
+
+}  // namespace
+
+const char* HeapCoverage::reason_not_loaded(probe::ProcessFiles* files) const {
+  if (!files) {
+    return store::kUnprofiledUnknown;
+  }
+  // The auxiliary vector says in one small read what the program's ELF headers and
+  // the executable's mode would in three: AT_BASE is 0 when the kernel mapped no
+  // interpreter (no PT_INTERP), and AT_SECURE is the loader's own test for ignoring
+  // LD_PRELOAD (setuid, setgid, file capabilities), whoever the recorder runs as.
+  const probe::AuxvRead auxv = files->read_auxv();
+  if (auxv.access == probe::Access::kDenied) {
+    // A process of our own tree whose files are closed to us changed its credentials
+    // at exec: the kernel ran it in secure-execution mode.
+    return store::kUnprofiledSetuid;
+  }
+  if (auxv.access == probe::Access::kGone) {
+    return store::kUnprofiledUnknown;
+  }
+  if (auxv.fields.word_bits != kOwnWordBits) {
+    return auxv.fields.word_bits == 32 ? store::kUnprofiled32Bit : store::kUnprofiled64Bit;
+  }
+  if (auxv.fields.secure) {
+    return store::kUnprofiledSetuid;
+  }
+  if (auxv.fields.interpreter_base == 0 && !is_the_loader(files->read_exe())) {
+    return store::kUnprofiledStatic;
+  }
+  static constexpr std::string_view kNames[] = {"LD_PRELOAD", heap_wire::kSocketVariable};
+  const probe::EnvironmentRead environment = files->read_environment(kNames);
+  if (environment.access == probe::Access::kDenied) {
+    return store::kUnprofiledSetuid;
+  }
+  if (environment.access == probe::Access::kGone) {
+    return store::kUnprofiledUnknown;
+  }
+  if (preloads(environment.values[0], library_) && environment.values[1] == socket_) {
+    return nullptr;
+  }
+  // An environment that reads empty may be one that `env -i` cleared, or that of a
+  // process whose memory went between the two reads: the living still have an auxv.
+  if (files->read_auxv().access != probe::Access::kRead) {
+    return store::kUnprofiledUnknown;
+  }
+  return store::kUnprofiledEnvironment;
+}
+
+void HeapCoverage::on_program(int64_t process_id, pid_t pid, probe::ProcessFiles* files, uint64_t exec_ns) {
+  programs_[process_id] = Program{pid, reason_not_loaded(files), exec_ns};
+}
+
+void HeapCoverage::on_fork(int64_t process_id, pid_t pid, int64_t parent_id) {
+  auto parent = programs_.find(parent_id);
+  Program copy = parent == programs_.end() ? Program{pid, store::kUnprofiledUnknown, 0} : parent->second;
+  copy.pid = pid;
+  programs_[process_id] = copy;
+}
+
+void HeapCoverage::on_exec_time(int64_t process_id, uint64_t exec_ns) {
+  if (auto it = programs_.find(process_id); it != programs_.end()) {
+    it->second.started_ns = std::max(it->second.started_ns, exec_ns);
+  }
+}
+
+void HeapCoverage::on_image(std::optional<int64_t> process_id, pid_t pid, uint64_t loaded_ns) {
+  images_.push_back({process_id, pid, loaded_ns});
+}
+
+std::vector<store::HeapUnprofiledRow> HeapCoverage::unprofiled() const {
+  // The latest load of an image of each process; by PID for an image the recorder
+  // could not tie to its process (it connected and ended between two looks at the
+  // tree). A PID is not reused within most recordings, and one that is only makes a
+  // process count as profiled.
+  std::unordered_map<int64_t, uint64_t> latest_by_process;
+  std::unordered_map<pid_t, uint64_t> latest_by_pid;
+  for (const Image& image : images_) {
+    uint64_t& latest = image.process_id ? latest_by_process[*image.process_id] : latest_by_pid[image.pid];
+    latest = std::max(latest, image.loaded_ns);
+  }
+  auto profiled = [&](int64_t process_id, const Program& program) {
+    // An image loaded before the program's exec was an earlier program's.
+    auto by_process = latest_by_process.find(process_id);
+    auto by_pid = latest_by_pid.find(program.pid);
+    return (by_process != latest_by_process.end() && by_process->second >= program.started_ns) ||
+           (by_pid != latest_by_pid.end() && by_pid->second >= program.started_ns);
+  };
+  std::vector<store::HeapUnprofiledRow> rows;
+  for (const auto& [process_id, program] : programs_) {
+    if (!profiled(process_id, program)) {
+      rows.push_back({process_id, program.pid, program.reason ? program.reason : store::kUnprofiledNoSamples,
+                      rate_bytes_});
+    }
+  }
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.process_id < b.process_id; });
+  return rows;
+}
+
+}  // namespace canopy::record

@@ -1,0 +1,69 @@
+// record --heap: which processes of the tree the heap profiler reported from, and why
+// the others did not. Each program a process runs is looked at as it starts (its exec
+// event, or its first sighting): whether the kernel gave it a dynamic loader, ran it
+// in secure-execution mode, and whether its environment still preloads the profiler
+// and names the socket. As the recording ends, a process whose last program left no
+// image gets a heap_unprofiled row with the reason: that evidence, or "no samples"
+// when the profiler was to load and sent nothing, or "unknown" when the program was
+// gone before the look.
+//
+// A look costs two small reads (/proc/PID/auxv, and /proc/PID/environ up to the two
+// variables), only with --heap, and only for a process that starts a program: a
+// fork that runs on in its parent's program inherits its parent's verdict.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "record/tree_sampler.h"
+#include "store/heap_rows.h"
+
+namespace canopy::record {
+
+class HeapCoverage final : public ProgramWatch {
+ public:
+  // `library`: the profiler's path as LD_PRELOAD carries it; `socket`: the recorder's,
+  // as CANOPY_HEAP_SOCKET does; `rate_bytes`: the recording's sampling rate.
+  HeapCoverage(std::string library, std::string socket, int64_t rate_bytes)
+      : library_(std::move(library)), socket_(std::move(socket)), rate_bytes_(rate_bytes) {}
+
+  void on_program(int64_t process_id, pid_t pid, probe::ProcessFiles* files, uint64_t exec_ns) override;
+  void on_fork(int64_t process_id, pid_t pid, int64_t parent_id) override;
+  void on_exec_time(int64_t process_id, uint64_t exec_ns) override;
+
+  // An image of the profiler from `pid` (its process row, when the recorder knew it),
+  // loaded at `loaded_ns` (CLOCK_MONOTONIC; a fork's image keeps its parent's).
+  void on_image(std::optional<int64_t> process_id, pid_t pid, uint64_t loaded_ns);
+
+  // Each process whose last program left no image, by process id: once every image
+  // has arrived (after the tree has ended).
+  std::vector<store::HeapUnprofiledRow> unprofiled() const;
+
+  // Why the profiler would not load into a program, from its files (nullptr: gone);
+  // nullptr when it would. Public for the unit tests.
+  const char* reason_not_loaded(probe::ProcessFiles* files) const;
+
+ private:
+  struct Program {
+    pid_t pid = 0;
+    const char* reason = nullptr;  // nullptr: the profiler was to load
+    uint64_t started_ns = 0;       // its exec, or 0 when unknown: any image of the process is its
+  };
+  struct Image {
+    std::optional<int64_t> process_id;
+    pid_t pid = 0;
+    uint64_t loaded_ns = 0;
+  };
+  std::string library_;
+  std::string socket_;
+  int64_t rate_bytes_;
+  std::unordered_map<int64_t, Program> programs_;  // the last of each process, by process id
+  std::vector<Image> images_;
+};
+
+}  // namespace canopy::record

@@ -1,0 +1,116 @@
+#include "report/heap_coverage_format.h"
+
+#include "common/terminal_text.h"
+#include "common/text.h"
+
+namespace canopy::report {
+namespace {
+
+// What each reason means, for a reader of the report; a reason a newer canopy
+// recorded is shown as it is.
+std::string unprofiled_meaning(const std::string& reason, int64_t rate_bytes) {
+  if (reason == store::kUnprofiledStatic) {
+    return "statically linked: no dynamic loader to preload the profiler";
+  }
+  if (reason == store::kUnprofiledSetuid) {
+    return "setuid, setgid or file capabilities: the loader ignores LD_PRELOAD for them";
+  }
+  if (reason == store::kUnprofiledEnvironment) {
+    return "its environment lost LD_PRELOAD or CANOPY_HEAP_SOCKET (env -i, sudo, a wrapper)";
+  }
+  if (reason == store::kUnprofiledNoSamples) {
+    if (rate_bytes <= 0) {
+      return "the profiler loaded, sampling off, and ended before it connected";
+    }
+    // Loaded, it reports at exit() even with no sample: what it missed ended otherwise.
+    return "the profiler loaded, sampled nothing (less than about " + format_bytes(rate_bytes) +
+           " allocated) and saw no exit() (_exit, a signal, or running at the end)";
+  }
+  if (reason == store::kUnprofiled32Bit || reason == store::kUnprofiled64Bit) {
+    return "another word size than the profiler's: the loader skips it";
+  }
+  if (reason == store::kUnprofiledUnknown) {
+    return "ended before canopy could look at it";
+  }
+  return "as recorded by a newer canopy";
+}
+
+// "pid 4242  make -C lib all", on one line, at most so long.
+std::string unprofiled_process_text(const store::ProcessRow& process) {
+  constexpr size_t kAtMost = 72;
+  std::string command;
+  for (const std::string& argument : process.cmdline) {
+    command += (command.empty() ? "" : " ") + argument;
+  }
+  if (command.empty()) {
+    command = process.name;
+  }
+  if (command.size() > kAtMost) {
+    command = command.substr(0, kAtMost - 3) + "...";
+  }
+  return "pid " + std::to_string(process.pid) + "  " + terminal_safe(command);
+}
+
+std::string processes_text(int64_t count) { return std::to_string(count) + (count == 1 ? " process" : " processes"); }
+
+}  // namespace
+
+std::string heap_coverage_text(const analyze::HeapCoverageSummary& coverage) {
+  using State = analyze::HeapCoverageSummary::State;
+  switch (coverage.state) {
+    case State::kNoHeap:
+      return "";
+    case State::kNotRecorded:
+      return "not profiled: not recorded (a canopy from before it said which processes went unprofiled)\n";
+    case State::kUnfinished:
+      return "not profiled: unknown (the recording did not end, and canopy says which processes went unprofiled "
+             "as it ends)\n";
+    case State::kRecorded:
+      break;
+  }
+  if (coverage.unprofiled == 0) {
+    return "not profiled: none of " + processes_text(coverage.processes) + "\n";
+  }
+  std::string out = "not profiled: " + std::to_string(coverage.unprofiled) + " of " +
+                    processes_text(coverage.processes) + "\n";
+  for (const analyze::UnprofiledGroup& group : coverage.groups) {
+    out += "  " + terminal_safe(group.reason) + " (" + std::to_string(group.processes) +
+           "): " + unprofiled_meaning(group.reason, coverage.rate_bytes) + "\n";
+    for (const store::ProcessRow& process : group.first) {
+      out += "    " + unprofiled_process_text(process) + "\n";
+    }
+    if (group.processes > static_cast<int64_t>(group.first.size())) {
+      out += "    and " + std::to_string(group.processes - static_cast<int64_t>(group.first.size())) + " more\n";
+    }
+  }
+  return out;
+}
+
+nlohmann::json heap_coverage_json(const analyze::HeapCoverageSummary& coverage) {
+  using State = analyze::HeapCoverageSummary::State;
+  if (coverage.state == State::kNoHeap) {
+    return nullptr;
+  }
+  if (coverage.state != State::kRecorded) {
+    return {{"recorded", false},
+            {"why", coverage.state == State::kUnfinished ? "the recording did not end" : "an older canopy"}};
+  }
+  nlohmann::json groups = nlohmann::json::array();
+  for (const analyze::UnprofiledGroup& group : coverage.groups) {
+    nlohmann::json first = nlohmann::json::array();
+    for (const store::ProcessRow& process : group.first) {
+      first.push_back({{"process_id", process.id},
+                       {"pid", process.pid},
+                       {"name", process.name},
+                       {"cmdline", process.cmdline}});
+    }
+    groups.push_back({{"reason", group.reason}, {"processes", group.processes}, {"first", first}});
+  }
+  return {{"recorded", true},
+          {"processes", coverage.processes},
+          {"unprofiled", coverage.unprofiled},
+          {"rate_bytes", coverage.rate_bytes},
+          {"reasons", groups}};
+}
+
+}  // namespace canopy::report

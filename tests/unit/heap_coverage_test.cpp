@@ -1,0 +1,152 @@
+// record --heap's account of the processes it did not profile (record/heap_coverage.h):
+// the verdict on a real process from its environment, and which process's last
+// program an image counts for.
+#include "record/heap_coverage.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <map>
+
+namespace canopy::record {
+namespace {
+
+const std::string kLibrary = "/opt/canopy/lib/libcanopy-heap.so";
+const std::string kSocket = "/run/canopy-1/heap.sock";
+
+// A sleeping child with this environment, once its exec is done. Its loader does not
+// find the library of kLibrary, says so on stderr, and runs on: /dev/null hears it.
+class Sleeper {
+ public:
+  explicit Sleeper(const std::vector<std::string>& environment) {
+    std::vector<char*> envp;
+    for (const std::string& entry : environment) {
+      envp.push_back(const_cast<char*>(entry.c_str()));
+    }
+    envp.push_back(nullptr);
+    char sleep_path[] = "/bin/sleep";
+    char seconds[] = "30";
+    char* argv[] = {sleep_path, seconds, nullptr};
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      if (FILE* null = std::freopen("/dev/null", "w", stderr); !null) {
+        ::_exit(126);
+      }
+      ::execve(sleep_path, argv, envp.data());
+      ::_exit(127);
+    }
+    files_ = probe::ProcessFiles::open(pid_);
+    // The exec is done once the new program has its name and its auxiliary vector
+    // (the kernel names it first).
+    for (int tries = 0; files_ && tries < 500; ++tries) {
+      std::ifstream comm("/proc/" + std::to_string(pid_) + "/comm");
+      std::string name;
+      std::getline(comm, name);
+      if (name == "sleep" && files_->read_auxv().access == probe::Access::kRead) {
+        break;
+      }
+      ::usleep(10'000);
+    }
+  }
+  ~Sleeper() {
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  probe::ProcessFiles* files() { return files_ ? &*files_ : nullptr; }
+
+ private:
+  pid_t pid_ = -1;
+  std::optional<probe::ProcessFiles> files_;
+};
+
+const char* verdict_for(const std::vector<std::string>& environment) {
+  HeapCoverage coverage(kLibrary, kSocket, 4096);
+  Sleeper sleeper(environment);
+  EXPECT_TRUE(sleeper.files());
+  return coverage.reason_not_loaded(sleeper.files());
+}
+
+TEST(HeapCoverageVerdict, TheProfilerLoadsWhereTheEnvironmentPreloadsItAndNamesTheSocket) {
+  EXPECT_EQ(verdict_for({"HOME=/root", "LD_PRELOAD=/usr/lib/libfaketime.so " + kLibrary + ":/lib/other.so",
+                         "CANOPY_HEAP_SOCKET=" + kSocket}),
+            nullptr);
+}
+
+TEST(HeapCoverageVerdict, AnEnvironmentWithoutThePreloadOrTheSocketIsTheReason) {
+  using std::string;
+  EXPECT_EQ(string(verdict_for({})), "environment");  // env -i
+  EXPECT_EQ(string(verdict_for({"LD_PRELOAD=/usr/lib/libother.so", "CANOPY_HEAP_SOCKET=" + kSocket})),
+            "environment");
+  EXPECT_EQ(string(verdict_for({"LD_PRELOAD=" + kLibrary + ".old", "CANOPY_HEAP_SOCKET=" + kSocket})),
+            "environment");
+  EXPECT_EQ(string(verdict_for({"LD_PRELOAD=" + kLibrary})), "environment");
+  EXPECT_EQ(string(verdict_for({"LD_PRELOAD=" + kLibrary, "CANOPY_HEAP_SOCKET=/run/another/heap.sock"})),
+            "environment");
+}
+
+TEST(HeapCoverageVerdict, AProgramGoneBeforeTheLookIsUnknown) {
+  HeapCoverage coverage(kLibrary, kSocket, 4096);
+  EXPECT_EQ(std::string(coverage.reason_not_loaded(nullptr)), "unknown");
+  std::optional<probe::ProcessFiles> files;
+  {
+    Sleeper sleeper({"LD_PRELOAD=" + kLibrary, "CANOPY_HEAP_SOCKET=" + kSocket});
+    ASSERT_TRUE(sleeper.files());
+    files = std::move(*sleeper.files());
+  }  // killed and reaped: its files read nothing
+  EXPECT_EQ(std::string(coverage.reason_not_loaded(&*files)), "unknown");
+}
+
+std::map<int64_t, std::string> reasons(const HeapCoverage& coverage) {
+  std::map<int64_t, std::string> by_process;
+  for (const store::HeapUnprofiledRow& row : coverage.unprofiled()) {
+    by_process[row.process_id] = row.reason;
+    EXPECT_EQ(row.rate_bytes, 4096);
+  }
+  return by_process;
+}
+
+// Process 1 runs a program the profiler loads into, forks 2 (which runs on in it) and
+// 3 (which execs a program it cannot load into, and is then gone before a look).
+TEST(HeapCoverageVerdict, AnImageCountsForTheProgramItWasLoadedInto) {
+  HeapCoverage coverage(kLibrary, kSocket, 4096);
+  {
+    Sleeper sleeper({"LD_PRELOAD=" + kLibrary, "CANOPY_HEAP_SOCKET=" + kSocket});
+    coverage.on_program(1, 100, sleeper.files(), 1'000);
+  }
+  coverage.on_fork(2, 101, 1);
+  coverage.on_fork(3, 102, 1);
+  coverage.on_program(3, 102, nullptr, 5'000);
+  // Nothing reported yet: loaded and silent, or gone unseen.
+  EXPECT_EQ(reasons(coverage), (std::map<int64_t, std::string>{{1, "no samples"}, {2, "no samples"}, {3, "unknown"}}));
+
+  // A fork's image keeps its parent's load time: the same program.
+  coverage.on_image(1, 100, 1'200);
+  coverage.on_image(2, 101, 1'200);
+  // Process 3's image from before its exec was its first program's.
+  coverage.on_image(3, 102, 1'200);
+  EXPECT_EQ(reasons(coverage), (std::map<int64_t, std::string>{{3, "unknown"}}));
+  // An image the recorder could not tie to its process counts by PID.
+  coverage.on_image(std::nullopt, 102, 5'100);
+  EXPECT_TRUE(reasons(coverage).empty());
+}
+
+// Looked at after its exec (at first sight), before that exec's event came: an image
+// loaded before the exec's time is an earlier program's.
+TEST(HeapCoverageVerdict, AnExecTimeLearnedAfterTheLookStillSeparatesPrograms) {
+  HeapCoverage coverage(kLibrary, kSocket, 4096);
+  {
+    Sleeper sleeper({"LD_PRELOAD=" + kLibrary, "CANOPY_HEAP_SOCKET=" + kSocket});
+    coverage.on_program(7, 700, sleeper.files(), 0);
+  }
+  coverage.on_image(7, 700, 2'000);
+  EXPECT_TRUE(reasons(coverage).empty());  // any image, while the exec's time is unknown
+  coverage.on_exec_time(7, 3'000);
+  coverage.on_exec_time(7, 2'500);  // an older exec's event: the later one stands
+  EXPECT_EQ(reasons(coverage), (std::map<int64_t, std::string>{{7, "no samples"}}));
+}
+
+}  // namespace
+}  // namespace canopy::record
