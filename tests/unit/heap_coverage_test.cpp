@@ -4,12 +4,10 @@
 #include "record/heap_coverage.h"
 
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <fstream>
 #include <map>
+
+#include "support/sleeping_child.h"
 
 namespace canopy::record {
 namespace {
@@ -17,54 +15,9 @@ namespace {
 const std::string kLibrary = "/opt/canopy/lib/libcanopy-heap.so";
 const std::string kSocket = "/run/canopy-1/heap.sock";
 
-// A sleeping child with this environment, once its exec is done. Its loader does not
-// find the library of kLibrary, says so on stderr, and runs on: /dev/null hears it.
-class Sleeper {
- public:
-  explicit Sleeper(const std::vector<std::string>& environment) {
-    std::vector<char*> envp;
-    for (const std::string& entry : environment) {
-      envp.push_back(const_cast<char*>(entry.c_str()));
-    }
-    envp.push_back(nullptr);
-    char sleep_path[] = "/bin/sleep";
-    char seconds[] = "30";
-    char* argv[] = {sleep_path, seconds, nullptr};
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      if (FILE* null = std::freopen("/dev/null", "w", stderr); !null) {
-        ::_exit(126);
-      }
-      ::execve(sleep_path, argv, envp.data());
-      ::_exit(127);
-    }
-    files_ = probe::ProcessFiles::open(pid_);
-    // The exec is done once the new program has its name and its auxiliary vector
-    // (the kernel names it first).
-    for (int tries = 0; files_ && tries < 500; ++tries) {
-      std::ifstream comm("/proc/" + std::to_string(pid_) + "/comm");
-      std::string name;
-      std::getline(comm, name);
-      if (name == "sleep" && files_->read_auxv().access == probe::Access::kRead) {
-        break;
-      }
-      ::usleep(10'000);
-    }
-  }
-  ~Sleeper() {
-    ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
-  }
-  probe::ProcessFiles* files() { return files_ ? &*files_ : nullptr; }
-
- private:
-  pid_t pid_ = -1;
-  std::optional<probe::ProcessFiles> files_;
-};
-
 const char* verdict_for(const std::vector<std::string>& environment) {
   HeapCoverage coverage(kLibrary, kSocket, 4096);
-  Sleeper sleeper(environment);
+  testing::SleepingChild sleeper(environment);
   EXPECT_TRUE(sleeper.files());
   return coverage.reason_not_loaded(sleeper.files());
 }
@@ -92,7 +45,7 @@ TEST(HeapCoverageVerdict, AProgramGoneBeforeTheLookIsUnknown) {
   EXPECT_EQ(std::string(coverage.reason_not_loaded(nullptr)), "unknown");
   std::optional<probe::ProcessFiles> files;
   {
-    Sleeper sleeper({"LD_PRELOAD=" + kLibrary, "CANOPY_HEAP_SOCKET=" + kSocket});
+    testing::SleepingChild sleeper({"LD_PRELOAD=" + kLibrary, "CANOPY_HEAP_SOCKET=" + kSocket});
     ASSERT_TRUE(sleeper.files());
     files = std::move(*sleeper.files());
   }  // killed and reaped: its files read nothing
@@ -113,7 +66,7 @@ std::map<int64_t, std::string> reasons(const HeapCoverage& coverage) {
 TEST(HeapCoverageVerdict, AnImageCountsForTheProgramItWasLoadedInto) {
   HeapCoverage coverage(kLibrary, kSocket, 4096);
   {
-    Sleeper sleeper({"LD_PRELOAD=" + kLibrary, "CANOPY_HEAP_SOCKET=" + kSocket});
+    testing::SleepingChild sleeper({"LD_PRELOAD=" + kLibrary, "CANOPY_HEAP_SOCKET=" + kSocket});
     coverage.on_program(1, 100, sleeper.files(), 1'000);
   }
   coverage.on_fork(2, 101, 1);
@@ -138,7 +91,7 @@ TEST(HeapCoverageVerdict, AnImageCountsForTheProgramItWasLoadedInto) {
 TEST(HeapCoverageVerdict, AnExecTimeLearnedAfterTheLookStillSeparatesPrograms) {
   HeapCoverage coverage(kLibrary, kSocket, 4096);
   {
-    Sleeper sleeper({"LD_PRELOAD=" + kLibrary, "CANOPY_HEAP_SOCKET=" + kSocket});
+    testing::SleepingChild sleeper({"LD_PRELOAD=" + kLibrary, "CANOPY_HEAP_SOCKET=" + kSocket});
     coverage.on_program(7, 700, sleeper.files(), 0);
   }
   coverage.on_image(7, 700, 2'000);

@@ -3,10 +3,6 @@
 // one alive, one with an empty environment, and one gone.
 #include <elf.h>
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -14,6 +10,7 @@
 
 #include "probe/process_files.h"
 #include "probe/program_start.h"
+#include "support/sleeping_child.h"
 
 namespace canopy::probe {
 namespace {
@@ -85,41 +82,6 @@ TEST(ProgramStart, AnEnvironmentInPiecesIsReadUpToTheLastNameAskedFor) {
   EXPECT_EQ(last[1], "/run/s");
 }
 
-// A sleeping child with this environment; its pid.
-pid_t start_sleeper(const std::vector<std::string>& environment) {
-  std::vector<char*> envp;
-  for (const std::string& entry : environment) {
-    envp.push_back(const_cast<char*>(entry.c_str()));
-  }
-  envp.push_back(nullptr);
-  char sleep_path[] = "/bin/sleep";
-  char seconds[] = "30";
-  char* argv[] = {sleep_path, seconds, nullptr};
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    ::execve(sleep_path, argv, envp.data());
-    ::_exit(127);
-  }
-  return pid;
-}
-
-// The auxv of a child once its exec is done: before, it is its parent's copy, and the
-// kernel names the new program before it hands it its vector (empty until then).
-AuxvRead auxv_after_exec(ProcessFiles& files, pid_t pid) {
-  AuxvRead read;
-  for (int tries = 0; tries < 500; ++tries) {
-    std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
-    std::string name;
-    std::getline(comm, name);
-    read = files.read_auxv();
-    if (name == "sleep" && read.access == Access::kRead) {
-      break;
-    }
-    ::usleep(10'000);
-  }
-  return read;
-}
-
 TEST(ProgramStart, ALiveProcessIsReadAndAGoneOneIsGone) {
   // Past two of read_environment's pieces, with the variables at the end.
   std::vector<std::string> environment;
@@ -128,11 +90,10 @@ TEST(ProgramStart, ALiveProcessIsReadAndAGoneOneIsGone) {
   }
   environment.push_back("LD_PRELOAD=");
   environment.push_back("CANOPY_HEAP_SOCKET=/run/canopy/heap.sock");
-  pid_t pid = start_sleeper(environment);
-  ASSERT_GT(pid, 0);
-  auto files = ProcessFiles::open(pid);
+  testing::SleepingChild child(environment);
+  ProcessFiles* files = child.files();
   ASSERT_TRUE(files);
-  AuxvRead auxv = auxv_after_exec(*files, pid);
+  AuxvRead auxv = files->read_auxv();
   EXPECT_EQ(auxv.access, Access::kRead);
   EXPECT_NE(auxv.fields.interpreter_base, 0u);
   static constexpr std::string_view kNames[] = {"LD_PRELOAD", "CANOPY_HEAP_SOCKET", "HOME"};
@@ -143,25 +104,21 @@ TEST(ProgramStart, ALiveProcessIsReadAndAGoneOneIsGone) {
   EXPECT_EQ(read.values[1], "/run/canopy/heap.sock");
   EXPECT_EQ(read.values[2], std::nullopt);
 
-  ::kill(pid, SIGKILL);
-  ::waitpid(pid, nullptr, 0);
+  child.kill_and_reap();
   EXPECT_EQ(files->read_auxv().access, Access::kGone);
   EXPECT_EQ(files->read_environment(kNames).access, Access::kGone);
 }
 
 TEST(ProgramStart, AnEmptyEnvironmentHasNoValues) {
-  pid_t pid = start_sleeper({});
-  ASSERT_GT(pid, 0);
-  auto files = ProcessFiles::open(pid);
+  testing::SleepingChild child({});
+  ProcessFiles* files = child.files();
   ASSERT_TRUE(files);
-  EXPECT_EQ(auxv_after_exec(*files, pid).access, Access::kRead);
+  EXPECT_EQ(files->read_auxv().access, Access::kRead);
   static constexpr std::string_view kNames[] = {"LD_PRELOAD"};
   EnvironmentRead read = files->read_environment(kNames);
   EXPECT_EQ(read.access, Access::kRead);
   ASSERT_EQ(read.values.size(), 1u);
   EXPECT_EQ(read.values[0], std::nullopt);
-  ::kill(pid, SIGKILL);
-  ::waitpid(pid, nullptr, 0);
 }
 
 }  // namespace
