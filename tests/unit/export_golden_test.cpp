@@ -7,9 +7,6 @@
 //   git diff tests/fixtures/export/
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "export/chrome_trace.h"
 #include "export/csv.h"
@@ -17,6 +14,7 @@
 #include "export/jsonl_samples.h"
 #include "export/onlooker_json.h"
 #include "support/export_fixture.h"
+#include "support/golden_file.h"
 #include "support/temp_dir.h"
 
 namespace canopy::testing {
@@ -43,17 +41,7 @@ class ExportGolden : public ::testing::Test {
   }
 
   void compare(const std::string& golden_name, const std::string& out) {
-    std::string golden_path = kGolden + golden_name;
-    const char* regenerate = std::getenv("CANOPY_REGENERATE_GOLDEN");
-    if (regenerate && std::string(regenerate) == "1") {
-      std::ofstream(golden_path, std::ios::binary) << out;
-      GTEST_SKIP() << "regenerated " << golden_path;
-    }
-    std::ifstream file(golden_path, std::ios::binary);
-    ASSERT_TRUE(file) << "no golden file " << golden_path << " (CANOPY_REGENERATE_GOLDEN=1 writes it)";
-    std::stringstream golden;
-    golden << file.rdbuf();
-    EXPECT_EQ(out, golden.str()) << "differs from " << golden_path;
+    compare_with_golden(kGolden + golden_name, out);
   }
 
   TempDir dir_;

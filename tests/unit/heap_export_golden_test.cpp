@@ -14,14 +14,13 @@
 
 #include <protozero/pbf_reader.hpp>
 
-#include <cstdlib>
-#include <fstream>
 #include <map>
 #include <sstream>
 
 #include "export/heap_collapsed.h"
 #include "export/heap_pprof.h"
 #include "support/export_fixture.h"
+#include "support/golden_file.h"
 #include "support/temp_dir.h"
 
 namespace canopy::testing {
@@ -165,17 +164,7 @@ class HeapExportGolden : public ::testing::Test {
   }
 
   void compare(const std::string& golden_name, const std::string& out) {
-    std::string golden_path = kGolden + golden_name;
-    const char* regenerate = std::getenv("CANOPY_REGENERATE_GOLDEN");
-    if (regenerate && std::string(regenerate) == "1") {
-      std::ofstream(golden_path, std::ios::binary) << out;
-      GTEST_SKIP() << "regenerated " << golden_path;
-    }
-    std::ifstream file(golden_path, std::ios::binary);
-    ASSERT_TRUE(file) << "no golden file " << golden_path << " (CANOPY_REGENERATE_GOLDEN=1 writes it)";
-    std::stringstream golden;
-    golden << file.rdbuf();
-    EXPECT_EQ(out, golden.str()) << "differs from " << golden_path;
+    compare_with_golden(kGolden + golden_name, out);
   }
 
   TempDir dir_;
