@@ -1,6 +1,7 @@
 #include "analyze/heap_growth.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include "analyze/heap_summary.h"
 
@@ -36,13 +37,8 @@ std::vector<HeapImageGrowth> heap_growth(const std::vector<HeapImageHistory>& hi
       int64_t grew_b = b.to_bytes - b.from_bytes;
       return grew_a != grew_b ? grew_a > grew_b : a.stack_id < b.stack_id;
     });
-    for (size_t i = top; i < growth.top.size(); ++i) {
-      ++growth.other_stacks;
-      growth.other_bytes += growth.top[i].to_bytes - growth.top[i].from_bytes;
-    }
-    if (growth.top.size() > top) {
-      growth.top.resize(top);
-    }
+    std::tie(growth.other_stacks, growth.other_bytes) =
+        keep_top(growth.top, top, [](const HeapStackGrowth& stack) { return stack.to_bytes - stack.from_bytes; });
     for (HeapStackGrowth& stack : growth.top) {
       stack.verdict = judge_heap_stack(history, stack.stack_id, *to);
     }
@@ -84,13 +80,8 @@ std::vector<HeapImageAged> heap_older_than(const std::vector<HeapImageHistory>& 
     std::sort(aged.top.begin(), aged.top.end(), [](const HeapStackAged& a, const HeapStackAged& b) {
       return a.older.bytes != b.older.bytes ? a.older.bytes > b.older.bytes : a.stack_id < b.stack_id;
     });
-    for (size_t i = top; i < aged.top.size(); ++i) {
-      ++aged.other_stacks;
-      aged.other_bytes += aged.top[i].older.bytes;
-    }
-    if (aged.top.size() > top) {
-      aged.top.resize(top);
-    }
+    std::tie(aged.other_stacks, aged.other_bytes) =
+        keep_top(aged.top, top, [](const HeapStackAged& stack) { return stack.older.bytes; });
     for (HeapStackAged& stack : aged.top) {
       stack.verdict = judge_heap_stack(history, stack.stack_id, *at);
     }

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "store/heap_rows.h"
@@ -71,6 +72,21 @@ struct HeapEstimate {
     ++sampled;
   }
 };
+
+// Keeps the first `top` of `rows`, which come largest first; returns how many were left
+// out and the sum of amount_of over them, for the "N more in M other stacks" line.
+template <typename Row, typename AmountOf>
+auto keep_top(std::vector<Row>& rows, size_t top, AmountOf amount_of) {
+  std::pair<int64_t, decltype(amount_of(rows.front()))> left_out{0, {}};
+  for (size_t i = top; i < rows.size(); ++i) {
+    ++left_out.first;
+    left_out.second += amount_of(rows[i]);
+  }
+  if (rows.size() > top) {
+    rows.resize(top);
+  }
+  return left_out;
+}
 
 // Whether a sampled allocation was alive at t_ms: born by then, and not yet seen freed.
 inline bool alive_at(const store::HeapAllocationRow& allocation, int64_t t_ms) {

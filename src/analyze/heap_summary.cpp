@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "analyze/heap_moments.h"
 
@@ -25,13 +26,8 @@ HeapMoment moment_of(const HeapImageHistory& history, size_t index, size_t top) 
   std::sort(moment.top.begin(), moment.top.end(), [](const HeapStackHeld& a, const HeapStackHeld& b) {
     return a.in_use_bytes != b.in_use_bytes ? a.in_use_bytes > b.in_use_bytes : a.stack_id < b.stack_id;
   });
-  for (size_t i = top; i < moment.top.size(); ++i) {
-    ++moment.other_stacks;
-    moment.other_bytes += moment.top[i].in_use_bytes;
-  }
-  if (moment.top.size() > top) {
-    moment.top.resize(top);
-  }
+  std::tie(moment.other_stacks, moment.other_bytes) =
+      keep_top(moment.top, top, [](const HeapStackHeld& held) { return held.in_use_bytes; });
   for (HeapStackHeld& held : moment.top) {
     held.verdict = judge_heap_stack(history, held.stack_id, history.snapshots.size() - 1);
   }

@@ -56,10 +56,7 @@ void append_moment(std::string& out, const char* what, const analyze::HeapMoment
     out += line + heap_verdict_text(held.verdict, start_ms) + "\n";
     out += heap_frames_text(held.stack_id, frames);
   }
-  if (moment.other_stacks > 0) {
-    out += "    " + format_bytes(moment.other_bytes) + " more in " + std::to_string(moment.other_stacks) +
-           " other stack" + (moment.other_stacks == 1 ? "" : "s") + "\n";
-  }
+  out += heap_more_stacks_text(moment.other_stacks, moment.other_bytes, "more");
 }
 
 nlohmann::json moment_json(const analyze::HeapMoment& moment, const StackFrames& frames) {
@@ -94,6 +91,14 @@ std::string heap_offset_text(int64_t t_ms, int64_t recording_start_ms) {
 
 std::string heap_image_title(const store::HeapImageRow& image, const std::optional<store::ProcessRow>& process) {
   return terminal_safe(process ? process->name : "?") + " (pid " + std::to_string(image.pid) + ")";
+}
+
+std::string heap_more_stacks_text(int64_t stacks, int64_t bytes, const char* what) {
+  if (stacks == 0) {
+    return "";
+  }
+  return "    " + format_bytes(bytes) + " " + what + " in " + std::to_string(stacks) + " other stack" +
+         (stacks == 1 ? "" : "s") + "\n";
 }
 
 std::string heap_frames_text(int64_t stack_id, const StackFrames& frames) {

@@ -28,6 +28,8 @@ using StackFrames = std::function<std::vector<FrameText>(int64_t stack_id)>;
 std::string heap_image_title(const store::HeapImageRow& image, const std::optional<store::ProcessRow>& process);
 // "+1.2 s": a time of the recording from its start.
 std::string heap_offset_text(int64_t t_ms, int64_t recording_start_ms);
+// "    4.8 KiB more in 3 other stacks" (`what`: "more"), or nothing when none were left out.
+std::string heap_more_stacks_text(int64_t stacks, int64_t bytes, const char* what);
 // The stack's frames, one per line under a stack's line.
 std::string heap_frames_text(int64_t stack_id, const StackFrames& frames);
 nlohmann::json heap_frames_json(int64_t stack_id, const StackFrames& frames);

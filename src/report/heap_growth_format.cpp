@@ -17,14 +17,6 @@ nlohmann::json image_json(const store::HeapImageRow& image, const std::optional<
           {"rate_bytes", image.rate_bytes}};
 }
 
-std::string more_text(int64_t stacks, int64_t bytes, const char* what) {
-  if (stacks == 0) {
-    return "";
-  }
-  return "    " + format_bytes(bytes) + " " + what + " in " + std::to_string(stacks) + " other stack" +
-         (stacks == 1 ? "" : "s") + "\n";
-}
-
 }  // namespace
 
 std::string heap_growth_text(const std::vector<analyze::HeapImageGrowth>& images, int64_t start_ms,
@@ -49,7 +41,7 @@ std::string heap_growth_text(const std::vector<analyze::HeapImageGrowth>& images
       out += line + heap_verdict_text(stack.verdict, start_ms) + "\n";
       out += heap_frames_text(stack.stack_id, frames);
     }
-    out += more_text(image.other_stacks, image.other_bytes, "more growth") + "\n";
+    out += heap_more_stacks_text(image.other_stacks, image.other_bytes, "more growth") + "\n";
   }
   return out;
 }
@@ -99,7 +91,7 @@ std::string heap_aged_text(const std::vector<analyze::HeapImageAged>& images, in
       out += line + heap_verdict_text(stack.verdict, start_ms) + "\n";
       out += heap_frames_text(stack.stack_id, frames);
     }
-    out += more_text(image.other_stacks, std::llround(image.other_bytes), "more") + "\n";
+    out += heap_more_stacks_text(image.other_stacks, std::llround(image.other_bytes), "more") + "\n";
   }
   return out;
 }
