@@ -2,6 +2,9 @@
 // block is one of them; almost always it is not, and a counting filter (a byte per
 // bucket of addresses, read without the lock) answers that with one load. Only a
 // hit in the filter takes the profile's lock and searches the table.
+//
+// Both start small and double as samples accumulate, so that a process with few live
+// samples touches a few pages, not megabytes of table, and its filter stays in cache.
 #pragma once
 
 #include <cstdint>
@@ -18,13 +21,32 @@ struct LiveAllocation {
   bool reported;  // sent to the recorder as a survivor of a snapshot
 };
 
+// Counts per bucket of addresses; 255 sticks (it only costs a search). Its size never
+// changes once published: a larger table publishes a new filter instead.
+struct AddressFilter {
+  uint32_t bucket_shift;  // bucket = hash >> bucket_shift
+
+  unsigned char* counts() { return reinterpret_cast<unsigned char*>(this + 1); }
+  const unsigned char* counts() const { return reinterpret_cast<const unsigned char*>(this + 1); }
+  uint32_t bucket(const void* address) const {
+    auto key = reinterpret_cast<uint64_t>(address) >> 4;  // blocks are 16-byte aligned
+    return static_cast<uint32_t>((key * 0x9E3779B97F4A7C15ULL) >> bucket_shift);
+  }
+};
+
 class LiveTable {
  public:
+  static constexpr uint32_t kInitialSlots = 1u << 12;
+  static constexpr uint32_t kMaxSlots = 1u << 18;
+  static constexpr uint32_t kMaxLive = kMaxSlots / 4 * 3;
+
   bool init();
 
-  // Without the lock: false means `address` is surely not in the table.
+  // Without the lock: false means `address` is surely not in the table. A filter read
+  // here is the one published before the insert of any block this thread can free.
   bool may_hold(const void* address) const {
-    return filter_ && __atomic_load_n(&filter_[filter_bucket(address)], __ATOMIC_RELAXED) != 0;
+    const AddressFilter* filter = __atomic_load_n(&filter_, __ATOMIC_ACQUIRE);
+    return filter && __atomic_load_n(&filter->counts()[filter->bucket(address)], __ATOMIC_RELAXED) != 0;
   }
 
   // With the lock held. False when the table is full (the sample is dropped).
@@ -37,7 +59,7 @@ class LiveTable {
   // true when it saw them all.
   template <typename Visit>
   bool for_each(Visit visit) {
-    for (uint32_t slot = 0; slot < kSlots; ++slot) {
+    for (uint32_t slot = 0; slot < capacity_; ++slot) {
       if (slots_[slot].address != 0 && !visit(slots_[slot])) {
         return false;
       }
@@ -50,23 +72,22 @@ class LiveTable {
       return true;
     });
   }
+  uint32_t capacity() const { return capacity_; }
 
  private:
-  static constexpr uint32_t kSlots = 1u << 18;
-  static constexpr uint32_t kMaxLive = kSlots / 4 * 3;
-  static constexpr uint32_t kFilterBuckets = 1u << 20;
-
-  static uint32_t filter_bucket(const void* address) {
-    auto key = reinterpret_cast<uint64_t>(address) >> 4;  // blocks are 16-byte aligned
-    return static_cast<uint32_t>((key * 0x9E3779B97F4A7C15ULL) >> 44);
+  uint32_t home_slot(uint64_t address) const {
+    return static_cast<uint32_t>(((address >> 4) * 0xD6E8FEB86659FD93ULL) >> slot_shift_);
   }
-  static uint32_t home_slot(uint64_t address) {
-    return static_cast<uint32_t>(((address >> 4) * 0xD6E8FEB86659FD93ULL) >> 46);
-  }
+  uint32_t next_slot(uint32_t slot) const { return (slot + 1) & (capacity_ - 1); }
+  bool grow();
+  bool publish_filter_for(uint32_t capacity);
+  void count_in_filter(const void* address);
 
   LiveAllocation* slots_ = nullptr;
-  unsigned char* filter_ = nullptr;  // counts per bucket; 255 sticks (only costs a search)
+  uint32_t capacity_ = 0;  // a power of two
+  uint32_t slot_shift_ = 64;
   uint32_t count_ = 0;
+  AddressFilter* filter_ = nullptr;
 };
 
 }  // namespace canopy::heap

@@ -40,6 +40,27 @@ TEST(HeapLiveTable, InsertsAndRemovesAgreeWithAMap) {
     ASSERT_NE(found, nullptr);
     EXPECT_EQ(found->allocation_id, id);
   }
+  // About 25,000 live at the end: the table grew several times on the way.
+  EXPECT_GT(table.capacity(), LiveTable::kInitialSlots * 4);
+}
+
+// Growth moves every entry and republishes the filter; nothing inserted before a growth
+// may be lost by it, and the table refuses only at its largest.
+TEST(HeapLiveTable, GrowsToItsLargestAndThenRefuses) {
+  LiveTable table;
+  ASSERT_TRUE(table.init());
+  auto address_of = [](uint32_t i) { return 0x7f0000000000ULL + uint64_t{i} * 48; };
+  for (uint32_t i = 0; i < LiveTable::kMaxLive; ++i) {
+    ASSERT_TRUE(table.insert({address_of(i), i + 1, 48, 1, 0, 0, false})) << i;
+  }
+  EXPECT_EQ(table.capacity(), LiveTable::kMaxSlots);
+  EXPECT_FALSE(table.insert({address_of(LiveTable::kMaxLive), 0, 48, 1, 0, 0, false}));
+  for (uint32_t i = 0; i < LiveTable::kMaxLive; i += 97) {
+    ASSERT_TRUE(table.may_hold(reinterpret_cast<const void*>(address_of(i)))) << i;
+    LiveAllocation* found = table.find(address_of(i));
+    ASSERT_NE(found, nullptr) << i;
+    EXPECT_EQ(found->allocation_id, i + 1);
+  }
 }
 
 TEST(HeapLiveTable, AnAddressNeverInsertedIsNotFound) {
