@@ -30,6 +30,7 @@ test_packages=(
   util-linux procps
   sysstat atop collectl
   protobuf-compiler golang-github-google-pprof-dev  # protoc reads the pprof export with pprof's profile.proto
+  golang-go  # builds pprof from those sources: a test opens the export in pprof itself
   heaptrack valgrind linux-perf  # the heap bench's peers, and its profile of a missed target
 )
 npm_dirs=(web tests/consumers)

@@ -1,6 +1,7 @@
 #include "integration/pprof_decoded.h"
 
 #include <filesystem>
+#include <regex>
 #include <sstream>
 
 #include "integration/harness.h"
@@ -10,6 +11,7 @@ namespace {
 
 const std::string kProtoc = CANOPY_PROTOC;
 const std::string kPprofProtoDir = CANOPY_PPROF_PROTO_DIR;
+const std::string kPprof = CANOPY_PPROF_BIN;
 
 // A message of protoc's text format, as it prints one: a field per line, `name: value`
 // for a scalar, `name {` ... `}` for a message.
@@ -192,6 +194,42 @@ PprofProfile decode_pprof(const std::string& path, std::string& error) {
   }
   profile.default_sample_type = string_at(message.integer("default_sample_type"));
   return profile;
+}
+
+std::vector<PprofTopRow> pprof_tool_top(const std::string& path, const std::string& sample_index,
+                                        std::string& error) {
+  std::vector<PprofTopRow> rows;
+  if (kPprof.empty() || !std::filesystem::exists(kPprof)) {
+    error = "pprof not built ('" + kPprof + "'): scripts/deps.sh installs golang-go and golang-github-google-pprof-dev";
+    return rows;
+  }
+  // Bytes in bytes (pprof would scale them to kB, MB); counts print as they are.
+  bool bytes = sample_index.ends_with("_space");
+  std::vector<std::string> argv = {kPprof, "-top", "-nodecount=100000", "-nodefraction=0", "-edgefraction=0",
+                                   "-sample_index=" + sample_index};
+  if (bytes) {
+    argv.push_back("-unit=B");
+  }
+  argv.push_back(path);
+  auto printed = run(argv);
+  if (printed.exit_status != 0) {
+    error = "pprof -top: " + printed.err;
+    return rows;
+  }
+  // "  3702726B 25.30% 97.28%   3702726B 25.30%  ::leak_site_a"
+  std::regex row(R"(^\s*(\d+)B?\s+\S+%\s+\S+%\s+(\d+)B?\s+\S+%\s+(.+)$)");
+  std::istringstream lines(printed.out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::smatch match;
+    if (std::regex_match(line, match, row)) {
+      rows.push_back({std::stoll(match[1]), std::stoll(match[2]), match[3]});
+    }
+  }
+  if (rows.empty()) {
+    error = "pprof -top printed no rows:\n" + printed.out;
+  }
+  return rows;
 }
 
 }  // namespace canopy::testing

@@ -62,4 +62,17 @@ struct PprofProfile {
 // what it printed, and the profile is empty.
 PprofProfile decode_pprof(const std::string& path, std::string& error);
 
+// A row of `pprof -top`: a function's own and cumulative value, as pprof names it.
+struct PprofTopRow {
+  int64_t flat = 0;
+  int64_t cum = 0;
+  std::string function;
+};
+
+// What pprof itself (built from Debian's sources by tests/CMakeLists.txt) lists for the
+// profile at `path` in `sample_index`, every node kept, each value in the type's own
+// unit (bytes or a count); on failure `error` says why and the list is empty.
+std::vector<PprofTopRow> pprof_tool_top(const std::string& path, const std::string& sample_index,
+                                        std::string& error);
+
 }  // namespace canopy::testing
