@@ -5,6 +5,7 @@
 #include <span>
 
 #include "analyze/downsample.h"
+#include "analyze/process_figures.h"
 
 namespace canopy::analyze {
 namespace {
@@ -55,6 +56,12 @@ Result<Timeline> Timeline::load(const store::Reader& reader) {
 
   ASSIGN_OR_RETURN(auto processes, reader.processes());
   timeline.processes_ = std::move(processes);
+  // The rows a killed recorder left without peak and CPU take them from the samples
+  // read below, as the report's do (process_figures.h).
+  std::vector<bool> lacking(timeline.processes_.size());
+  for (size_t i = 0; i < lacking.size(); ++i) {
+    lacking[i] = lacks_figures(timeline.processes_[i]);
+  }
   // Process ids are dense from 1 (rowids in order of discovery).
   std::vector<int32_t> index_of;
   const auto& t = timeline.t_ms_;
@@ -100,7 +107,11 @@ Result<Timeline> Timeline::load(const store::Reader& reader) {
           while (tick + 1 < t.size() && t[tick] < t_ms) {
             ++tick;
           }
-          timeline.add_change(static_cast<size_t>(index_of[process_id]), static_cast<uint32_t>(tick), v);
+          auto process = static_cast<size_t>(index_of[process_id]);
+          timeline.add_change(process, static_cast<uint32_t>(tick), v);
+          if (lacking[process]) {
+            take_sample_figures(timeline.processes_[process], t_ms, v);
+          }
         },
         shown);
     if (!status) {

@@ -77,8 +77,12 @@ struct Series {
 
 // A process and its descendants.
 struct Subtree {
-  int64_t peak_rss_bytes = 0;  // highest simultaneous sum at one tick
+  // The highest simultaneous sum at one tick; or, when higher, the highest peak of one
+  // of them that only the kernel's high-water mark saw (process_peak): the subtree held
+  // at least that much at some moment before that process ended, peak_t_ms.
+  int64_t peak_rss_bytes = 0;
   int64_t peak_t_ms = 0;
+  bool peak_from_exit_record = false;
   int64_t cpu_ns = 0;
 };
 
