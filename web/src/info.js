@@ -4,13 +4,14 @@
 
 import { byTestId, el, fillCells } from './dom.js';
 import { formatBytes, formatElapsed, formatPercent } from './format.js';
+import { groupTitle, kGroupCountMeaning } from './groups.js';
 import { infoRows } from './info_model.js';
 import { VirtualList } from './virtual_list.js';
 
 const kRowHeight = 22;
 
 export class InfoPanel {
-  // options: source, recording, processById, onRowClick(row)
+  // options: source, recording, processById, idsByName, onRowClick(row)
   constructor(root, options) {
     this.root = root;
     this.options = options;
@@ -43,7 +44,7 @@ export class InfoPanel {
     const columns = [
       { title: 'Process', className: 'c-name', text: (r) => r.name },
       // A group shows its number of processes where a process shows its pid.
-      { title: 'PID', className: 'c-num', text: (r) => (r.count ? `×${r.count}` : r.pid ?? ''), tip: 'process id, or ×N processes of a group' },
+      { title: 'PID', className: 'c-num', text: (r) => (r.count ? `×${r.count}` : r.pid ?? ''), tip: `process id; for a group, ${kGroupCountMeaning}` },
       { title: 'PPID', className: 'c-num c-ppid', text: (r) => r.ppid ?? '' },
       { title: 'Resident', metric: 'rss', className: 'c-num', text: (r) => bytes(r.rss) },
       { title: 'Anon', metric: 'anon', className: 'c-num', text: (r) => bytes(r.anon), tip: 'private anonymous memory (heap, stacks)' },
@@ -102,7 +103,7 @@ export class InfoPanel {
 
   rebuild() {
     if (!this.at) return;
-    this.rows = infoRows(this.at, this.options.processById, this.metric, this.grouped);
+    this.rows = infoRows(this.at, this.options.processById, this.metric, this.grouped, this.options.idsByName);
     this.list.setCount(this.rows.length);
     this.list.render();
     this.renderHeading();
@@ -145,7 +146,7 @@ export class InfoPanel {
     else delete row.dataset.group;
     row.dataset.testid = 'info-row';
     row.tabIndex = 0;
-    row.title = r.count ? `${r.count} processes named ${r.name}` : this.describe(r);
+    row.title = r.count ? groupTitle(r.name, this.options.idsByName, r.alive) : this.describe(r);
     row.classList.toggle('lit', Boolean(this.litIds && r.ids.some((id) => this.litIds.has(id))));
   }
 

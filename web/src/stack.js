@@ -4,6 +4,8 @@
 // process, or in grouped mode every process of one command name summed point by point.
 // Layers stack in id order (start order); a group sits at its first process's place.
 
+import { groupLabel } from './groups.js';
+
 export function singleLayers(series, processById) {
   return series.map((s) => {
     const process = processById.get(s.id);
@@ -20,8 +22,9 @@ export function singleLayers(series, processById) {
 }
 
 // Sums the series of processes with the same name. The sum spans from the first point of
-// any member to the last; members outside their own range add nothing.
-export function groupedLayers(series, processById) {
+// any member to the last; members outside their own range add nothing. The label counts
+// the group's processes in the whole recording (groups.js), not the members in view.
+export function groupedLayers(series, processById, idsByName) {
   const groups = new Map();
   for (const s of series) {
     const process = processById.get(s.id);
@@ -40,7 +43,7 @@ export function groupedLayers(series, processById) {
     .map((group) => ({
       key: group.key,
       name: group.name,
-      label: `${group.name} ×${group.ids.length}`,
+      label: groupLabel(group.name, idsByName, group.ids.length),
       ids: group.ids,
       ...sumMembers(group.members),
     }));
@@ -115,9 +118,9 @@ export function layerSpan(layer, n, i0 = 0, i1 = n - 1) {
 // Everything the chart draws for one /api/series answer: x in seconds since the
 // recording's start (uPlot's numeric axis then puts ticks on round elapsed times), the
 // layers in stacking order and their cumulative tops, the total line and MemAvailable.
-export function buildFrame(data, processById, grouped, startMs) {
+export function buildFrame(data, processById, grouped, startMs, idsByName) {
   const n = data.t.length;
-  const layers = grouped ? groupedLayers(data.series, processById) : singleLayers(data.series, processById);
+  const layers = grouped ? groupedLayers(data.series, processById, idsByName) : singleLayers(data.series, processById);
   return {
     metric: data.metric,
     grouped: Boolean(grouped),
