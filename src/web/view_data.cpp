@@ -72,7 +72,9 @@ json process_json(const store::ProcessRow& row, const analyze::Subtree& subtree)
       {"exit_code", or_null(row.exit_code)},
       {"exit_signal", or_null(row.exit_signal)},
       {"peak_rss_bytes", peak_known ? json(peak.peak_rss_bytes) : json(nullptr)},
-      {"peak_rss_ms", peak_known && (row.peak_rss_t_ms || peak.peak_from_exit_record) ? json(peak.peak_t_ms) : json(nullptr)},
+      // When the highest sample was taken, where the chart can show the process high
+      // (the exit record's peak came at some time before end_ms).
+      {"peak_rss_ms", or_null(row.peak_rss_t_ms)},
       {"peak_from_exit_record", peak.peak_from_exit_record},
       {"hwm_bytes", or_null(row.hwm_bytes)},
       {"cpu_ns", or_null(cpu_ns)},
