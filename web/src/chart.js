@@ -5,7 +5,8 @@
 // uPlot draws the axes, the cursor and the selection. The bands are drawn by one uPlot
 // series whose path builder fills, for each layer, the polygon between its cumulative
 // top and the top of the layer below, over the points where the process is alive (plus
-// one each side). That is what uPlot's `bands` would fill, but uPlot fills a band over
+// one each side), as steps: between two samples nothing was measured, so a value holds
+// (steps.js says which way) instead of ramping to the next. That is what uPlot's `bands` would fill, but uPlot fills a band over
 // every visible point and clips it with a second path, per band: with thousands of
 // short-lived compiler processes that is thousands of full-width fills per frame, while
 // this costs one segment per point a process is alive, and the series list stays the
@@ -18,12 +19,16 @@ import { makeAxes } from './chart_axes.js';
 import { attachInput } from './chart_input.js';
 import { drawOverlay } from './chart_overlay.js';
 import { layerColors } from './palette.js';
-import { lowerBound, upperBound } from './search.js';
-import { layerAt, layerSpan, visibleMax } from './stack.js';
+import { layerAt, layerSpan } from './stack.js';
+import { stepIndex, stepSide, stepVertices, visibleStepMax } from './steps.js';
 
 const kLayerEdgesMax = 300; // above this many layers in view, edges are only noise
 const kTotalStroke = '#1f2328';
 const kAvailableStroke = '#0969da';
+// The total and MemAvailable as steps (steps.js): align 1 holds a value until the next
+// point, -1 back to the previous one.
+const kStepAfter = uPlot.paths.stepped({ align: 1 });
+const kStepBefore = uPlot.paths.stepped({ align: -1 });
 
 function emptyFrame(metric = 'rss') {
   return { metric, exact: true, t: [], x: [], total: [], available: null, layers: [], cum: [] };
@@ -83,8 +88,14 @@ export class StackChart {
           paths: (u, seriesIdx, idx0, idx1) => this.stackPaths(u, idx0, idx1),
           points: { show: false },
         },
-        { label: 'total', stroke: kTotalStroke, width: 1.5, points: { show: false } },
-        { label: 'MemAvailable', stroke: kAvailableStroke, width: 1.25, dash: [5, 3], show: false, points: { show: false } },
+        {
+          label: 'total',
+          stroke: kTotalStroke,
+          width: 1.5,
+          points: { show: false },
+          paths: (u, seriesIdx, idx0, idx1) => (this.side() === 'after' ? kStepAfter : kStepBefore)(u, seriesIdx, idx0, idx1),
+        },
+        { label: 'MemAvailable', stroke: kAvailableStroke, width: 1.25, dash: [5, 3], show: false, points: { show: false }, paths: kStepAfter },
       ],
       hooks: {
         setCursor: [(u) => this.onCursor(u)],
@@ -141,12 +152,18 @@ export class StackChart {
     });
   }
 
-  // The top of the y axis: the highest total in view (the recorded peak when zoomed
-  // out), or MemAvailable's when that line is shown. Never 0, so the axis has a span.
+  // How the metric's samples hold (steps.js).
+  side() {
+    return stepSide(this.unit);
+  }
+
+  // The top of the y axis: the highest total the steps show in view (the recorded peak
+  // when zoomed out, and the step entering from outside when zoomed in), or
+  // MemAvailable's when that line is shown. Never 0, so the axis has a span.
   yMax(xMin, xMax) {
     const f = this.frame;
-    let max = visibleMax(f.x, f.total, xMin, xMax);
-    if (this.showAvailable && f.available) max = Math.max(max, visibleMax(f.x, f.available, xMin, xMax));
+    let max = visibleStepMax(f.x, f.total, xMin, xMax, this.side());
+    if (this.showAvailable && f.available) max = Math.max(max, visibleStepMax(f.x, f.available, xMin, xMax, 'after'));
     if (max > 0) return max;
     return this.unit === 'percent' ? 1 : 1024;
   }
@@ -216,6 +233,7 @@ export class StackChart {
     const inView = layers.filter((layer) => layer.offset <= idx1 && layer.offset + layer.values.length - 1 >= idx0).length;
     const withEdges = inView <= kLayerEdgesMax;
     const zero = new Float64Array(n);
+    const side = this.side();
     layers.forEach((layer, k) => {
       const [first, last] = layerSpan(layer, n, idx0, idx1);
       if (first > last) return;
@@ -226,34 +244,38 @@ export class StackChart {
       const fillStyle = lit ? colors.fill : colors.dim;
       const path = fills.get(fillStyle) || new Path2D();
       fills.set(fillStyle, path);
+      const vertices = stepVertices(first, last, side);
       path.moveTo(xs[first], ys(upper[first]));
-      for (let i = first + 1; i <= last; i++) path.lineTo(xs[i], ys(upper[i]));
-      for (let i = last; i >= first; i--) path.lineTo(xs[i], ys(lower[i]));
+      for (let v = 1; v < vertices.length; v++) path.lineTo(xs[vertices[v][0]], ys(upper[vertices[v][1]]));
+      for (let v = vertices.length - 1; v >= 0; v--) path.lineTo(xs[vertices[v][0]], ys(lower[vertices[v][1]]));
       path.closePath();
       if (!withEdges && !(this.litIds && lit)) return;
       const strokeStyle = lit ? colors.stroke : colors.dim;
       const edge = strokes.get(strokeStyle) || new Path2D();
       strokes.set(strokeStyle, edge);
       edge.moveTo(xs[first], ys(upper[first]));
-      for (let i = first + 1; i <= last; i++) edge.lineTo(xs[i], ys(upper[i]));
+      for (let v = 1; v < vertices.length; v++) edge.lineTo(xs[vertices[v][0]], ys(upper[vertices[v][1]]));
     });
     return { stroke: strokes, fill: fills, clip: null, band: null, gaps: null, flags: 0 };
   }
 
+  // The point whose step is drawn at a horizontal position of the plot (CSS px), or -1
+  // with no data. Within a pixel of a point counts as on it: a click on a tick's pixel
+  // picks that tick, wherever the pixel rounds.
+  stepIndexAt(left) {
+    const xVal = this.u.posToVal(left, 'x');
+    const pixel = Math.abs(this.u.posToVal(left + 1, 'x') - xVal);
+    return stepIndex(this.frame.x, xVal, this.side(), pixel);
+  }
+
   // The layer under a point of the plot (CSS px from its top-left), or -1: the band
-  // between the cumulative tops, interpolated between the two points around the cursor
-  // as the lines are drawn.
+  // between the cumulative tops of the step drawn there.
   layerUnder(left, top) {
     const { x, cum, layers } = this.frame;
     if (x.length === 0 || layers.length === 0) return -1;
-    const xVal = this.u.posToVal(left, 'x');
+    const i = this.stepIndexAt(left);
     const yVal = this.u.posToVal(top, 'y');
-    const right = Math.min(Math.max(lowerBound(x, xVal), 0), x.length - 1);
-    const leftIdx = Math.max(0, Math.min(upperBound(x, xVal) - 1, x.length - 1));
-    const span = x[right] - x[leftIdx];
-    const w = span > 0 ? (xVal - x[leftIdx]) / span : 0;
-    const cumAt = (k) => cum[k][leftIdx] * (1 - w) + cum[k][right] * w;
-    return layerAt(cumAt, layers.length, yVal);
+    return layerAt((k) => cum[k][i], layers.length, yVal);
   }
 
   // The value of layer k at point i (its band's height there).
@@ -263,8 +285,8 @@ export class StackChart {
   }
 
   onCursor(u) {
-    const idx = u.cursor.idx;
-    if (idx == null || u.cursor.left == null || u.cursor.left < 0) {
+    const idx = u.cursor.left == null || u.cursor.left < 0 ? -1 : this.stepIndexAt(u.cursor.left);
+    if (idx < 0) {
       this.hideTip();
       this.handlers.onHover(null, null);
       return;

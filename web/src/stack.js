@@ -88,27 +88,8 @@ export function layerAt(cumAt, count, y) {
   return lo;
 }
 
-// The highest value of `values` at the points whose x is inside [xMin, xMax]; when no
-// point is inside (zoomed in between two ticks), the higher of the two around the range.
-// Nulls are skipped. 0 for no data.
-export function visibleMax(x, values, xMin, xMax) {
-  let max = 0;
-  let inside = 0;
-  for (let i = 0; i < x.length; i++) {
-    if (x[i] < xMin || x[i] > xMax) continue;
-    inside++;
-    if (values[i] != null && values[i] > max) max = values[i];
-  }
-  if (inside > 0) return max;
-  for (let i = 0; i < x.length; i++) {
-    const neighbour = (x[i] < xMin && (i + 1 >= x.length || x[i + 1] > xMax)) || (x[i] > xMax && (i === 0 || x[i - 1] < xMin));
-    if (neighbour && values[i] != null && values[i] > max) max = values[i];
-  }
-  return max;
-}
-
 // The points a layer is drawn over: its own points plus one on each side, where its band
-// has height 0, so that it tapers like the total line does; clipped to [i0, i1].
+// has height 0, so that its steps rise from and fall to 0 (steps.js); clipped to [i0, i1].
 export function layerSpan(layer, n, i0 = 0, i1 = n - 1) {
   const first = Math.max(layer.offset - 1, i0, 0);
   const last = Math.min(layer.offset + layer.values.length, i1, n - 1);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { indexByName } from '../../src/groups.js';
-import { buildFrame, groupedLayers, layerAt, layerSpan, singleLayers, stackLayers, visibleMax } from '../../src/stack.js';
+import { buildFrame, groupedLayers, layerAt, layerSpan, singleLayers, stackLayers } from '../../src/stack.js';
 
 // Four ticks; make lives throughout, two cc1plus overlap, ld appears at the last tick.
 const processes = new Map([
@@ -55,16 +55,6 @@ test('layerAt finds the band holding a height, never a zero-height one', () => {
   assert.equal(layerAt(at(3), 4, 20), 3); // ld: 14..34 at the last tick
   assert.equal(layerAt(at(2), 4, -1), -1);
   assert.equal(layerAt(() => 0, 0, 1), -1);
-});
-
-test('visibleMax is the highest point in view, or the higher neighbour between ticks', () => {
-  const x = [0, 1, 2, 3];
-  const total = [10, 15, 20, 34];
-  assert.equal(visibleMax(x, total, 0, 3), 34);
-  assert.equal(visibleMax(x, total, 0, 2), 20);
-  assert.equal(visibleMax(x, total, 1.2, 1.8), 20); // no tick inside: 15 and 20 around
-  assert.equal(visibleMax(x, [null, 3, null, 1], 0, 3), 3);
-  assert.equal(visibleMax([], [], 0, 1), 0);
 });
 
 test('layerSpan adds one point each side so a band tapers, clipped to the view', () => {
