@@ -270,12 +270,24 @@ Series Timeline::series(Metric metric, int64_t from_ms, int64_t to_ms, size_t po
   return s;
 }
 
-std::optional<Moment> Timeline::at(int64_t t_ms) const {
+std::optional<Moment> Timeline::at(int64_t t_ms, Side side) const {
   if (t_ms_.empty()) {
     return std::nullopt;
   }
-  size_t i = std::lower_bound(t_ms_.begin(), t_ms_.end(), t_ms) - t_ms_.begin();
-  if (i == t_ms_.size() || (i > 0 && t_ms - t_ms_[i - 1] <= t_ms_[i] - t_ms)) {
+  size_t i = std::lower_bound(t_ms_.begin(), t_ms_.end(), t_ms) - t_ms_.begin();  // first at or after
+  bool take_earlier = false;
+  switch (side) {
+    case Side::kNearest:
+      take_earlier = i > 0 && (i == t_ms_.size() || t_ms - t_ms_[i - 1] <= t_ms_[i] - t_ms);
+      break;
+    case Side::kAtOrBefore:
+      take_earlier = i > 0 && (i == t_ms_.size() || t_ms_[i] != t_ms);
+      break;
+    case Side::kAtOrAfter:
+      take_earlier = i == t_ms_.size();
+      break;
+  }
+  if (take_earlier) {
     --i;
   }
   Moment m;

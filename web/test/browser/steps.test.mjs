@@ -1,11 +1,12 @@
 // Between two samples nothing was measured, so the chart draws steps and every reading
 // of it agrees: memory holds a sample's value until the next sample, CPU (a rate over the
-// interval ending at its sample) back to the previous one. The hover and the
-// information panel take the sample whose step is drawn there.
+// interval ending at its sample) back to the previous one. The hover, the information
+// panel and a time pinned from an event line between two ticks all take the sample
+// whose step is drawn there, and the panel says which one it shows.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { formatBytes, formatPercent } from '../../src/format.js';
+import { formatBytes, formatElapsed, formatPercent } from '../../src/format.js';
 import { environment, kTreeCommand, launchBrowser, record, screenshot, startView, tempDir, waitReady, watchErrors } from './harness.mjs';
 
 describe('canopy view: steps', () => {
@@ -14,6 +15,8 @@ describe('canopy view: steps', () => {
   let rec;
   let server;
   let browser;
+  let recording;
+  let events;
 
   before(async () => {
     env = environment();
@@ -21,6 +24,8 @@ describe('canopy view: steps', () => {
     rec = record(env, dir, 'tree', [], kTreeCommand);
     server = await startView(env, rec.file);
     browser = await launchBrowser();
+    recording = await (await fetch(`${server.url}api/recording`)).json();
+    events = (await (await fetch(`${server.url}api/events`)).json()).events;
   });
 
   after(async () => {
@@ -130,6 +135,32 @@ describe('canopy view: steps', () => {
       assert.equal(shown, metric === 'cpu' ? formatPercent(probe.value) : formatBytes(probe.value), metric);
       await page.waitForFunction((t) => Number(document.querySelector('[data-testid="info-panel"]').dataset.t) === t, probe.heldT);
     }
+    assert.deepEqual(errors, []);
+  });
+
+  test('an event pinned between two ticks shows the sample in effect, and says which', async () => {
+    const { page, errors } = await open();
+    const ticks = (await (await fetch(`${server.url}api/series?metric=rss&points=20000`)).json()).t;
+    const exec = events.find((e) => e.kind === 'exec' && !ticks.includes(e.t) && e.t > ticks[0] && e.t < ticks[ticks.length - 1]);
+    assert.ok(exec, `no exec event between two ticks in ${JSON.stringify(events)}`);
+    const before = ticks.filter((t) => t <= exec.t).pop();
+    const after = ticks.find((t) => t >= exec.t);
+    await page.click(`[data-testid="event-row"][data-kind="exec"][data-t="${exec.t}"]`);
+    const start = recording.meta.start_ms;
+    const asked = `+${formatElapsed(exec.t - start, 3)}`;
+    assert.equal(await page.locator('[data-testid="pinned-time"]').textContent(), `pinned at ${asked}`);
+    const panel = page.locator('[data-testid="info-panel"]');
+    await page.waitForFunction((t) => Number(document.querySelector('[data-testid="info-panel"]').dataset.t) === t, before);
+    assert.equal(await page.locator('[data-testid="info-time"]').textContent(), `+${formatElapsed(before - start, 3)}`);
+    assert.equal(await page.locator('[data-testid="info-why"]').textContent(),
+      `pinned ${asked} · the last sample before it (values hold until the next sample)`);
+    assert.equal(await panel.getAttribute('data-asked-t'), String(exec.t));
+    await screenshot(page, env, 'view-pinned-between-ticks');
+    // CPU over the interval holding the pinned time: the next tick's.
+    await page.selectOption('[data-testid="metric-select"]', 'cpu');
+    await page.waitForFunction((t) => Number(document.querySelector('[data-testid="info-panel"]').dataset.t) === t, after);
+    assert.equal(await page.locator('[data-testid="info-why"]').textContent(),
+      `pinned ${asked} · the first sample after it (its CPU is over the interval holding ${asked})`);
     assert.deepEqual(errors, []);
   });
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { atFromSeries } from '../../src/at_local.js';
 import { sampleIndex, sampleSide, stepIndex, stepSide, stepVertices, visibleStepMax } from '../../src/steps.js';
 
 const x = [0, 1, 2, 3];
@@ -48,4 +49,14 @@ test("the y range covers the step entering the window from outside", () => {
   assert.equal(visibleStepMax(x, total, -2, -1, 'before'), 0);
   assert.equal(visibleStepMax(x, [null, 3, null, 1], 0, 3, 'after'), 3);
   assert.equal(visibleStepMax([], [], 0, 1, 'after'), 0);
+});
+
+test('the report reads a pinned time between two points on the side the chart draws', () => {
+  const series = {
+    rss: { t: [1000, 2000, 3000], total: [10, 30, 20], mem_available: [900, 880, 890],
+      series: [{ id: 1, offset: 0, values: [10, 30, 20] }] },
+  };
+  assert.equal(atFromSeries(series, 'rss', 1900, 1000, 'before').t, 1000);
+  assert.equal(atFromSeries(series, 'rss', 1100, 1000, 'after').t, 2000);
+  assert.equal(atFromSeries(series, 'rss', 1900, 1000).t, 2000); // nearest, as before
 });
