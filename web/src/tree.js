@@ -100,11 +100,14 @@ export class TreePanel {
     peak.textContent = p.peak_rss_bytes != null ? formatBytes(p.peak_rss_bytes) : '—';
     peak.classList.toggle('from-exit', Boolean(p.peak_from_exit_record));
     peak.title = p.peak_from_exit_record ? kPeakFromExitTitle : '';
+    // A subtree of one process peaks at its peak, exactly; with descendants, one
+    // member's high-water mark is a floor for the simultaneous sum.
     const subtreeFromExit = Boolean(p.subtree_peak_from_exit_record);
+    const atLeast = subtreeFromExit && hasChildren;
     const subtreeBytes = p.subtree_peak_rss_bytes != null ? formatBytes(p.subtree_peak_rss_bytes) : '—';
-    subPeak.firstChild.textContent = subtreeFromExit ? `≥ ${subtreeBytes}` : subtreeBytes;
+    subPeak.firstChild.textContent = atLeast ? `≥ ${subtreeBytes}` : subtreeBytes;
     subPeak.classList.toggle('from-exit', subtreeFromExit);
-    subPeak.title = subtreeFromExit ? kSubtreeFromExitTitle : '';
+    subPeak.title = atLeast ? kSubtreeFromExitTitle : subtreeFromExit ? kPeakFromExitTitle : '';
     subCpu.textContent = formatCpuTime(p.subtree_cpu_ns);
   }
 
