@@ -15,9 +15,10 @@
 // marker in chart_overlay.js.
 
 import uPlot from 'uplot';
-import { makeAxes } from './chart_axes.js';
+import { kAxisFont, makeAxes } from './chart_axes.js';
 import { attachInput } from './chart_input.js';
 import { drawOverlay } from './chart_overlay.js';
+import { formatElapsed } from './format.js';
 import { layerColors } from './palette.js';
 import { layerAt, layerSpan } from './stack.js';
 import { stepIndex, stepSide, stepVertices, visibleStepMax } from './steps.js';
@@ -29,6 +30,18 @@ const kAvailableStroke = '#0969da';
 // point, -1 back to the previous one.
 const kStepAfter = uPlot.paths.stepped({ align: 1 });
 const kStepBefore = uPlot.paths.stepped({ align: -1 });
+
+// Half the width of the longest label the x axis can end with (its end, to the ms), so
+// that a label on the plot's right edge is never cut off ("1:00:0").
+// Measured on a canvas of its own: uPlot keeps track of the font it set on its own.
+let measureContext = null;
+function rightPadding(u) {
+  const end = u.scales.x.max;
+  const label = formatElapsed(Math.max(0, Number.isFinite(end) ? end : 0) * 1000, 3);
+  if (!measureContext) measureContext = document.createElement('canvas').getContext('2d');
+  measureContext.font = kAxisFont;
+  return Math.max(12, Math.ceil(measureContext.measureText(label).width / 2) + 2);
+}
 
 function emptyFrame(metric = 'rss') {
   return { metric, exact: true, t: [], x: [], total: [], available: null, layers: [], cum: [] };
@@ -64,7 +77,9 @@ export class StackChart {
     return {
       width: size.width,
       height: size.height,
-      padding: [14, 12, 0, 0], // headroom above the peak, in px: the y max stays the peak
+      // Headroom above the peak, in px (the y max stays the peak); on the right, room
+      // for half the last time label, which is centred on its tick.
+      padding: [14, (u) => rightPadding(u), 0, 0],
       legend: { show: false },
       scales: {
         // Fixed by applyView(); the initial span keeps uPlot's first draw (no data yet) sane.
