@@ -13,6 +13,7 @@ const kIndentPx = 14;
 // A peak between samples (or of a process no sample saw) is known from the kernel's
 // high-water mark, the figure `canopy report` gives too; when, only to within its life.
 const kPeakFromExitTitle = "from the kernel's high-water mark (exit record): higher than any sample saw, reached at some time before the process ended";
+const kSubtreeButtonTitle = 'highlight this process and all its descendants';
 const kSubtreeFromExitTitle = "at least: one of these processes alone reached this (the kernel's high-water mark), higher than any tick's sum";
 
 export class TreePanel {
@@ -106,8 +107,8 @@ export class TreePanel {
     const atLeast = subtreeFromExit && hasChildren;
     const subtreeBytes = p.subtree_peak_rss_bytes != null ? formatBytes(p.subtree_peak_rss_bytes) : '—';
     subPeak.firstChild.textContent = atLeast ? `≥ ${subtreeBytes}` : subtreeBytes;
-    subPeak.classList.toggle('from-exit', subtreeFromExit);
-    subPeak.title = atLeast ? kSubtreeFromExitTitle : subtreeFromExit ? kPeakFromExitTitle : '';
+    const how = atLeast ? kSubtreeFromExitTitle : subtreeFromExit ? kPeakFromExitTitle : '';
+    subPeak.firstChild.title = how ? `${kSubtreeButtonTitle}; ${how}` : kSubtreeButtonTitle;
     subCpu.textContent = formatCpuTime(p.subtree_cpu_ns);
   }
 
@@ -123,7 +124,7 @@ export class TreePanel {
       el('span', { className: 'c-exit' }),
       el('span', { className: 'c-num' }),
       el('span', { className: 'c-num' },
-        el('button', { className: 'subtree', 'data-action': 'subtree', 'data-testid': 'tree-subtree', tabindex: '-1', title: 'highlight this process and all its descendants' })),
+        el('button', { className: 'subtree', 'data-action': 'subtree', 'data-testid': 'tree-subtree', tabindex: '-1', title: kSubtreeButtonTitle })),
       el('span', { className: 'c-num' }),
     );
   }
