@@ -5,12 +5,13 @@
 // uPlot draws the axes, the cursor and the selection. The bands are drawn by one uPlot
 // series whose path builder fills, for each layer, the polygon between its cumulative
 // top and the top of the layer below, over the points where the process is alive (plus
-// one each side), as steps: between two samples nothing was measured, so a value holds
-// (steps.js says which way) instead of ramping to the next. That is what uPlot's `bands` would fill, but uPlot fills a band over
+// one each side). That is what uPlot's `bands` would fill, but uPlot fills a band over
 // every visible point and clips it with a second path, per band: with thousands of
 // short-lived compiler processes that is thousands of full-width fills per frame, while
 // this costs one segment per point a process is alive, and the series list stays the
 // same size whatever is in view (no re-creating the chart on every zoom).
+// Every line is drawn as steps: between two samples nothing was measured, so a value
+// holds (steps.js says which way) instead of ramping to the next.
 // Input (wheel, drag, clicks) lives in chart_input.js, the event ticks and the pinned
 // marker in chart_overlay.js.
 

@@ -4,9 +4,9 @@
 
 import { byTestId, el, fillCells } from './dom.js';
 import { formatBytes, formatElapsed, formatPercent } from './format.js';
-import { sampleSide, stepSide } from './steps.js';
 import { groupTitle, kGroupCountMeaning } from './groups.js';
 import { infoRows } from './info_model.js';
+import { sampleSide, stepSide } from './steps.js';
 import { VirtualList } from './virtual_list.js';
 
 const kRowHeight = 22;
