@@ -1,61 +1,10 @@
 #include "analyze/summary.h"
 
 #include <algorithm>
-#include <unordered_map>
 
 #include "common/text.h"
 
 namespace canopy::analyze {
-namespace {
-
-// A recorder killed mid-run wrote peaks and CPU only for processes that had ended;
-// for the others, derive them from their samples.
-Status fill_from_samples(const store::Reader& reader, std::vector<store::ProcessRow>& processes) {
-  std::unordered_map<int64_t, store::ProcessRow*> missing;
-  for (auto& p : processes) {
-    if (!p.peak_rss_bytes || !p.cpu_user_ns) {
-      missing[p.id] = &p;
-    }
-  }
-  if (missing.empty()) {
-    return Ok{};
-  }
-  return reader.for_each_sample([&](int64_t t_ms, int64_t process_id, const store::SampleValues& v) {
-    auto it = missing.find(process_id);
-    if (it == missing.end()) {
-      return;
-    }
-    store::ProcessRow& p = *it->second;
-    std::optional<int64_t> rss = v.rss_bytes();
-    if (rss && (!p.peak_rss_bytes || *rss > *p.peak_rss_bytes)) {
-      p.peak_rss_bytes = rss;
-      p.peak_rss_t_ms = t_ms;
-    }
-    p.cpu_user_ns = v[store::kCpuUserNs].value_or(0);
-    p.cpu_system_ns = v[store::kCpuSystemNs].value_or(0);
-    p.last_seen_ms = t_ms;
-  });
-}
-
-}  // namespace
-
-Result<std::vector<store::ProcessRow>> processes_with_figures(const store::Reader& reader) {
-  ASSIGN_OR_RETURN(auto processes, reader.processes());
-  RETURN_IF_ERROR(fill_from_samples(reader, processes));
-  return processes;
-}
-
-ProcessPeak process_peak(const store::ProcessRow& p, int64_t start_ms) {
-  ProcessPeak peak{p.id, p.pid, p.name, p.peak_rss_bytes.value_or(0), p.peak_rss_t_ms.value_or(start_ms) - start_ms,
-                   p.cpu_user_ns.value_or(0) + p.cpu_system_ns.value_or(0)};
-  peak.named_from_exit_record = p.named_from_exit_record;
-  if (p.hwm_bytes && p.end_ms && *p.hwm_bytes > peak.peak_rss_bytes) {
-    peak.peak_rss_bytes = *p.hwm_bytes;
-    peak.peak_t_ms = *p.end_ms - start_ms;
-    peak.peak_from_exit_record = true;
-  }
-  return peak;
-}
 
 Result<Summary> summarize(const store::Reader& reader, size_t top_count, bool with_growth,
                           const HeapLeakNamer& name_leaks) {

@@ -12,25 +12,11 @@
 
 #include "analyze/growth.h"
 #include "analyze/heap_leaks.h"
+#include "analyze/process_figures.h"
 #include "common/result.h"
 #include "store/reader.h"
 
 namespace canopy::analyze {
-
-struct ProcessPeak {
-  int64_t process_id = 0;
-  int64_t pid = 0;  // as store::ProcessRow: imported Windows PIDs exceed pid_t
-  std::string name;
-  int64_t peak_rss_bytes = 0;
-  int64_t peak_t_ms = 0;  // since the recording's start
-  int64_t cpu_ns = 0;
-  // The kernel's exit record held a higher peak than any sample saw (a process too
-  // brief to sample, or one killed at its peak): reached at some time before
-  // peak_t_ms, its end.
-  bool peak_from_exit_record = false;
-  // Gone before canopy could read its own name: the exit record's (store::ProcessRow).
-  bool named_from_exit_record = false;
-};
 
 struct Summary {
   std::vector<std::string> command;
@@ -84,12 +70,5 @@ struct Summary {
 // `name_leaks` names the heap leaks' code (see heap_leaks.h); without it they go unnamed.
 Result<Summary> summarize(const store::Reader& reader, size_t top_count = 5, bool with_growth = false,
                           const HeapLeakNamer& name_leaks = {});
-
-// The recording's processes, with peaks and CPU derived from their samples where the
-// recorder could not write them (it was killed before they ended).
-Result<std::vector<store::ProcessRow>> processes_with_figures(const store::Reader& reader);
-
-// A process's peak: its highest sample, or its exit record's when that is higher.
-ProcessPeak process_peak(const store::ProcessRow& p, int64_t start_ms);
 
 }  // namespace canopy::analyze

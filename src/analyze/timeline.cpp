@@ -5,6 +5,7 @@
 #include <span>
 
 #include "analyze/downsample.h"
+#include "analyze/process_figures.h"
 
 namespace canopy::analyze {
 namespace {
@@ -55,6 +56,12 @@ Result<Timeline> Timeline::load(const store::Reader& reader) {
 
   ASSIGN_OR_RETURN(auto processes, reader.processes());
   timeline.processes_ = std::move(processes);
+  // The rows a killed recorder left without peak and CPU take them from the samples
+  // read below, as the report's do (process_figures.h).
+  std::vector<bool> lacking(timeline.processes_.size());
+  for (size_t i = 0; i < lacking.size(); ++i) {
+    lacking[i] = lacks_figures(timeline.processes_[i]);
+  }
   // Process ids are dense from 1 (rowids in order of discovery).
   std::vector<int32_t> index_of;
   const auto& t = timeline.t_ms_;
@@ -100,7 +107,11 @@ Result<Timeline> Timeline::load(const store::Reader& reader) {
           while (tick + 1 < t.size() && t[tick] < t_ms) {
             ++tick;
           }
-          timeline.add_change(static_cast<size_t>(index_of[process_id]), static_cast<uint32_t>(tick), v);
+          auto process = static_cast<size_t>(index_of[process_id]);
+          timeline.add_change(process, static_cast<uint32_t>(tick), v);
+          if (lacking[process]) {
+            take_sample_figures(timeline.processes_[process], t_ms, v);
+          }
         },
         shown);
     if (!status) {
@@ -259,12 +270,24 @@ Series Timeline::series(Metric metric, int64_t from_ms, int64_t to_ms, size_t po
   return s;
 }
 
-std::optional<Moment> Timeline::at(int64_t t_ms) const {
+std::optional<Moment> Timeline::at(int64_t t_ms, Side side) const {
   if (t_ms_.empty()) {
     return std::nullopt;
   }
-  size_t i = std::lower_bound(t_ms_.begin(), t_ms_.end(), t_ms) - t_ms_.begin();
-  if (i == t_ms_.size() || (i > 0 && t_ms - t_ms_[i - 1] <= t_ms_[i] - t_ms)) {
+  size_t i = std::lower_bound(t_ms_.begin(), t_ms_.end(), t_ms) - t_ms_.begin();  // first at or after
+  bool take_earlier = false;
+  switch (side) {
+    case Side::kNearest:
+      take_earlier = i > 0 && (i == t_ms_.size() || t_ms - t_ms_[i - 1] <= t_ms_[i] - t_ms);
+      break;
+    case Side::kAtOrBefore:
+      take_earlier = i > 0 && (i == t_ms_.size() || t_ms_[i] != t_ms);
+      break;
+    case Side::kAtOrAfter:
+      take_earlier = i == t_ms_.size();
+      break;
+  }
+  if (take_earlier) {
     --i;
   }
   Moment m;

@@ -77,8 +77,12 @@ struct Series {
 
 // A process and its descendants.
 struct Subtree {
-  int64_t peak_rss_bytes = 0;  // highest simultaneous sum at one tick
+  // The highest simultaneous sum at one tick; or, when higher, the highest peak of one
+  // of them that only the kernel's high-water mark saw (process_peak): the subtree held
+  // at least that much at some moment before that process ended, peak_t_ms.
+  int64_t peak_rss_bytes = 0;
   int64_t peak_t_ms = 0;
+  bool peak_from_exit_record = false;
   int64_t cpu_ns = 0;
 };
 
@@ -98,8 +102,13 @@ class Timeline {
   const std::vector<double>& totals(Metric metric) const { return totals_[static_cast<size_t>(metric)]; }
 
   Series series(Metric metric, int64_t from_ms, int64_t to_ms, size_t points) const;
-  // The tick nearest to t_ms; nullopt for a recording without ticks.
-  std::optional<Moment> at(int64_t t_ms) const;
+  // Which tick stands for a time between two: the nearest (the earlier on a tie), the
+  // last at or before it (where a level, like memory, holds until the next sample), or
+  // the first at or after it (whose CPU rate covers the interval holding the time).
+  enum class Side { kNearest, kAtOrBefore, kAtOrAfter };
+  // The tick `side` picks for t_ms (the first or last when none is on that side);
+  // nullopt for a recording without ticks.
+  std::optional<Moment> at(int64_t t_ms, Side side = Side::kNearest) const;
 
  private:
   // A sample row, reduced to what the viewer shows. Memory in KiB: /proc reports it

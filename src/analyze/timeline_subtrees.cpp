@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "analyze/process_figures.h"
 #include "analyze/timeline.h"
 
 namespace canopy::analyze {
@@ -96,6 +97,23 @@ void Timeline::compute_subtrees() {
         subtrees_[a].peak_t_ms = t_ms_[tick];
       }
     }
+  }
+
+  // A peak no tick saw (a process too brief to sample, or one that peaked between two
+  // ticks) is a floor for its subtree's and its ancestors' peaks: they held at least
+  // that much when it did.
+  for (size_t i = 0; i < n; ++i) {
+    ProcessPeak peak = process_peak(processes_[i], 0);
+    if (!peak.peak_from_exit_record) {
+      continue;
+    }
+    for_self_and_ancestors(i, [&](size_t a) {
+      if (peak.peak_rss_bytes > subtrees_[a].peak_rss_bytes) {
+        subtrees_[a].peak_rss_bytes = peak.peak_rss_bytes;
+        subtrees_[a].peak_t_ms = peak.peak_t_ms;
+        subtrees_[a].peak_from_exit_record = true;
+      }
+    });
   }
 }
 

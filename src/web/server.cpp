@@ -260,7 +260,18 @@ void ViewServer::add_routes() {
     if (!t || !t->has_value()) {
       return send_error(res, 400, t ? "parameter 't' is required" : t.error().message);
     }
-    auto moment = data_.timeline.at(**t);
+    auto side = analyze::Timeline::Side::kNearest;
+    if (req.has_param("side")) {
+      const std::string name = req.get_param_value("side");
+      if (name == "before") {
+        side = analyze::Timeline::Side::kAtOrBefore;
+      } else if (name == "after") {
+        side = analyze::Timeline::Side::kAtOrAfter;
+      } else if (name != "nearest") {
+        return send_error(res, 400, "'side' must be before, after or nearest, not '" + name.substr(0, 40) + "'");
+      }
+    }
+    auto moment = data_.timeline.at(**t, side);
     if (!moment) {
       return send_error(res, 404, "the recording has no samples");
     }

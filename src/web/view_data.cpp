@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "analyze/process_figures.h"
 #include "common/utf8.h"
 #include "store/reader.h"
 
@@ -50,6 +51,10 @@ json process_json(const store::ProcessRow& row, const analyze::Subtree& subtree)
   if (row.cpu_user_ns) {
     cpu_ns = *row.cpu_user_ns + row.cpu_system_ns.value_or(0);
   }
+  // The peak `canopy report` gives; unknown (null) when neither a sample nor the kernel
+  // saw one.
+  const analyze::ProcessPeak peak = analyze::process_peak(row, 0);
+  const bool peak_known = row.peak_rss_bytes || peak.peak_from_exit_record;
   return {
       {"id", row.id},
       {"pid", row.pid},
@@ -66,12 +71,16 @@ json process_json(const store::ProcessRow& row, const analyze::Subtree& subtree)
       {"end_ms", or_null(row.end_ms)},
       {"exit_code", or_null(row.exit_code)},
       {"exit_signal", or_null(row.exit_signal)},
-      {"peak_rss_bytes", or_null(row.peak_rss_bytes)},
+      {"peak_rss_bytes", peak_known ? json(peak.peak_rss_bytes) : json(nullptr)},
+      // When the highest sample was taken, where the chart can show the process high
+      // (the exit record's peak came at some time before end_ms).
       {"peak_rss_ms", or_null(row.peak_rss_t_ms)},
+      {"peak_from_exit_record", peak.peak_from_exit_record},
       {"hwm_bytes", or_null(row.hwm_bytes)},
       {"cpu_ns", or_null(cpu_ns)},
       {"subtree_peak_rss_bytes", subtree.peak_rss_bytes},
       {"subtree_peak_ms", subtree.peak_t_ms},
+      {"subtree_peak_from_exit_record", subtree.peak_from_exit_record},
       {"subtree_cpu_ns", subtree.cpu_ns},
   };
 }

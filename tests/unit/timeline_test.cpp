@@ -159,5 +159,18 @@ TEST_F(TimelineTest, AtTakesTheNearestTick) {
   EXPECT_EQ(timeline_->at(1400)->processes.size(), 1u);
 }
 
+TEST_F(TimelineTest, AtTakesTheTickOnTheAskedSide) {
+  using Side = Timeline::Side;
+  EXPECT_EQ(timeline_->at(1180, Side::kAtOrBefore)->t_ms, 1100);
+  EXPECT_EQ(timeline_->at(1120, Side::kAtOrAfter)->t_ms, 1200);
+  EXPECT_EQ(timeline_->at(1200, Side::kAtOrBefore)->t_ms, 1200);  // on a tick: that tick
+  EXPECT_EQ(timeline_->at(1200, Side::kAtOrAfter)->t_ms, 1200);
+  // Outside the ticks: the first or the last.
+  EXPECT_EQ(timeline_->at(0, Side::kAtOrBefore)->t_ms, 1000);
+  EXPECT_EQ(timeline_->at(99'999, Side::kAtOrAfter)->t_ms, 1500);
+  // cc's 20 ms of CPU by 1100 cover the interval holding 1050.
+  EXPECT_EQ(timeline_->at(1050, Side::kAtOrAfter)->processes[1].cpu_percent, 20);
+}
+
 }  // namespace
 }  // namespace canopy::analyze

@@ -10,20 +10,39 @@
 // short-lived compiler processes that is thousands of full-width fills per frame, while
 // this costs one segment per point a process is alive, and the series list stays the
 // same size whatever is in view (no re-creating the chart on every zoom).
+// Every line is drawn as steps: between two samples nothing was measured, so a value
+// holds (steps.js says which way) instead of ramping to the next.
 // Input (wheel, drag, clicks) lives in chart_input.js, the event ticks and the pinned
 // marker in chart_overlay.js.
 
 import uPlot from 'uplot';
-import { makeAxes } from './chart_axes.js';
+import { kAxisFont, makeAxes } from './chart_axes.js';
 import { attachInput } from './chart_input.js';
 import { drawOverlay } from './chart_overlay.js';
+import { formatElapsed } from './format.js';
 import { layerColors } from './palette.js';
-import { lowerBound, upperBound } from './search.js';
-import { layerAt, layerSpan, visibleMax } from './stack.js';
+import { layerAt, layerSpan } from './stack.js';
+import { stepIndex, stepSide, stepVertices, visibleStepMax } from './steps.js';
 
 const kLayerEdgesMax = 300; // above this many layers in view, edges are only noise
 const kTotalStroke = '#1f2328';
 const kAvailableStroke = '#0969da';
+// The total and MemAvailable as steps (steps.js): align 1 holds a value until the next
+// point, -1 back to the previous one.
+const kStepAfter = uPlot.paths.stepped({ align: 1 });
+const kStepBefore = uPlot.paths.stepped({ align: -1 });
+
+// Half the width of the longest label the x axis can end with (its end, to the ms), so
+// that a label on the plot's right edge is never cut off ("1:00:0").
+// Measured on a canvas of its own: uPlot keeps track of the font it set on its own.
+let measureContext = null;
+function rightPadding(u) {
+  const end = u.scales.x.max;
+  const label = formatElapsed(Math.max(0, Number.isFinite(end) ? end : 0) * 1000, 3);
+  if (!measureContext) measureContext = document.createElement('canvas').getContext('2d');
+  measureContext.font = kAxisFont;
+  return Math.max(12, Math.ceil(measureContext.measureText(label).width / 2) + 2);
+}
 
 function emptyFrame(metric = 'rss') {
   return { metric, exact: true, t: [], x: [], total: [], available: null, layers: [], cum: [] };
@@ -59,7 +78,9 @@ export class StackChart {
     return {
       width: size.width,
       height: size.height,
-      padding: [14, 12, 0, 0], // headroom above the peak, in px: the y max stays the peak
+      // Headroom above the peak, in px (the y max stays the peak); on the right, room
+      // for half the last time label, which is centred on its tick.
+      padding: [14, (u) => rightPadding(u), 0, 0],
       legend: { show: false },
       scales: {
         // Fixed by applyView(); the initial span keeps uPlot's first draw (no data yet) sane.
@@ -83,8 +104,14 @@ export class StackChart {
           paths: (u, seriesIdx, idx0, idx1) => this.stackPaths(u, idx0, idx1),
           points: { show: false },
         },
-        { label: 'total', stroke: kTotalStroke, width: 1.5, points: { show: false } },
-        { label: 'MemAvailable', stroke: kAvailableStroke, width: 1.25, dash: [5, 3], show: false, points: { show: false } },
+        {
+          label: 'total',
+          stroke: kTotalStroke,
+          width: 1.5,
+          points: { show: false },
+          paths: (u, seriesIdx, idx0, idx1) => (this.side() === 'after' ? kStepAfter : kStepBefore)(u, seriesIdx, idx0, idx1),
+        },
+        { label: 'MemAvailable', stroke: kAvailableStroke, width: 1.25, dash: [5, 3], show: false, points: { show: false }, paths: kStepAfter },
       ],
       hooks: {
         setCursor: [(u) => this.onCursor(u)],
@@ -141,12 +168,18 @@ export class StackChart {
     });
   }
 
-  // The top of the y axis: the highest total in view (the recorded peak when zoomed
-  // out), or MemAvailable's when that line is shown. Never 0, so the axis has a span.
+  // How the metric's samples hold (steps.js).
+  side() {
+    return stepSide(this.unit);
+  }
+
+  // The top of the y axis: the highest total the steps show in view (the recorded peak
+  // when zoomed out, and the step entering from outside when zoomed in), or
+  // MemAvailable's when that line is shown. Never 0, so the axis has a span.
   yMax(xMin, xMax) {
     const f = this.frame;
-    let max = visibleMax(f.x, f.total, xMin, xMax);
-    if (this.showAvailable && f.available) max = Math.max(max, visibleMax(f.x, f.available, xMin, xMax));
+    let max = visibleStepMax(f.x, f.total, xMin, xMax, this.side());
+    if (this.showAvailable && f.available) max = Math.max(max, visibleStepMax(f.x, f.available, xMin, xMax, 'after'));
     if (max > 0) return max;
     return this.unit === 'percent' ? 1 : 1024;
   }
@@ -216,6 +249,7 @@ export class StackChart {
     const inView = layers.filter((layer) => layer.offset <= idx1 && layer.offset + layer.values.length - 1 >= idx0).length;
     const withEdges = inView <= kLayerEdgesMax;
     const zero = new Float64Array(n);
+    const side = this.side();
     layers.forEach((layer, k) => {
       const [first, last] = layerSpan(layer, n, idx0, idx1);
       if (first > last) return;
@@ -226,34 +260,38 @@ export class StackChart {
       const fillStyle = lit ? colors.fill : colors.dim;
       const path = fills.get(fillStyle) || new Path2D();
       fills.set(fillStyle, path);
+      const vertices = stepVertices(first, last, side);
       path.moveTo(xs[first], ys(upper[first]));
-      for (let i = first + 1; i <= last; i++) path.lineTo(xs[i], ys(upper[i]));
-      for (let i = last; i >= first; i--) path.lineTo(xs[i], ys(lower[i]));
+      for (let v = 1; v < vertices.length; v++) path.lineTo(xs[vertices[v][0]], ys(upper[vertices[v][1]]));
+      for (let v = vertices.length - 1; v >= 0; v--) path.lineTo(xs[vertices[v][0]], ys(lower[vertices[v][1]]));
       path.closePath();
       if (!withEdges && !(this.litIds && lit)) return;
       const strokeStyle = lit ? colors.stroke : colors.dim;
       const edge = strokes.get(strokeStyle) || new Path2D();
       strokes.set(strokeStyle, edge);
       edge.moveTo(xs[first], ys(upper[first]));
-      for (let i = first + 1; i <= last; i++) edge.lineTo(xs[i], ys(upper[i]));
+      for (let v = 1; v < vertices.length; v++) edge.lineTo(xs[vertices[v][0]], ys(upper[vertices[v][1]]));
     });
     return { stroke: strokes, fill: fills, clip: null, band: null, gaps: null, flags: 0 };
   }
 
+  // The point whose step is drawn at a horizontal position of the plot (CSS px), or -1
+  // with no data. Within a pixel of a point counts as on it: a click on a tick's pixel
+  // picks that tick, wherever the pixel rounds.
+  stepIndexAt(left) {
+    const xVal = this.u.posToVal(left, 'x');
+    const pixel = Math.abs(this.u.posToVal(left + 1, 'x') - xVal);
+    return stepIndex(this.frame.x, xVal, this.side(), pixel);
+  }
+
   // The layer under a point of the plot (CSS px from its top-left), or -1: the band
-  // between the cumulative tops, interpolated between the two points around the cursor
-  // as the lines are drawn.
+  // between the cumulative tops of the step drawn there.
   layerUnder(left, top) {
     const { x, cum, layers } = this.frame;
     if (x.length === 0 || layers.length === 0) return -1;
-    const xVal = this.u.posToVal(left, 'x');
+    const i = this.stepIndexAt(left);
     const yVal = this.u.posToVal(top, 'y');
-    const right = Math.min(Math.max(lowerBound(x, xVal), 0), x.length - 1);
-    const leftIdx = Math.max(0, Math.min(upperBound(x, xVal) - 1, x.length - 1));
-    const span = x[right] - x[leftIdx];
-    const w = span > 0 ? (xVal - x[leftIdx]) / span : 0;
-    const cumAt = (k) => cum[k][leftIdx] * (1 - w) + cum[k][right] * w;
-    return layerAt(cumAt, layers.length, yVal);
+    return layerAt((k) => cum[k][i], layers.length, yVal);
   }
 
   // The value of layer k at point i (its band's height there).
@@ -263,8 +301,8 @@ export class StackChart {
   }
 
   onCursor(u) {
-    const idx = u.cursor.idx;
-    if (idx == null || u.cursor.left == null || u.cursor.left < 0) {
+    const idx = u.cursor.left == null || u.cursor.left < 0 ? -1 : this.stepIndexAt(u.cursor.left);
+    if (idx < 0) {
       this.hideTip();
       this.handlers.onHover(null, null);
       return;

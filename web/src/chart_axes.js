@@ -43,7 +43,7 @@ export function yLabels(splits, unit, maxValue) {
   return splits.map((v) => formatBytesIn(v, byteUnit));
 }
 
-const kAxisFont = '11px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+export const kAxisFont = '11px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 const kAxisStroke = '#57606a';
 const kGrid = { stroke: 'rgba(31, 35, 40, 0.07)', width: 1 };
 const kTicks = { stroke: 'rgba(31, 35, 40, 0.25)', width: 1, size: 4 };

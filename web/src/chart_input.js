@@ -32,7 +32,7 @@ function click(chart, e) {
   const rect = u.over.getBoundingClientRect();
   const left = e.clientX - rect.left;
   const top = e.clientY - rect.top;
-  const idx = u.posToIdx(left);
+  const idx = chart.stepIndexAt(left);
   const t = chart.frame.t[idx];
   if (t == null) return;
   const k = chart.layerUnder(left, top);

@@ -104,6 +104,7 @@ class App {
       source: this.source,
       recording: this.recording,
       processById: this.processById,
+      idsByName: this.idsByName,
       onRowClick: (row) => this.toggleHighlight(row.id != null ? processHighlight(row.id, this.highlightContext()) : groupHighlight(row.name, this.idsByName)),
     });
     this.info.setMode(this.state.metric, this.state.grouped);
@@ -219,7 +220,7 @@ class App {
 
   redrawFrame() {
     if (!this.raw) return;
-    const frame = buildFrame(this.raw, this.processById, this.state.grouped, this.bounds.from);
+    const frame = buildFrame(this.raw, this.processById, this.state.grouped, this.bounds.from, this.idsByName);
     this.hook.layers = frame.layers.map((l) => ({ key: l.key, label: l.label, ids: l.ids }));
     this.chart.setFrame(frame, this.unitOf(frame.metric));
   }
@@ -305,6 +306,7 @@ class App {
     const label = byTestId('highlight-label');
     label.hidden = !highlight;
     byTestId('highlight-text').textContent = highlight ? highlight.label : '';
+    label.title = highlight && highlight.title ? highlight.title : '';
   }
 
   // --- keyboard: Esc clears, ←/→ pan, +/- zoom, 0 resets, g groups.

@@ -2,18 +2,13 @@
 // tree nodes), with a key to recognise a second click on the same thing and a label for
 // the toolbar. One process; in grouped mode its whole command name; or a subtree.
 
-export function indexByName(processes) {
-  const index = new Map();
-  for (const p of processes) {
-    if (!index.has(p.name)) index.set(p.name, []);
-    index.get(p.name).push(p.id);
-  }
-  return index;
-}
+import { groupLabel, groupTitle } from './groups.js';
+
+export { indexByName } from './groups.js';
 
 export function groupHighlight(name, idsByName) {
   const ids = idsByName.get(name) || [];
-  return { kind: 'group', key: `g:${name}`, label: `${name} ×${ids.length}`, ids };
+  return { kind: 'group', key: `g:${name}`, label: groupLabel(name, idsByName), title: groupTitle(name, idsByName), ids };
 }
 
 // In grouped mode a process stands for its group, as the chart shows only groups.

@@ -4,13 +4,15 @@
 
 import { byTestId, el, fillCells } from './dom.js';
 import { formatBytes, formatElapsed, formatPercent } from './format.js';
+import { groupTitle, kGroupCountMeaning } from './groups.js';
 import { infoRows } from './info_model.js';
+import { sampleSide, stepSide } from './steps.js';
 import { VirtualList } from './virtual_list.js';
 
 const kRowHeight = 22;
 
 export class InfoPanel {
-  // options: source, recording, processById, onRowClick(row)
+  // options: source, recording, processById, idsByName, onRowClick(row)
   constructor(root, options) {
     this.root = root;
     this.options = options;
@@ -43,7 +45,7 @@ export class InfoPanel {
     const columns = [
       { title: 'Process', className: 'c-name', text: (r) => r.name },
       // A group shows its number of processes where a process shows its pid.
-      { title: 'PID', className: 'c-num', text: (r) => (r.count ? `×${r.count}` : r.pid ?? ''), tip: 'process id, or ×N processes of a group' },
+      { title: 'PID', className: 'c-num', text: (r) => (r.count ? `×${r.count}` : r.pid ?? ''), tip: `process id; for a group, ${kGroupCountMeaning}` },
       { title: 'PPID', className: 'c-num c-ppid', text: (r) => r.ppid ?? '' },
       { title: 'Resident', metric: 'rss', className: 'c-num', text: (r) => bytes(r.rss) },
       { title: 'Anon', metric: 'anon', className: 'c-num', text: (r) => bytes(r.anon), tip: 'private anonymous memory (heap, stacks)' },
@@ -55,11 +57,20 @@ export class InfoPanel {
     return columns;
   }
 
-  // Shows the tick nearest to t; `how` says why ('pinned', 'hover', 'peak').
+  // How the chart's metric holds between samples (steps.js): the sample that stands
+  // for a time between two is the one whose step the chart draws there.
+  side() {
+    const metric = (this.options.recording.metrics || []).find((m) => m.id === this.metric);
+    return stepSide(metric ? metric.unit : 'bytes');
+  }
+
+  // Shows the sample in effect at t (side()); `how` says why ('pinned', 'hover', 'peak').
   async show(t, how) {
     if (t == null) return;
     this.how = how;
-    const key = `${t}|${this.metric}`;
+    this.askedT = t;
+    const side = sampleSide(this.side());
+    const key = `${t}|${this.metric}|${side}`;
     if (this.requested === key) {
       this.renderHeading();
       return;
@@ -67,7 +78,7 @@ export class InfoPanel {
     this.requested = key;
     const sequence = ++this.sequence;
     try {
-      const at = await this.options.source.at(t, this.metric);
+      const at = await this.options.source.at(t, this.metric, side);
       if (sequence !== this.sequence) return; // a later request won
       this.at = at;
       this.rebuild();
@@ -85,11 +96,11 @@ export class InfoPanel {
     this.grouped = grouped;
     const head = byTestId('info-head', this.root);
     for (const [i, column] of this.columns.entries()) head.children[i].classList.toggle('sorted', column.metric === metric);
-    // The report reads processes at the chart's metric's own points: ask again.
-    if (metricChanged && this.options.source.kind === 'embedded' && this.at) {
-      const t = this.at.t;
+    // The report reads processes at the chart's metric's own points, and a time between
+    // two samples may now be read from the other side: ask again.
+    if (metricChanged && this.at && (this.options.source.kind === 'embedded' || this.askedT !== this.at.t)) {
       this.requested = null;
-      this.show(t, this.how);
+      this.show(this.askedT ?? this.at.t, this.how);
       return;
     }
     this.rebuild();
@@ -102,7 +113,7 @@ export class InfoPanel {
 
   rebuild() {
     if (!this.at) return;
-    this.rows = infoRows(this.at, this.options.processById, this.metric, this.grouped);
+    this.rows = infoRows(this.at, this.options.processById, this.metric, this.grouped, this.options.idsByName);
     this.list.setCount(this.rows.length);
     this.list.render();
     this.renderHeading();
@@ -114,10 +125,28 @@ export class InfoPanel {
     const start = this.meta.start_ms ?? 0;
     byTestId('info-time', this.root).textContent = `+${formatElapsed(this.at.t - start, 3)}`;
     const why = { pinned: 'pinned', hover: 'under the cursor', peak: 'the peak' }[this.how] || '';
-    const nearest = this.at.nearest ? ' · nearest recorded point' : '';
-    byTestId('info-why', this.root).textContent = why + nearest;
+    byTestId('info-why', this.root).textContent = why + this.sampleNote(start);
     this.root.dataset.t = String(this.at.t);
+    this.root.dataset.askedT = String(this.askedT ?? this.at.t);
     this.root.dataset.how = this.how || '';
+  }
+
+  // When the sample shown is not at the time asked for (an event's time between two
+  // samples), which one it is and why; in the report, whose points are a thinned subset,
+  // that it is the nearest embedded one.
+  sampleNote(start) {
+    if (this.askedT == null || this.askedT === this.at.t) return this.at.nearest ? ' · nearest recorded point' : '';
+    const asked = `+${formatElapsed(this.askedT - start, 3)}`;
+    const sample = this.at.nearest ? 'embedded sample' : 'sample';
+    const earlier = this.at.t < this.askedT;
+    if (this.side() === 'after') {
+      return earlier
+        ? ` ${asked} · the last ${sample} before it (values hold until the next sample)`
+        : ` ${asked} · the first ${sample}, after it: none was taken before`;
+    }
+    return earlier
+      ? ` ${asked} · the last ${sample}, before it: none was taken after`
+      : ` ${asked} · the first ${sample} after it (its CPU is over the interval holding ${asked})`;
   }
 
   renderTotals() {
@@ -145,7 +174,7 @@ export class InfoPanel {
     else delete row.dataset.group;
     row.dataset.testid = 'info-row';
     row.tabIndex = 0;
-    row.title = r.count ? `${r.count} processes named ${r.name}` : this.describe(r);
+    row.title = r.count ? groupTitle(r.name, this.options.idsByName, r.alive) : this.describe(r);
     row.classList.toggle('lit', Boolean(this.litIds && r.ids.some((id) => this.litIds.has(id))));
   }
 

@@ -2,6 +2,8 @@
 // per process alive at that tick, or one per command name when grouped, sorted by the
 // metric the chart shows, largest first.
 
+import { groupCount } from './groups.js';
+
 const kSummed = ['rss', 'anon', 'swap', 'pss', 'cpu', 'threads'];
 
 export function processRows(at, processById) {
@@ -30,19 +32,21 @@ function addKnown(a, b) {
   return (a ?? 0) + b;
 }
 
-export function groupRows(rows) {
+// A group's `count` is the recording's (groups.js); `alive`, its members in `rows`.
+export function groupRows(rows, idsByName) {
   const groups = new Map();
   for (const row of rows) {
     let group = groups.get(row.name);
     if (!group) {
-      group = { key: `g:${row.name}`, id: null, ids: [], name: row.name, pid: null, ppid: null, count: 0 };
+      group = { key: `g:${row.name}`, id: null, ids: [], name: row.name, pid: null, ppid: null, count: 0, alive: 0 };
       for (const column of kSummed) group[column] = null;
       groups.set(row.name, group);
     }
     group.ids.push(row.id);
-    group.count++;
+    group.alive++;
     for (const column of kSummed) group[column] = addKnown(group[column], row[column]);
   }
+  for (const group of groups.values()) group.count = groupCount(group.name, idsByName, group.alive);
   return [...groups.values()];
 }
 
@@ -55,7 +59,7 @@ export function sortRows(rows, metric) {
   });
 }
 
-export function infoRows(at, processById, metric, grouped) {
+export function infoRows(at, processById, metric, grouped, idsByName) {
   const rows = processRows(at, processById);
-  return sortRows(grouped ? groupRows(rows) : rows, metric);
+  return sortRows(grouped ? groupRows(rows, idsByName) : rows, metric);
 }

@@ -95,10 +95,12 @@ export class ServerSource {
 
   // Cached by tick: the chart asks for real ticks (the points it draws), so moving the
   // mouse back and forth costs one request per tick.
-  async at(tMs) {
-    const key = Math.round(tMs);
+  // `side`: which sample stands for a time between two (steps.js, GET /api/at).
+  async at(tMs, metric, side = 'nearest') {
+    const t = Math.round(tMs);
+    const key = `${t}|${side}`;
     if (this.atCache.has(key)) return this.atCache.get(key);
-    const promise = getJson(`api/at?t=${key}`);
+    const promise = getJson(`api/at?t=${t}&side=${side}`);
     this.atCache.set(key, promise);
     if (this.atCache.size > 2000) this.atCache.delete(this.atCache.keys().next().value);
     try {
@@ -167,9 +169,9 @@ export class EmbeddedSource {
     return series;
   }
 
-  async at(tMs, referenceMetric) {
+  async at(tMs, referenceMetric, side = 'nearest') {
     const memTotal = this.payload.recording.meta && this.payload.recording.meta.mem_total_bytes;
-    return atFromSeries(this.payload.series || {}, referenceMetric, tMs, memTotal);
+    return atFromSeries(this.payload.series || {}, referenceMetric, tMs, memTotal, side);
   }
 }
 

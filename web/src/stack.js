@@ -4,6 +4,8 @@
 // process, or in grouped mode every process of one command name summed point by point.
 // Layers stack in id order (start order); a group sits at its first process's place.
 
+import { groupLabel } from './groups.js';
+
 export function singleLayers(series, processById) {
   return series.map((s) => {
     const process = processById.get(s.id);
@@ -20,8 +22,9 @@ export function singleLayers(series, processById) {
 }
 
 // Sums the series of processes with the same name. The sum spans from the first point of
-// any member to the last; members outside their own range add nothing.
-export function groupedLayers(series, processById) {
+// any member to the last; members outside their own range add nothing. The label counts
+// the group's processes in the whole recording (groups.js), not the members in view.
+export function groupedLayers(series, processById, idsByName) {
   const groups = new Map();
   for (const s of series) {
     const process = processById.get(s.id);
@@ -40,7 +43,7 @@ export function groupedLayers(series, processById) {
     .map((group) => ({
       key: group.key,
       name: group.name,
-      label: `${group.name} ×${group.ids.length}`,
+      label: groupLabel(group.name, idsByName, group.ids.length),
       ids: group.ids,
       ...sumMembers(group.members),
     }));
@@ -85,27 +88,8 @@ export function layerAt(cumAt, count, y) {
   return lo;
 }
 
-// The highest value of `values` at the points whose x is inside [xMin, xMax]; when no
-// point is inside (zoomed in between two ticks), the higher of the two around the range.
-// Nulls are skipped. 0 for no data.
-export function visibleMax(x, values, xMin, xMax) {
-  let max = 0;
-  let inside = 0;
-  for (let i = 0; i < x.length; i++) {
-    if (x[i] < xMin || x[i] > xMax) continue;
-    inside++;
-    if (values[i] != null && values[i] > max) max = values[i];
-  }
-  if (inside > 0) return max;
-  for (let i = 0; i < x.length; i++) {
-    const neighbour = (x[i] < xMin && (i + 1 >= x.length || x[i + 1] > xMax)) || (x[i] > xMax && (i === 0 || x[i - 1] < xMin));
-    if (neighbour && values[i] != null && values[i] > max) max = values[i];
-  }
-  return max;
-}
-
 // The points a layer is drawn over: its own points plus one on each side, where its band
-// has height 0, so that it tapers like the total line does; clipped to [i0, i1].
+// has height 0, so that its steps rise from and fall to 0 (steps.js); clipped to [i0, i1].
 export function layerSpan(layer, n, i0 = 0, i1 = n - 1) {
   const first = Math.max(layer.offset - 1, i0, 0);
   const last = Math.min(layer.offset + layer.values.length, i1, n - 1);
@@ -115,9 +99,9 @@ export function layerSpan(layer, n, i0 = 0, i1 = n - 1) {
 // Everything the chart draws for one /api/series answer: x in seconds since the
 // recording's start (uPlot's numeric axis then puts ticks on round elapsed times), the
 // layers in stacking order and their cumulative tops, the total line and MemAvailable.
-export function buildFrame(data, processById, grouped, startMs) {
+export function buildFrame(data, processById, grouped, startMs, idsByName) {
   const n = data.t.length;
-  const layers = grouped ? groupedLayers(data.series, processById) : singleLayers(data.series, processById);
+  const layers = grouped ? groupedLayers(data.series, processById, idsByName) : singleLayers(data.series, processById);
   return {
     metric: data.metric,
     grouped: Boolean(grouped),

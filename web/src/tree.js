@@ -10,6 +10,11 @@ import { VirtualList } from './virtual_list.js';
 
 const kRowHeight = 22;
 const kIndentPx = 14;
+// A peak between samples (or of a process no sample saw) is known from the kernel's
+// high-water mark, the figure `canopy report` gives too; when, only to within its life.
+const kPeakFromExitTitle = "from the kernel's high-water mark (exit record): higher than any sample saw, reached at some time before the process ended";
+const kSubtreeButtonTitle = 'highlight this process and all its descendants';
+const kSubtreeFromExitTitle = "at least: one of these processes alone reached this (the kernel's high-water mark), higher than any tick's sum";
 
 export class TreePanel {
   // options: processes, runningAtEnd(process), onHighlightProcess(id), onHighlightSubtree(id, ids)
@@ -94,7 +99,16 @@ export class TreePanel {
     exit.textContent = ended || (this.options.runningAtEnd(p) ? 'running at end' : '');
     exit.classList.toggle('bad', p.exit_signal != null || (p.exit_code != null && p.exit_code !== 0));
     peak.textContent = p.peak_rss_bytes != null ? formatBytes(p.peak_rss_bytes) : '—';
-    subPeak.firstChild.textContent = p.subtree_peak_rss_bytes != null ? formatBytes(p.subtree_peak_rss_bytes) : '—';
+    peak.classList.toggle('from-exit', Boolean(p.peak_from_exit_record));
+    peak.title = p.peak_from_exit_record ? kPeakFromExitTitle : '';
+    // A subtree of one process peaks at its peak, exactly; with descendants, one
+    // member's high-water mark is a floor for the simultaneous sum.
+    const subtreeFromExit = Boolean(p.subtree_peak_from_exit_record);
+    const atLeast = subtreeFromExit && hasChildren;
+    const subtreeBytes = p.subtree_peak_rss_bytes != null ? formatBytes(p.subtree_peak_rss_bytes) : '—';
+    subPeak.firstChild.textContent = atLeast ? `≥ ${subtreeBytes}` : subtreeBytes;
+    const how = atLeast ? kSubtreeFromExitTitle : subtreeFromExit ? kPeakFromExitTitle : '';
+    subPeak.firstChild.title = how ? `${kSubtreeButtonTitle}; ${how}` : kSubtreeButtonTitle;
     subCpu.textContent = formatCpuTime(p.subtree_cpu_ns);
   }
 
@@ -110,7 +124,7 @@ export class TreePanel {
       el('span', { className: 'c-exit' }),
       el('span', { className: 'c-num' }),
       el('span', { className: 'c-num' },
-        el('button', { className: 'subtree', 'data-action': 'subtree', 'data-testid': 'tree-subtree', tabindex: '-1', title: 'highlight this process and all its descendants' })),
+        el('button', { className: 'subtree', 'data-action': 'subtree', 'data-testid': 'tree-subtree', tabindex: '-1', title: kSubtreeButtonTitle })),
       el('span', { className: 'c-num' }),
     );
   }

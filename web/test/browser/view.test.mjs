@@ -160,6 +160,38 @@ describe('canopy view', () => {
     assert.deepEqual(errors, []);
   });
 
+  test("a group's band, highlight and panel row give one count: the recording's processes of that name", async () => {
+    const { page, errors } = await open();
+    await page.click('[data-testid="group-toggle"]');
+    await page.waitForFunction(() => document.querySelector('[data-testid="chart"]').dataset.grouped === 'true');
+    const ids = processIds('canopy_workload');
+    const count = ids.length;
+    // A drawn tick late in the run, where fewer of them are alive than the run had.
+    const drawn = await page.evaluate(() => window.canopyView.frame.t);
+    let moment = null;
+    for (let i = drawn.length - 1; i >= 0 && !moment; i--) {
+      const at = await (await fetch(`${server.url}api/at?t=${drawn[i]}`)).json();
+      const alive = at.processes.filter((p) => ids.includes(p.id) && p.rss > 0);
+      if (alive.length >= 1 && alive.length < count) moment = { t: drawn[i], alive };
+    }
+    assert.ok(moment, `no tick with some but not all of the ${count} canopy_workload processes alive`);
+    await clickBandOf(page, moment.alive[0].id, moment.t);
+    const highlighted = await page.evaluate(() => window.canopyView.state.highlighted);
+    assert.equal(highlighted.kind, 'group');
+    const label = `canopy_workload ×${count}`;
+    assert.equal(await page.locator('.chart-tip .tip-label').textContent(), label);
+    assert.equal(await page.locator('[data-testid="highlight-text"]').textContent(), label);
+    assert.equal(await page.locator('[data-testid="highlight-label"]').getAttribute('title'),
+      `${count} processes named canopy_workload in the whole recording`);
+    const row = page.locator('[data-testid="info-row"][data-group="canopy_workload"]');
+    await page.waitForFunction((t) => Number(document.querySelector('[data-testid="info-panel"]').dataset.t) === t, moment.t);
+    assert.equal(await row.locator('span').nth(1).textContent(), `×${count}`);
+    const aliveThere = (await (await fetch(`${server.url}api/at?t=${moment.t}`)).json()).processes.filter((p) => ids.includes(p.id)).length;
+    assert.ok((await row.getAttribute('title')).endsWith(`; ${aliveThere} alive at this moment, their figures summed here`));
+    await screenshot(page, env, 'view-group-count');
+    assert.deepEqual(errors, []);
+  });
+
   test('a highlight made on the chart, the panel or the tree shows everywhere', async () => {
     const { page, errors } = await open();
     const child = holdChildren(recording.processes).get(150);

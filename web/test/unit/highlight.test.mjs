@@ -15,7 +15,7 @@ test('a process, or in grouped mode its whole name', () => {
   const single = processHighlight(2, { processById, idsByName, grouped: false });
   assert.deepEqual(single, { kind: 'process', key: 'p:2', label: 'cc1plus 101', ids: [2], rootId: 2 });
   const grouped = processHighlight(2, { processById, idsByName, grouped: true });
-  assert.deepEqual(grouped, { kind: 'group', key: 'g:cc1plus', label: 'cc1plus ×2', ids: [2, 3] });
+  assert.deepEqual(grouped, { kind: 'group', key: 'g:cc1plus', label: 'cc1plus ×2', title: '2 processes named cc1plus in the whole recording', ids: [2, 3] });
   assert.deepEqual(groupHighlight('nothing', idsByName).ids, []);
 });
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { atFromSeries } from '../../src/at_local.js';
+import { indexByName } from '../../src/groups.js';
 import { groupRows, infoRows } from '../../src/info_model.js';
 
 const MiB = 1048576;
@@ -9,6 +10,7 @@ const processById = new Map([
   [2, { id: 2, pid: 101, ppid: 100, name: 'work' }],
   [3, { id: 3, pid: 102, ppid: 100, name: 'work' }],
 ]);
+const idsByName = indexByName([...processById.values()]);
 const at = {
   t: 5000,
   processes: [
@@ -28,9 +30,9 @@ test('rows are sorted by the chart metric, largest first', () => {
 });
 
 test('grouped rows sum by name; an unknown column stays unknown', () => {
-  const rows = infoRows(at, processById, 'rss', true);
+  const rows = infoRows(at, processById, 'rss', true, idsByName);
   assert.deepEqual(rows.map((r) => [r.name, r.count, r.rss / MiB, r.threads]), [['work', 2, 200, 3], ['sh', 1, 2, 1]]);
-  const unknown = groupRows([{ id: 1, name: 'x', threads: null, rss: 1 }, { id: 2, name: 'x', threads: null, rss: 2 }]);
+  const unknown = groupRows([{ id: 1, name: 'x', threads: null, rss: 1 }, { id: 2, name: 'x', threads: null, rss: 2 }], new Map());
   assert.equal(unknown[0].threads, null);
   assert.equal(unknown[0].rss, 3);
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildFrame, groupedLayers, layerAt, layerSpan, singleLayers, stackLayers, visibleMax } from '../../src/stack.js';
+import { indexByName } from '../../src/groups.js';
+import { buildFrame, groupedLayers, layerAt, layerSpan, singleLayers, stackLayers } from '../../src/stack.js';
 
 // Four ticks; make lives throughout, two cc1plus overlap, ld appears at the last tick.
 const processes = new Map([
@@ -16,6 +17,7 @@ const series = [
   { id: 4, offset: 3, values: [20] },
 ];
 
+const idsByName = indexByName([...processes.values()]);
 const arrays = (cum) => cum.map((a) => Array.from(a));
 
 test('single layers stack in id order, 0 outside a series', () => {
@@ -30,7 +32,7 @@ test('single layers stack in id order, 0 outside a series', () => {
 });
 
 test('grouping sums the same name point by point, at its first process place', () => {
-  const layers = groupedLayers(series, processes);
+  const layers = groupedLayers(series, processes, idsByName);
   assert.deepEqual(layers.map((l) => l.label), ['make ×1', 'cc1plus ×2', 'ld ×1']);
   const cc = layers[1];
   assert.deepEqual(cc.ids, [2, 3]);
@@ -55,16 +57,6 @@ test('layerAt finds the band holding a height, never a zero-height one', () => {
   assert.equal(layerAt(() => 0, 0, 1), -1);
 });
 
-test('visibleMax is the highest point in view, or the higher neighbour between ticks', () => {
-  const x = [0, 1, 2, 3];
-  const total = [10, 15, 20, 34];
-  assert.equal(visibleMax(x, total, 0, 3), 34);
-  assert.equal(visibleMax(x, total, 0, 2), 20);
-  assert.equal(visibleMax(x, total, 1.2, 1.8), 20); // no tick inside: 15 and 20 around
-  assert.equal(visibleMax(x, [null, 3, null, 1], 0, 3), 3);
-  assert.equal(visibleMax([], [], 0, 1), 0);
-});
-
 test('layerSpan adds one point each side so a band tapers, clipped to the view', () => {
   const layers = singleLayers(series, processes);
   assert.deepEqual(layerSpan(layers[0], 4), [0, 3]);
@@ -75,7 +67,7 @@ test('layerSpan adds one point each side so a band tapers, clipped to the view',
 
 test('buildFrame puts x in seconds from the start', () => {
   const data = { metric: 'rss', exact: true, t: [5000, 5100, 5200, 5300], total: [10, 15, 20, 34], mem_available: [9, 9, 9, 9], series };
-  const frame = buildFrame(data, processes, true, 5000);
+  const frame = buildFrame(data, processes, true, 5000, idsByName);
   assert.deepEqual(frame.x, [0, 0.1, 0.2, 0.3]);
   assert.equal(frame.layers.length, 3);
   assert.equal(frame.grouped, true);

@@ -1,0 +1,151 @@
+// The viewer's process peaks are the report's: a process too brief to sample shows the
+// peak of its exit record, its subtree at least that much, and a process a killed
+// recorder left without figures shows its samples' peak. On a real recording file.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+
+#include "analyze/summary.h"
+#include "store/writer.h"
+#include "support/temp_dir.h"
+#include "web/view_data.h"
+
+namespace canopy::web {
+namespace {
+
+using canopy::testing::TempDir;
+
+constexpr int64_t kPeaksMiB = 1 << 20;
+constexpr int64_t kPeaksFileBytes = 4096;
+
+store::SampleValues peaks_sample(int64_t anon_bytes) {
+  store::SampleValues v;
+  v[store::kRssAnonBytes] = anon_bytes;
+  v[store::kRssFileBytes] = kPeaksFileBytes;
+  v[store::kRssShmemBytes] = 0;
+  v[store::kSwapBytes] = 0;
+  v[store::kCpuUserNs] = 7'000'000;
+  v[store::kCpuSystemNs] = 0;
+  v[store::kThreads] = 1;
+  return v;
+}
+
+// Ticks every 100 ms from 1000 to 1500.
+//   make (1)       alive throughout: 20 MiB; no figures written (a killed recorder's row)
+//   └─ cc (2)      alive 1100..1200: 10 MiB, its high-water mark no higher
+//      └─ ld (3)   forked at 1250, gone at 1260, between two ticks: never sampled; its
+//                  exit record says 26 MiB
+std::string peaks_recording(const TempDir& dir) {
+  std::string path = dir.file("peaks.canopy");
+  auto writer = store::Writer::create(path, false);
+  EXPECT_TRUE(writer) << writer.error().message;
+  writer->set_meta({.start_ms = 1000});
+  auto add = [&](pid_t pid, std::optional<int64_t> parent, const char* name, int64_t first_ms) {
+    store::ProcessRow row;
+    row.pid = pid;
+    row.start_ticks = pid;
+    row.start_ms = first_ms;
+    row.parent_id = parent;
+    row.name = name;
+    row.first_seen_ms = first_ms;
+    row.last_seen_ms = first_ms;
+    row.id = writer->add_process(row);
+    return row;
+  };
+  store::ProcessRow make = add(100, std::nullopt, "make", 1000);
+  store::ProcessRow cc = add(101, make.id, "cc", 1100);
+  store::ProcessRow ld = add(102, cc.id, "ld", 1250);
+  writer->add_sample(1000, make.id, peaks_sample(20 * kPeaksMiB));
+  writer->add_sample(1100, cc.id, peaks_sample(10 * kPeaksMiB));
+  cc.last_seen_ms = 1200;
+  cc.end_ms = 1210;
+  cc.exit_code = 0;
+  cc.peak_rss_bytes = 10 * kPeaksMiB + kPeaksFileBytes;
+  cc.peak_rss_t_ms = 1100;
+  cc.hwm_bytes = cc.peak_rss_bytes;
+  cc.cpu_user_ns = 7'000'000;
+  cc.cpu_system_ns = 0;
+  writer->update_process_end(cc);
+  ld.end_ms = 1260;
+  ld.exit_code = 0;
+  ld.hwm_bytes = 26 * kPeaksMiB;
+  ld.cpu_user_ns = 3'000'000;
+  ld.cpu_system_ns = 0;
+  writer->update_process_end(ld);
+  for (int64_t t = 1000; t <= 1500; t += 100) {
+    store::TickRow tick;
+    tick.t_ms = t;
+    writer->add_tick(tick);
+  }
+  EXPECT_TRUE(writer->finish());
+  return path;
+}
+
+class ViewProcessPeaksTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = peaks_recording(dir_);
+    auto data = load_view_data(path_);
+    ASSERT_TRUE(data) << data.error().message;
+    for (const auto& p : data->recording["processes"]) {
+      by_name_[p["name"].get<std::string>()] = p;
+    }
+    ASSERT_EQ(by_name_.size(), 3u);
+  }
+
+  TempDir dir_;
+  std::string path_;
+  std::map<std::string, nlohmann::json> by_name_;
+};
+
+TEST_F(ViewProcessPeaksTest, AProcessNoTickSawShowsItsExitRecordsPeak) {
+  const auto& ld = by_name_["ld"];
+  EXPECT_EQ(ld["peak_rss_bytes"], 26 * kPeaksMiB);
+  EXPECT_TRUE(ld["peak_rss_ms"].is_null());  // no sample: reached at or before its end
+  EXPECT_EQ(ld["end_ms"], 1260);
+  EXPECT_EQ(ld["peak_from_exit_record"], true);
+  EXPECT_EQ(ld["subtree_peak_rss_bytes"], 26 * kPeaksMiB);
+  EXPECT_EQ(ld["subtree_peak_from_exit_record"], true);
+}
+
+TEST_F(ViewProcessPeaksTest, SubtreesHoldAtLeastTheirMembersPeaks) {
+  // cc's own ticks saw 10 MiB; its child held 26 MiB while cc lived.
+  const auto& cc = by_name_["cc"];
+  EXPECT_EQ(cc["peak_rss_bytes"], 10 * kPeaksMiB + kPeaksFileBytes);
+  EXPECT_EQ(cc["peak_from_exit_record"], false);
+  EXPECT_EQ(cc["subtree_peak_rss_bytes"], 26 * kPeaksMiB);
+  EXPECT_EQ(cc["subtree_peak_ms"], 1260);
+  EXPECT_EQ(cc["subtree_peak_from_exit_record"], true);
+  // make's tick at 1100 saw more than ld's record: 20 + 10 MiB and two files' pages.
+  const auto& make = by_name_["make"];
+  EXPECT_EQ(make["subtree_peak_rss_bytes"], 30 * kPeaksMiB + 2 * kPeaksFileBytes);
+  EXPECT_EQ(make["subtree_peak_ms"], 1100);
+  EXPECT_EQ(make["subtree_peak_from_exit_record"], false);
+}
+
+TEST_F(ViewProcessPeaksTest, ARowWithoutFiguresTakesItsSamples) {
+  const auto& make = by_name_["make"];
+  EXPECT_EQ(make["peak_rss_bytes"], 20 * kPeaksMiB + kPeaksFileBytes);
+  EXPECT_EQ(make["peak_rss_ms"], 1000);
+  EXPECT_EQ(make["cpu_ns"], 7'000'000);
+}
+
+TEST_F(ViewProcessPeaksTest, EveryPeakIsTheReportsPeak) {
+  auto reader = store::Reader::open(path_);
+  ASSERT_TRUE(reader) << reader.error().message;
+  auto summary = analyze::summarize(*reader, 10);
+  ASSERT_TRUE(summary) << summary.error().message;
+  ASSERT_EQ(summary->top.size(), 3u);
+  for (const analyze::ProcessPeak& peak : summary->top) {
+    const auto& shown = by_name_[peak.name];
+    EXPECT_EQ(shown["peak_rss_bytes"], peak.peak_rss_bytes) << peak.name;
+    if (!peak.peak_from_exit_record) {
+      EXPECT_EQ(shown["peak_rss_ms"], summary->start_ms + peak.peak_t_ms) << peak.name;
+    }
+    EXPECT_EQ(shown["peak_from_exit_record"], peak.peak_from_exit_record) << peak.name;
+  }
+}
+
+}  // namespace
+}  // namespace canopy::web

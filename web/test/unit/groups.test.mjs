@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { groupCount, groupLabel, groupTitle, indexByName } from '../../src/groups.js';
+import { groupHighlight } from '../../src/highlight.js';
+import { infoRows } from '../../src/info_model.js';
+import { groupedLayers } from '../../src/stack.js';
+
+// Five cc1plus in the recording; the series in view carries three of them, and the
+// moment the panel shows has two alive.
+const processes = [
+  { id: 1, pid: 100, name: 'make' },
+  ...[2, 3, 4, 5, 6].map((id) => ({ id, pid: 100 + id, name: 'cc1plus' })),
+];
+const processById = new Map(processes.map((p) => [p.id, p]));
+const idsByName = indexByName(processes);
+const series = [
+  { id: 1, offset: 0, values: [1, 1, 1] },
+  { id: 3, offset: 0, values: [5] },
+  { id: 4, offset: 1, values: [6] },
+  { id: 5, offset: 2, values: [7] },
+];
+const at = { t: 1000, processes: [{ id: 1, rss: 1 }, { id: 4, rss: 6 }, { id: 5, rss: 7 }] };
+
+test("a group's band, highlight and panel row count the same processes: the recording's", () => {
+  const band = groupedLayers(series, processById, idsByName).find((l) => l.name === 'cc1plus');
+  assert.equal(band.label, 'cc1plus ×5');
+  assert.deepEqual(band.ids, [3, 4, 5]); // what it sums: the members in view
+  assert.equal(groupHighlight('cc1plus', idsByName).label, 'cc1plus ×5');
+  const row = infoRows(at, processById, 'rss', true, idsByName).find((r) => r.name === 'cc1plus');
+  assert.equal(row.count, 5);
+  assert.equal(row.alive, 2);
+  assert.equal(row.rss, 13);
+});
+
+test('the title says what the count counts, and how many a moment holds', () => {
+  assert.equal(groupTitle('cc1plus', idsByName), '5 processes named cc1plus in the whole recording');
+  assert.equal(groupTitle('make', idsByName, 1), '1 process named make in the whole recording; 1 alive at this moment, their figures summed here');
+  assert.equal(groupCount('ld', idsByName, 3), 3); // a name missing from the list: what is known
+  assert.equal(groupLabel('ld', idsByName), 'ld ×0');
+});
