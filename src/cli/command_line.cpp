@@ -7,6 +7,7 @@
 #include "cli/budget_options.h"
 #include "cli/commands.h"
 #include "cli/flag_values.h"
+#include "common/text.h"
 #include "common/units.h"
 #include "export/csv.h"
 #include "export/heap_collapsed.h"
@@ -102,6 +103,23 @@ void add_heap_options(CLI::App& cmd, RecordCliOptions& cli) {
       ->group(group);
 }
 
+// --cpu-profile likewise carries its value after '=' only.
+void add_cpu_profile_option(CLI::App& cmd, RecordCliOptions& cli) {
+  record::RecordOptions& options = cli.record;
+  cmd.add_flag("--cpu-profile{99}", cli.cpu_profile_flag,
+               "Sample the CPU stacks of every thread of the tree, HZ times a second of CPU each uses "
+               "(--cpu-profile=HZ, default 99; perf_event_open; see canopy profile)")
+      ->each([&options](const std::string& text) {
+        auto hz = parse_int<int64_t>(text);
+        if (!hz || *hz < 1 || *hz > record::kMostCpuProfileHz) {
+          throw FlagValueError("--cpu-profile '" + text + "': not a sampling frequency from 1 to " +
+                               std::to_string(record::kMostCpuProfileHz) + " Hz");
+        }
+        options.cpu_profile_hz = *hz;
+      })
+      ->group("CPU profile (where the tree's CPU time goes)");
+}
+
 }  // namespace
 
 CLI::App* add_record_command(CLI::App& app, RecordCliOptions& cli) {
@@ -134,6 +152,7 @@ CLI::App* add_record_command(CLI::App& app, RecordCliOptions& cli) {
       "--no-cgroup", [&options] { options.cgroup = false; },
       "Do not run the command in a cgroup of its own (no exact tree figures; limits per process)");
   add_heap_options(*cmd, cli);
+  add_cpu_profile_option(*cmd, cli);
   add_limit_options(*cmd, options.limits);
   add_budget_options(*cmd, cli.budgets);
   cmd->add_option("command", options.command, "The command to run and its arguments");

@@ -46,6 +46,7 @@ struct RecordCliOptions {
   record::IntervalDefault interval_default{};
   bool interval_given = false;
   std::string heap_flag;  // --heap's value as given, parsed into record.heap_rate_bytes
+  std::string cpu_profile_flag;  // --cpu-profile's, parsed into record.cpu_profile_hz
 };
 CLI::App* add_record_command(CLI::App& app, RecordCliOptions& options);
 int run_record_command(const RecordCliOptions& options);

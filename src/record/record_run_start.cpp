@@ -148,7 +148,22 @@ Status RecordRun::fork_gated_command() {
   if (cgroup_ && cgroup_->version() == 1) {
     RETURN_IF_ERROR(cgroup_->add(root_));  // before it runs: nothing escapes
   }
+  open_cpu_profile();
   return apply_process_limits(root_, *process_limits_);
+}
+
+void RecordRun::open_cpu_profile() {
+  if (!options_.cpu_profile_hz) {
+    return;
+  }
+  auto opened = CpuProfiling::open_gated(root_, *options_.cpu_profile_hz);
+  if (!opened) {
+    cpu_meta_ = "off: " + opened.error().message;
+    warn_("--cpu-profile off: " + opened.error().message + "; recording without a CPU profile");
+    return;
+  }
+  cpu_.emplace(std::move(*opened));
+  cpu_meta_ = cpu_->description();
 }
 
 Status RecordRun::check_attached_root() const {
@@ -181,10 +196,17 @@ Status RecordRun::create_recording() {
                            process_events_ ? &*process_events_ : nullptr, exit_records_ ? &*exit_records_ : nullptr,
                            nullptr, {}, &warn_});
   session_for_output_ = &*session_;
+  profile_stacks_.emplace(*writer_);
+  auto process_id_of = [this](pid_t pid) { return sampler_->process_id(pid); };
   if (heap_) {
     RETURN_IF_ERROR(writer_->enable_heap());
-    heap_->start_ingest(*writer_, session_->clock, [this](pid_t pid) { return sampler_->process_id(pid); });
+    heap_->start_ingest(*writer_, *profile_stacks_, session_->clock, process_id_of);
     session_->heap = &*heap_;
+  }
+  if (cpu_) {
+    RETURN_IF_ERROR(writer_->enable_cpu_profile());
+    cpu_->start(*writer_, *profile_stacks_, session_->clock, process_id_of);
+    session_->cpu = &*cpu_;
   }
   limit_watch_.emplace(options_.limits, cgroup_ ? &*cgroup_ : nullptr, *writer_, *sampler_, session_->clock.now_ms());
   if (run_mode_) {
@@ -198,6 +220,9 @@ Status RecordRun::create_recording() {
   watched.process_events = process_events_meta_;
   watched.exit_records = exit_records_meta_;
   watched.cgroup = cgroup_meta_;
+  if (options_.cpu_profile_hz) {
+    watched.cpu_profile = cpu_meta_;
+  }
   writer_->set_meta(watched);
   if (event_filter_) {
     event_filter_->write_start_meta(*writer_);
