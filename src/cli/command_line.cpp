@@ -265,6 +265,25 @@ CLI::App* add_diff_command(CLI::App& app, DiffOptions& options) {
   return cmd;
 }
 
+CLI::App* add_profile_command(CLI::App& app, ProfileOptions& options) {
+  CLI::App* cmd = app.add_subcommand(
+      "profile", "Where the tree's CPU time went: top functions by self and total samples, from a recording made "
+                 "with record --cpu-profile");
+  cmd->add_option("recording", options.path, "The .canopy file")->required();
+  auto* pid = take_integer(cmd->add_option("--pid", options.pid, "Only the samples of this PID"), 1, kPidMaxLimit);
+  cmd->add_option("--command", options.command,
+                  "Only the samples of processes of this name or executable file name")
+      ->excludes(pid);
+  take_duration(cmd->add_option("--from", options.from_ms, "Only samples from this time on (from the recording's "
+                                                           "start, e.g. 30s)"),
+                0);
+  take_duration(cmd->add_option("--to", options.to_ms, "... and before this time (default: the end)"), 0);
+  cmd->add_flag("--per-process", options.per_process, "One list per process (default: every process merged)");
+  take_integer(cmd->add_option("--top", options.top, "Functions per list (default 15)"), 1, 1'000'000);
+  cmd->add_flag("--json", options.json, "Print the lists as JSON, in sample counts");
+  return cmd;
+}
+
 CLI::App* add_heap_command(CLI::App& app, HeapOptions& options) {
   CLI::App* cmd = app.add_subcommand(
       "heap",

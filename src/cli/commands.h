@@ -145,4 +145,17 @@ struct HeapOptions {
 CLI::App* add_heap_command(CLI::App& app, HeapOptions& options);
 int run_heap_command(const HeapOptions& options);
 
+struct ProfileOptions {
+  std::string path;
+  int64_t pid = 0;      // 0: every process
+  std::string command;  // empty: every command
+  int64_t from_ms = -1;  // offsets from the recording's start; -1: not given
+  int64_t to_ms = -1;
+  bool per_process = false;
+  size_t top = 15;  // functions per list
+  bool json = false;
+};
+CLI::App* add_profile_command(CLI::App& app, ProfileOptions& options);
+int run_profile_command(const ProfileOptions& options);
+
 }  // namespace canopy::cli
