@@ -231,14 +231,21 @@ CLI::App* add_export_command(CLI::App& app, ExportOptions& options) {
   one_value_per_use(cmd->add_option(
       "--kind", options.kinds,
       "cutelooker-log: only events of this kind (log, stdout, stderr, mark, exec, signal, limit); repeatable"));
-  auto* pid = take_integer(cmd->add_option("--pid", options.pid, "pprof, collapsed: only the heap of this PID"), 1,
-                           kPidMaxLimit);
+  auto* pid = take_integer(cmd->add_option("--pid", options.pid, "pprof, collapsed: only the profile of this PID"),
+                           1, kPidMaxLimit);
   cmd->add_option("--command", options.command,
-                  "pprof, collapsed: only the heap of processes of this name or executable file name, merged")
+                  "pprof, collapsed: only the profile of processes of this name or executable file name, merged")
       ->excludes(pid);
   cmd->add_option("--at", options.at,
                   "pprof, collapsed: which snapshot of each process image: end or peak (default end: its last; peak: "
                   "its highest estimated heap)");
+  cmd->add_option("--profile", options.profile,
+                  "pprof, collapsed: heap or cpu (default: the one the recording holds; cpu with --from or --to)");
+  take_duration(cmd->add_option("--from", options.from_ms,
+                                "pprof, collapsed of the CPU profile: only samples from this time on (e.g. 30s)"),
+                0);
+  take_duration(cmd->add_option("--to", options.to_ms, "pprof, collapsed of the CPU profile: ... and before this time"),
+                0);
   return cmd;
 }
 

@@ -98,6 +98,11 @@ struct ExportOptions {
   int64_t pid = 0;  // 0: every one
   std::string command;
   std::string at;  // "end" or "peak"; "": end
+  // pprof and collapsed: "heap", "cpu", or "": the one the recording holds (cpu when
+  // --from or --to is given, heap when --at is).
+  std::string profile;
+  int64_t from_ms = -1;  // the CPU profile's range, from the recording's start; -1: not given
+  int64_t to_ms = -1;
 };
 CLI::App* add_export_command(CLI::App& app, ExportOptions& options);
 int run_export_command(const ExportOptions& options);

@@ -16,9 +16,11 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "integration/harness.h"
+#include "integration/pprof_decoded.h"
 #include "probe/perf_sampling.h"
 
 namespace canopy::testing {
@@ -106,6 +108,65 @@ TEST(CpuProfile, AChildStartedByForkAndExecIsProfiledToo) {
   EXPECT_GT(group["samples"].get<int64_t>(), 0);
   EXPECT_EQ(samples_of(group, "hot_function").second, 0);
   EXPECT_GE(samples_of(group, "main").second * 10, group["samples"].get<int64_t>() * 9) << group.dump();
+}
+
+// The exports take the selection `canopy profile` takes, and say what it says: the
+// child's samples, as folded stacks and as pprof decoded by protoc.
+TEST(CpuProfile, CollapsedAndPprofExportsAgreeWithTheProfile) {
+  TempDir dir;
+  std::string path = dir.file("export.canopy");
+  auto result = run({kCanopy, "record", "-q", "--cpu-profile=999", "-o", path, "--", kCpuWorkload, "spawn", "0.5"});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  auto reader = open_recording(path);
+  const int64_t child = (*reader.processes())[1].pid;
+  nlohmann::json json = profile_json(path, child);
+  ASSERT_EQ(json["groups"].size(), 1u);
+  const int64_t samples = json["groups"][0]["samples"].get<int64_t>();
+  const int64_t hot_self = samples_of(json["groups"][0], "hot_function").first;
+  ASSERT_GT(hot_self, 0);
+
+  auto folded = run({kCanopy, "export", path, "--format", "collapsed", "--pid", std::to_string(child)});
+  ASSERT_EQ(folded.exit_status, 0) << folded.err;
+  int64_t folded_total = 0;
+  int64_t folded_hot = 0;
+  std::istringstream lines(folded.out);
+  for (std::string line; std::getline(lines, line);) {
+    size_t space = line.rfind(' ');
+    ASSERT_NE(space, std::string::npos) << line;
+    int64_t count = std::stoll(line.substr(space + 1));
+    folded_total += count;
+    if (line.find(";hot_function ") != std::string::npos) {
+      EXPECT_EQ(line.rfind("__libc_start_call_main;main;split;hot_function ", 0), 0u) << line;
+      folded_hot += count;
+    }
+  }
+  EXPECT_EQ(folded_total, samples);
+  EXPECT_EQ(folded_hot, hot_self);
+
+  std::string pprof_path = dir.file("cpu.pb.gz");
+  auto exported =
+      run({kCanopy, "export", path, "--format", "pprof", "--pid", std::to_string(child), "-o", pprof_path});
+  ASSERT_EQ(exported.exit_status, 0) << exported.err;
+  std::string error;
+  PprofProfile profile = decode_pprof(pprof_path, error);
+  ASSERT_TRUE(error.empty()) << error;
+  EXPECT_EQ(profile.default_sample_type, "cpu");
+  EXPECT_EQ(profile.period_type, (std::pair<std::string, std::string>{"cpu", "nanoseconds"}));
+  EXPECT_EQ(profile.period, 1'000'000'000 / 999);
+  int64_t pprof_total = 0;
+  int64_t pprof_hot = 0;
+  for (const auto& sample : profile.samples) {
+    EXPECT_EQ(sample.labels.at("pid"), std::to_string(child));
+    pprof_total += profile.value(sample, "samples");
+    EXPECT_EQ(profile.value(sample, "cpu"), profile.value(sample, "samples") * profile.period);
+    if (profile.leaf_function(sample) == "hot_function") {
+      pprof_hot += profile.value(sample, "samples");
+    }
+  }
+  EXPECT_EQ(pprof_total, samples);
+  EXPECT_EQ(pprof_hot, hot_self);
+  ASSERT_FALSE(profile.mappings.empty());
+  EXPECT_EQ(profile.mappings[0].filename, kCpuWorkload);
 }
 
 TEST(CpuProfile, ARecordingWithoutOneIsToldInOneLine) {
