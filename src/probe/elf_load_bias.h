@@ -14,4 +14,9 @@ namespace canopy::probe {
 // equal to file offset, as the usual x86-64 shared object and PIE executable have it).
 uint64_t elf_load_bias(const std::string& path, uint64_t map_start, uint64_t file_offset);
 
+// The object's GNU build-id (NT_GNU_BUILD_ID in a PT_NOTE segment) as lowercase hex;
+// "" when it has none or cannot be read. For mappings the kernel did not report with
+// their build-id: those that predate the profiler (record --pid).
+std::string elf_build_id_hex(const std::string& path);
+
 }  // namespace canopy::probe

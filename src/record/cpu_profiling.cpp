@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "probe/elf_load_bias.h"
+#include "probe/running_tree.h"
 #include "probe/system.h"
 
 namespace canopy::record {
@@ -17,13 +18,64 @@ bool is_object(const std::string& path) { return !path.empty() && path.rfind("//
 
 Result<CpuProfiling> CpuProfiling::open_gated(pid_t pid, int64_t frequency_hz) {
   ASSIGN_OR_RETURN(auto sampling, probe::CpuSampling::open_task(pid, {frequency_hz, /*enable_on_exec=*/true}));
-  return CpuProfiling(std::move(sampling), frequency_hz);
+  std::vector<probe::CpuSampling> samplings;
+  samplings.push_back(std::move(sampling));
+  return CpuProfiling(std::move(samplings), frequency_hz, {});
+}
+
+Result<std::vector<probe::CpuSampling>> CpuProfiling::open_threads(pid_t pid, int64_t frequency_hz) {
+  std::vector<probe::CpuSampling> samplings;
+  for (pid_t tid : probe::read_thread_ids(pid)) {
+    auto opened = probe::CpuSampling::open_task(tid, {frequency_hz, /*enable_on_exec=*/false});
+    if (opened) {
+      samplings.push_back(std::move(*opened));
+    } else if (samplings.empty()) {
+      return opened.error();  // the leader: the kernel's answer for the whole process
+    }  // a thread that ended since the listing: nothing to sample
+  }
+  if (samplings.empty()) {
+    return Error{"perf_event_open on PID " + std::to_string(pid) + ": it has no threads left"};
+  }
+  return samplings;
+}
+
+Result<CpuProfiling> CpuProfiling::open_running(pid_t pid, int64_t frequency_hz) {
+  ASSIGN_OR_RETURN(auto samplings, open_threads(pid, frequency_hz));
+  return CpuProfiling(std::move(samplings), frequency_hz, {pid});
+}
+
+bool CpuProfiling::add_running(pid_t pid) {
+  auto opened = open_threads(pid, frequency_hz_);
+  if (!opened) {
+    return false;
+  }
+  for (probe::CpuSampling& sampling : *opened) {
+    samplings_.push_back(std::move(sampling));
+  }
+  add_mappings_from_proc(pid);
+  return true;
+}
+
+void CpuProfiling::add_mappings_from_proc(pid_t pid) {
+  // Read after the events were opened: a mapping made since is in both, and the
+  // kernel's record, later in time, replaces this one.
+  auto mappings = probe::read_executable_mappings(pid);
+  for (const probe::ExecutableMapping& m : mappings.value_or(std::vector<probe::ExecutableMapping>{})) {
+    probe::PerfMmap mmap{pid, pid, m.start, m.end - m.start, m.file_offset, "", m.path};
+    if (!m.path.empty() && m.path[0] == '/') {
+      mmap.build_id_hex = probe::elf_build_id_hex(m.path);
+    } else if (m.path.empty()) {
+      mmap.path = "//anon";
+    }
+    add_mapping(mmap);
+  }
 }
 
 std::string CpuProfiling::description() const {
+  const probe::CpuSamplingGrant& grant = samplings_.front().grant();
   return std::to_string(frequency_hz_) + " Hz, " +
-         (sampling_.grant().kernel_time ? "user and kernel time" : "user time only (kernel time unseen)") +
-         ", frame-pointer stacks" + (sampling_.grant().build_ids ? "" : ", no build-ids from the kernel");
+         (grant.kernel_time ? "user and kernel time" : "user time only (kernel time unseen)") +
+         ", frame-pointer stacks" + (grant.build_ids ? "" : ", no build-ids from the kernel");
 }
 
 void CpuProfiling::start(store::Writer& writer, ProfileStacks& stacks, const RecordingClock& clock,
@@ -32,23 +84,31 @@ void CpuProfiling::start(store::Writer& writer, ProfileStacks& stacks, const Rec
   stacks_ = &stacks;
   clock_ = &clock;
   process_id_of_ = std::move(process_id_of);
+  for (pid_t pid : running_) {
+    add_mappings_from_proc(pid);
+  }
+  running_.clear();
 }
 
 std::vector<int> CpuProfiling::poll_fds() const {
   std::vector<int> fds;
-  for (const probe::PerfRing& ring : sampling_.rings()) {
-    fds.push_back(ring.fd());
+  for (const probe::CpuSampling& sampling : samplings_) {
+    for (const probe::PerfRing& ring : sampling.rings()) {
+      fds.push_back(ring.fd());
+    }
   }
   return fds;
 }
 
 void CpuProfiling::drain_rings() {
-  for (probe::PerfRing& ring : sampling_.rings()) {
-    ring.drain([&](std::span<const unsigned char> bytes) {
-      if (auto record = probe::parse_perf_record(bytes)) {
-        waiting_.push_back({probe::perf_record_time_ns(bytes), std::move(*record)});
-      }
-    });
+  for (probe::CpuSampling& sampling : samplings_) {
+    for (probe::PerfRing& ring : sampling.rings()) {
+      ring.drain([&](std::span<const unsigned char> bytes) {
+        if (auto record = probe::parse_perf_record(bytes)) {
+          waiting_.push_back({probe::perf_record_time_ns(bytes), std::move(*record)});
+        }
+      });
+    }
   }
   std::stable_sort(waiting_.begin(), waiting_.end(),
                    [](const TimedRecord& a, const TimedRecord& b) { return a.time_ns < b.time_ns; });

@@ -33,6 +33,13 @@ class CpuProfiling {
   // thread and process it starts afterwards is sampled too. Refused in one line (the
   // kernel's answer, the setting that decides it, what would allow it).
   static Result<CpuProfiling> open_gated(pid_t pid, int64_t frequency_hz);
+  // On a running process (record --pid): every thread it has now, sampled at once, and
+  // what they start afterwards. Refused in one line as above.
+  static Result<CpuProfiling> open_running(pid_t pid, int64_t frequency_hz);
+  // Another process that was running before sampling started (a descendant of the
+  // attached root), once start() has been called: its threads, and its mappings from
+  // /proc. False when it is gone, or the kernel refused it.
+  bool add_running(pid_t pid);
 
   // "99 Hz, user and kernel time" or "99 Hz, user time only": for the recording's meta.
   std::string description() const;
@@ -51,8 +58,12 @@ class CpuProfiling {
   int64_t samples_lost() const { return samples_lost_; }
 
  private:
-  explicit CpuProfiling(probe::CpuSampling sampling, int64_t frequency_hz)
-      : sampling_(std::move(sampling)), frequency_hz_(frequency_hz) {}
+  CpuProfiling(std::vector<probe::CpuSampling> samplings, int64_t frequency_hz, std::vector<pid_t> running)
+      : samplings_(std::move(samplings)), frequency_hz_(frequency_hz), running_(std::move(running)) {}
+  // The events of every thread of a running process; refused when the first is.
+  static Result<std::vector<probe::CpuSampling>> open_threads(pid_t pid, int64_t frequency_hz);
+  // The executable mappings a running process had before its events were opened.
+  void add_mappings_from_proc(pid_t pid);
   struct Mapping {
     uint64_t start;
     uint64_t end;
@@ -69,8 +80,9 @@ class CpuProfiling {
   void add_sample(const probe::PerfSample& sample);
   int64_t frame_id(const std::vector<Mapping>& mappings, uint64_t pc);
 
-  probe::CpuSampling sampling_;
+  std::vector<probe::CpuSampling> samplings_;  // one for the gated command; one per thread attached to
   int64_t frequency_hz_;
+  std::vector<pid_t> running_;  // processes attached to while running: their mappings read at start()
   store::Writer* writer_ = nullptr;
   ProfileStacks* stacks_ = nullptr;
   const RecordingClock* clock_ = nullptr;

@@ -52,6 +52,12 @@ class RecordRun {
   Status fork_gated_command();
   // --cpu-profile on the gated command; a refusal is warned of, and the recording goes on.
   void open_cpu_profile();
+  // --cpu-profile with --pid: the root's threads now, at the recording's creation.
+  void open_cpu_profile_running();
+  // And the root's descendants that were running before: those started after the root's
+  // events were opened are the events' own already (inherited).
+  void add_running_descendants_to_cpu_profile();
+  uint64_t cpu_attached_boot_ticks_ = 0;  // when the root's events were opened
   Status check_attached_root() const;
   void write_end_meta_and_counts(int64_t end_ms);
 

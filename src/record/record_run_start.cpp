@@ -13,6 +13,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "probe/running_tree.h"
 #include "record/recording_meta.h"
 
 namespace canopy::record {
@@ -152,6 +153,40 @@ Status RecordRun::fork_gated_command() {
   return apply_process_limits(root_, *process_limits_);
 }
 
+void RecordRun::open_cpu_profile_running() {
+  if (!options_.cpu_profile_hz || run_mode_) {
+    return;
+  }
+  timespec now{};
+  ::clock_gettime(CLOCK_BOOTTIME, &now);
+  const auto ticks_per_s = static_cast<uint64_t>(::sysconf(_SC_CLK_TCK));
+  cpu_attached_boot_ticks_ = static_cast<uint64_t>(now.tv_sec) * ticks_per_s +
+                             static_cast<uint64_t>(now.tv_nsec) * ticks_per_s / 1'000'000'000;
+  auto opened = CpuProfiling::open_running(root_, *options_.cpu_profile_hz);
+  if (!opened) {
+    cpu_meta_ = "off: " + opened.error().message;
+    warn_("--cpu-profile off: " + opened.error().message + "; recording without a CPU profile");
+    return;
+  }
+  cpu_.emplace(std::move(*opened));
+  cpu_meta_ = cpu_->description();
+}
+
+void RecordRun::add_running_descendants_to_cpu_profile() {
+  if (!cpu_ || run_mode_) {
+    return;
+  }
+  for (pid_t pid : probe::read_descendants(root_)) {
+    auto files = probe::ProcessFiles::open(pid);
+    auto stat = files ? files->read_stat() : std::nullopt;
+    // Started before the root's events: no event of the tree inherited it. (A process
+    // started in the same clock tick is taken as inherited: missed, never sampled twice.)
+    if (stat && static_cast<uint64_t>(stat->start_ticks) < cpu_attached_boot_ticks_) {
+      cpu_->add_running(pid);
+    }
+  }
+}
+
 void RecordRun::open_cpu_profile() {
   if (!options_.cpu_profile_hz) {
     return;
@@ -197,6 +232,7 @@ Status RecordRun::create_recording() {
                            nullptr, {}, &warn_});
   session_for_output_ = &*session_;
   profile_stacks_.emplace(*writer_);
+  open_cpu_profile_running();
   auto process_id_of = [this](pid_t pid) { return sampler_->process_id(pid); };
   if (heap_) {
     RETURN_IF_ERROR(writer_->enable_heap());
@@ -249,6 +285,7 @@ Status RecordRun::release_root() {
     ::unlink(path_.c_str());
     return Error{"cannot attach to PID " + std::to_string(root_) + ": it ended before the first sample"};
   }
+  add_running_descendants_to_cpu_profile();
   raise_fd_limit();
   return Ok{};
 }

@@ -169,6 +169,39 @@ TEST(CpuProfile, CollapsedAndPprofExportsAgreeWithTheProfile) {
   EXPECT_EQ(profile.mappings[0].filename, kCpuWorkload);
 }
 
+// record --pid: the attached root's threads, and a descendant that was already running
+// (the child the workload forked before canopy came), with its mappings from /proc.
+// The child has about 2.7 s of its 3 s of CPU left when canopy attaches: some 2700
+// samples at 999 Hz, more than the bound above needs.
+TEST(CpuProfile, AttachingProfilesTheRootAndTheDescendantsAlreadyRunning) {
+  TempDir dir;
+  std::string path = dir.file("attach.canopy");
+  Started workload({kCpuWorkload, "spawn", "3"});
+  ASSERT_TRUE(workload.wait_for_output("child ")) << workload.output();
+  const std::string said = workload.output();
+  const int64_t child = std::stoll(said.substr(said.find("child ") + 6));
+  auto result = run({kCanopy, "record", "-q", "--cpu-profile=999", "-o", path, "--pid", std::to_string(workload.pid())});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  EXPECT_EQ(workload.wait().exit_status, 0);
+  nlohmann::json json = profile_json(path, child);
+  ASSERT_EQ(json["groups"].size(), 1u) << json.dump();
+  expect_the_split(json["groups"][0]);
+  // Sampled once, not by its own events and by inherited ones as well: no more samples
+  // than its whole CPU time (before the attach too) at 999 Hz, within 10%.
+  auto reader = open_recording(path);
+  int64_t child_cpu_ns = 0;
+  auto processes = reader.processes();
+  ASSERT_TRUE(processes.ok());
+  for (const auto& process : *processes) {
+    if (process.pid == child) {
+      child_cpu_ns = process.cpu_user_ns.value_or(0) + process.cpu_system_ns.value_or(0);
+    }
+  }
+  ASSERT_GT(child_cpu_ns, 0);
+  EXPECT_LT(static_cast<double>(json["groups"][0]["samples"].get<int64_t>()),
+            1.1 * 999 * static_cast<double>(child_cpu_ns) / 1e9);
+}
+
 TEST(CpuProfile, ARecordingWithoutOneIsToldInOneLine) {
   TempDir dir;
   std::string path = dir.file("plain.canopy");

@@ -1,5 +1,6 @@
 // The perf ring buffer's records (probe/perf_records.h) and their framing in the ring
-// (read_ring_records), from bytes laid out as <linux/perf_event.h> describes them.
+// (read_ring_records), from bytes laid out as <linux/perf_event.h> describes them; and
+// the executable mappings of /proc/PID/maps, for processes attached to while running.
 #include <gtest/gtest.h>
 #include <linux/perf_event.h>
 
@@ -7,6 +8,7 @@
 
 #include "probe/perf_records.h"
 #include "probe/perf_sampling.h"
+#include "probe/running_tree.h"
 
 namespace canopy::probe {
 namespace {
@@ -201,6 +203,32 @@ TEST(PerfRing, ARecordPastTheHeadOrOfSizeZeroEndsTheRead) {
   read_ring_records(ring, 24, tail, [&](std::span<const unsigned char>) { ++seen; });
   EXPECT_EQ(seen, 0);
   EXPECT_EQ(tail, 24u);
+}
+
+}  // namespace
+}  // namespace canopy::probe
+
+namespace canopy::probe {
+namespace {
+
+TEST(ProcMaps, OnlyExecutableMappingsWithTheirPathsSpacesIncluded) {
+  const char* text =
+      "55d4c2a00000-55d4c2a02000 r--p 00000000 08:01 1234                       /usr/bin/cat\n"
+      "55d4c2a02000-55d4c2a07000 r-xp 00002000 08:01 1234                       /usr/bin/cat\n"
+      "7f0000000000-7f0000001000 r-xp 00000000 00:00 0 \n"
+      "7f0000002000-7f0000003000 r-xp 00001000 08:01 99                         /tmp/a dir/lib x.so (deleted)\n"
+      "7ffd1c3f0000-7ffd1c3f2000 r-xp 00000000 00:00 0                          [vdso]\n"
+      "garbage\n"
+      "7f0000004000-7f0000003000 r-xp 00000000 00:00 0                          /backwards\n";
+  auto mappings = parse_executable_mappings(text);
+  ASSERT_EQ(mappings.size(), 4u);
+  EXPECT_EQ(mappings[0].start, 0x55d4c2a02000u);
+  EXPECT_EQ(mappings[0].end, 0x55d4c2a07000u);
+  EXPECT_EQ(mappings[0].file_offset, 0x2000u);
+  EXPECT_EQ(mappings[0].path, "/usr/bin/cat");
+  EXPECT_EQ(mappings[1].path, "");
+  EXPECT_EQ(mappings[2].path, "/tmp/a dir/lib x.so (deleted)");
+  EXPECT_EQ(mappings[3].path, "[vdso]");
 }
 
 }  // namespace
