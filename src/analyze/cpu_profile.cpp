@@ -66,11 +66,24 @@ Result<CpuSelection> select_cpu_samples(const store::Reader& reader, const CpuSa
   const int64_t start_ms = reader.meta().start_ms.value_or(0);
   std::set<std::string> pids;
   std::set<std::string> commands;
+  // The recorder names a sample's process when its sampler still knew it as the sample
+  // was read; a process that ended before (a compiler run shorter than a tick) is found
+  // here, by its PID and the sample's time within its life.
+  std::unordered_map<int64_t, std::vector<const store::ProcessRow*>> by_pid;
+  for (const store::ProcessRow& process : processes) {
+    by_pid[process.pid].push_back(&process);
+  }
   auto process_of = [&](const store::CpuSampleRow& row) -> const store::ProcessRow* {
-    if (!row.process_id || *row.process_id < 1 || *row.process_id > static_cast<int64_t>(processes.size())) {
-      return nullptr;
+    if (row.process_id && *row.process_id >= 1 && *row.process_id <= static_cast<int64_t>(processes.size())) {
+      return &processes[static_cast<size_t>(*row.process_id - 1)];
     }
-    return &processes[static_cast<size_t>(*row.process_id - 1)];
+    const store::ProcessRow* latest = nullptr;  // the last instance of the PID started by then
+    for (const store::ProcessRow* process : by_pid[row.pid]) {
+      if (process->start_ms <= row.t_ms && (!latest || process->start_ms >= latest->start_ms)) {
+        latest = process;
+      }
+    }
+    return latest && (!latest->end_ms || row.t_ms <= *latest->end_ms + 1) ? latest : nullptr;
   };
   for (const store::CpuSampleRow& row : selection.profile.samples) {
     const store::ProcessRow* process = process_of(row);

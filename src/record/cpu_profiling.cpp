@@ -151,6 +151,7 @@ void CpuProfiling::handle(const probe::PerfRecord& record) {
     }
   } else if (const auto* fork = std::get_if<probe::PerfFork>(&record)) {
     if (fork->pid != fork->parent_pid) {  // a process (a thread shares its parent's)
+      process_ids_.erase(fork->pid);
       auto parent = mappings_.find(fork->parent_pid);
       if (parent != mappings_.end()) {
         mappings_[fork->pid] = parent->second;
@@ -214,6 +215,11 @@ void CpuProfiling::add_sample(const probe::PerfSample& sample) {
   store::CpuSampleRow row;
   row.t_ms = clock_->from_monotonic_ns(sample.time_ns);
   row.process_id = process_id_of_(sample.pid);
+  if (row.process_id) {
+    process_ids_[sample.pid] = *row.process_id;
+  } else if (auto known = process_ids_.find(sample.pid); known != process_ids_.end()) {
+    row.process_id = known->second;
+  }
   row.pid = sample.pid;
   row.tid = sample.tid;
   row.stack_id = stacks_->stack_id(frames_);

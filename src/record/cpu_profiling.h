@@ -88,6 +88,10 @@ class CpuProfiling {
   const RecordingClock* clock_ = nullptr;
   ProcessIdOf process_id_of_;
   std::unordered_map<pid_t, std::vector<Mapping>> mappings_;  // by process, each by start
+  // The process row of each PID as last known: the sampler forgets a process at its
+  // end, and its last samples may be read after that. Dropped when the PID is forked
+  // anew (reused).
+  std::unordered_map<pid_t, int64_t> process_ids_;
   std::vector<TimedRecord> waiting_;  // read, not yet handled: newer than the last read's moment
   std::vector<int64_t> frames_;       // add_sample's buffer
   // The virtual address at a mapped file offset, by (path, build-id, offset): the same

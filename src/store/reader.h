@@ -68,8 +68,9 @@ class Reader {
   // empty for a recording made without it. Refused in one line like the heap profile.
   Result<CpuProfile> cpu_profile() const;
 
-  // 1 to 3 (kNewestFormatVersion): format 1 recordings have no imported logs, and
-  // only format 3 ones have heap tables (record --heap).
+  // 1 to 4 (kNewestFormatVersion): format 1 recordings have no imported logs, format 3
+  // ones have heap tables (record --heap), and format 4 ones a CPU profile and the heap
+  // tables its stacks are in (record --cpu-profile, with or without --heap).
   int64_t format_version() const { return format_version_; }
 
   // Calls `visit` for every sample row in time order with the process's full values

@@ -76,9 +76,14 @@ TEST(CpuProfile, SharesOfTwoFunctionsComeWithinTenPoints) {
   EXPECT_EQ(reader.meta().cpu_profile.value_or("").rfind("999 Hz, ", 0), 0u) << reader.meta().cpu_profile.value_or("");
   auto profile = reader.cpu_profile();
   ASSERT_TRUE(profile.ok()) << profile.error().message;
-  for (const auto& sample : profile->samples) {
-    ASSERT_TRUE(sample.process_id.has_value()) << "a sample of pid " << sample.pid << " names no process";
-  }
+  ASSERT_FALSE(profile->samples.empty());
+  // Every sample is of the workload's process, whether the recorder named it or the
+  // reader found it by PID and time (a sample read after the process ended).
+  auto by_process = run({kCanopy, "profile", path, "--json", "--per-process"});
+  ASSERT_EQ(by_process.exit_status, 0) << by_process.err;
+  nlohmann::json groups = nlohmann::json::parse(by_process.out, nullptr, false)["groups"];
+  ASSERT_EQ(groups.size(), 1u) << groups.dump();
+  EXPECT_EQ(groups[0]["command"], "canopy_cpu_work") << "the kernel's 15-byte name of the workload";
   nlohmann::json json = profile_json(path, 0);
   ASSERT_EQ(json["groups"].size(), 1u) << json.dump();
   expect_the_split(json["groups"][0]);
