@@ -207,6 +207,44 @@ TEST(CpuProfile, AttachingProfilesTheRootAndTheDescendantsAlreadyRunning) {
             1.1 * 999 * static_cast<double>(child_cpu_ns) / 1e9);
 }
 
+// Which profile pprof and collapsed export, as docs/cpu-profile.md says: the one the
+// recording holds, the one --profile names, and one line for a mix that cannot be.
+TEST(CpuProfile, TheExportsPickTheProfileOrSayWhyNot) {
+  TempDir dir;
+  std::string both = dir.file("both.canopy");
+  auto recorded = run({kCanopy, "record", "-q", "--heap", "--cpu-profile=999", "-o", both, "--", kCpuWorkload,
+                       "split", "0.2"});
+  ASSERT_EQ(recorded.exit_status, 0) << recorded.err;
+  auto ambiguous = run({kCanopy, "export", both, "--format", "collapsed"});
+  EXPECT_EQ(ambiguous.exit_status, 1);
+  EXPECT_EQ(ambiguous.err, "canopy: '" + both +
+                               "' has both a heap and a CPU profile: choose one with --profile heap or --profile cpu\n");
+  auto cpu = run({kCanopy, "export", both, "--format", "collapsed", "--profile", "cpu"});
+  EXPECT_EQ(cpu.exit_status, 0) << cpu.err;
+  EXPECT_NE(cpu.out.find(";split;hot_function "), std::string::npos) << cpu.out;
+  auto ranged = run({kCanopy, "export", both, "--format", "collapsed", "--from", "0s"});
+  EXPECT_EQ(ranged.exit_status, 0) << ranged.err;
+  EXPECT_EQ(ranged.out, cpu.out) << "--from implies the CPU profile";
+  auto heap = run({kCanopy, "export", both, "--format", "collapsed", "--profile", "heap"});
+  EXPECT_EQ(heap.exit_status, 0) << heap.err;
+  EXPECT_EQ(heap.out.find("hot_function"), std::string::npos) << heap.out;
+
+  for (const auto& [flags, said] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--profile", "disk"}, "canopy: unknown --profile 'disk' (known: heap, cpu)\n"},
+           {{"--profile", "heap", "--from", "1s"}, "canopy: --from and --to apply to the CPU profile (--profile cpu) only\n"},
+           {{"--profile", "cpu", "--at", "peak"}, "canopy: --at applies to the heap profile (--profile heap) only\n"},
+           {{"--from", "2s", "--to", "1s"}, "canopy: --to 1.000 s is not after --from 2.000 s\n"}}) {
+    std::vector<std::string> argv = {kCanopy, "export", both, "--format", "collapsed"};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    auto refused = run(argv);
+    EXPECT_EQ(refused.exit_status, 2) << flags[0];
+    EXPECT_EQ(refused.err, said);
+  }
+  auto not_for_csv = run({kCanopy, "export", both, "--format", "csv", "--profile", "cpu"});
+  EXPECT_EQ(not_for_csv.exit_status, 2);
+  EXPECT_EQ(not_for_csv.err, "canopy: --profile applies to --format pprof and collapsed only\n");
+}
+
 TEST(CpuProfile, ARecordingWithoutOneIsToldInOneLine) {
   TempDir dir;
   std::string path = dir.file("plain.canopy");
