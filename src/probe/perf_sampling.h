@@ -60,7 +60,6 @@ class PerfRing {
   ScopedFd fd_;
   void* mapped_ = nullptr;
   size_t mapped_bytes_ = 0;
-  std::vector<unsigned char> wrapped_;  // read_ring_records' copy of a wrapped record
 };
 
 // The events of one task: one per CPU.

@@ -157,6 +157,9 @@ void RecordRun::open_cpu_profile_running() {
   if (!options_.cpu_profile_hz || run_mode_) {
     return;
   }
+  // An fd per CPU for each thread of the tree: a root with hundreds of threads needs
+  // more than the usual soft limit. Nothing of ours is started with it (attach mode).
+  raise_fd_limit();
   timespec now{};
   ::clock_gettime(CLOCK_BOOTTIME, &now);
   const auto ticks_per_s = static_cast<uint64_t>(::sysconf(_SC_CLK_TCK));
