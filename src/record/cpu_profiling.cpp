@@ -62,9 +62,7 @@ void CpuProfiling::add_mappings_from_proc(pid_t pid) {
   auto mappings = probe::read_executable_mappings(pid);
   for (const probe::ExecutableMapping& m : mappings.value_or(std::vector<probe::ExecutableMapping>{})) {
     probe::PerfMmap mmap{pid, pid, m.start, m.end - m.start, m.file_offset, "", m.path};
-    if (!m.path.empty() && m.path[0] == '/') {
-      mmap.build_id_hex = probe::elf_build_id_hex(m.path);
-    } else if (m.path.empty()) {
+    if (m.path.empty()) {
       mmap.path = "//anon";
     }
     add_mapping(mmap);
@@ -166,9 +164,18 @@ void CpuProfiling::handle(const probe::PerfRecord& record) {
   }
 }
 
-void CpuProfiling::add_mapping(const probe::PerfMmap& mmap) {
-  if (mmap.length == 0) {
+void CpuProfiling::add_mapping(const probe::PerfMmap& reported) {
+  if (reported.length == 0) {
     return;
+  }
+  probe::PerfMmap mmap = reported;
+  if (mmap.build_id_hex.empty() && !mmap.path.empty() && mmap.path[0] == '/') {
+    // A kernel before 5.12 sends none: the file's own, as it is on disk now, read once.
+    auto [known, added] = file_build_ids_.try_emplace(mmap.path);
+    if (added) {
+      known->second = probe::elf_build_id_hex(mmap.path);
+    }
+    mmap.build_id_hex = known->second;
   }
   std::vector<Mapping>& mappings = mappings_[mmap.pid];
   const uint64_t end = mmap.start + mmap.length;
