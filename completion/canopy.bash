@@ -23,7 +23,7 @@ _canopy_command_spec()
                 --memory-limit --swap-limit --cpu-limit --cpus --nice --cpu-time
                 --max-processes --timeout --kill-grace --max-peak --max-cpu --heap-interval'
             options="$help $valued -f --force -q --quiet --pss --capture-output
-                --no-process-events --no-cgroup --heap"
+                --no-process-events --no-cgroup --heap --cpu-profile"
             positionals='command'
             ;;
         report)
@@ -37,7 +37,7 @@ _canopy_command_spec()
             positionals='recording'
             ;;
         export)
-            valued='--format -o --output --metric --kind --pid --command --at'
+            valued='--format -o --output --metric --kind --pid --command --at --profile --from --to'
             options="$help $valued -f --force --long"
             positionals='recording'
             ;;
@@ -54,6 +54,11 @@ _canopy_command_spec()
         heap)
             valued='--pid --command --from --to --older-than --top --frames'
             options="$help $valued --json"
+            positionals='recording'
+            ;;
+        profile)
+            valued='--pid --command --from --to --top'
+            options="$help $valued --per-process --json"
             positionals='recording'
             ;;
         'log add')
@@ -109,6 +114,9 @@ _canopy_option_value()
         'export --at')
             COMPREPLY=($(compgen -W 'end peak' -- "$cur"))
             ;;
+        'export --profile')
+            COMPREPLY=($(compgen -W 'heap cpu' -- "$cur"))
+            ;;
         'export --kind')
             COMPREPLY=($(compgen -W 'log stdout stderr mark exec signal limit' -- "$cur"))
             ;;
@@ -136,7 +144,7 @@ _canopy()
         if [[ $cur == -* ]]; then
             COMPREPLY=($(compgen -W '-h --help --version' -- "$cur"))
         else
-            COMPREPLY=($(compgen -W 'record report view export import diff heap log mark' -- "$cur"))
+            COMPREPLY=($(compgen -W 'record report view export import diff heap profile log mark' -- "$cur"))
         fi
         return
     fi

@@ -20,6 +20,7 @@ Result<Summary> summarize(const store::Reader& reader, size_t top_count, bool wi
   }
   s.root_pid = meta.root_pid.value_or(0);
   s.start_ms = meta.start_ms.value_or(ticks.empty() ? 0 : ticks.front().t_ms);
+  s.cpu_profile = meta.cpu_profile;
   s.interval_ms = meta.interval_ms.value_or(0);
   auto end_ms = meta.end_ms;
   s.complete = end_ms.has_value();

@@ -65,6 +65,9 @@ struct Summary {
   // the summary shows instead of the resident-memory guess.
   std::optional<HeapLeakReport> heap_leaks;
   std::vector<store::LogSourceRow> logs;  // imported with `canopy log add`, in order
+  // record --cpu-profile: how it sampled ("99 Hz, ..."), or "off: " and why; empty
+  // when it was not asked for.
+  std::optional<std::string> cpu_profile;
 };
 
 // `name_leaks` names the heap leaks' code (see heap_leaks.h); without it they go unnamed.

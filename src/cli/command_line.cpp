@@ -7,6 +7,7 @@
 #include "cli/budget_options.h"
 #include "cli/commands.h"
 #include "cli/flag_values.h"
+#include "common/text.h"
 #include "common/units.h"
 #include "export/csv.h"
 #include "export/heap_collapsed.h"
@@ -102,6 +103,23 @@ void add_heap_options(CLI::App& cmd, RecordCliOptions& cli) {
       ->group(group);
 }
 
+// --cpu-profile likewise carries its value after '=' only.
+void add_cpu_profile_option(CLI::App& cmd, RecordCliOptions& cli) {
+  record::RecordOptions& options = cli.record;
+  cmd.add_flag("--cpu-profile{99}", cli.cpu_profile_flag,
+               "Sample the CPU stacks of every thread of the tree, HZ times a second of CPU each uses "
+               "(--cpu-profile=HZ, default 99; perf_event_open; see canopy profile)")
+      ->each([&options](const std::string& text) {
+        auto hz = parse_int<int64_t>(text);
+        if (!hz || *hz < 1 || *hz > record::kMostCpuProfileHz) {
+          throw FlagValueError("--cpu-profile '" + text + "': not a sampling frequency from 1 to " +
+                               std::to_string(record::kMostCpuProfileHz) + " Hz");
+        }
+        options.cpu_profile_hz = *hz;
+      })
+      ->group("CPU profile (where the tree's CPU time goes)");
+}
+
 }  // namespace
 
 CLI::App* add_record_command(CLI::App& app, RecordCliOptions& cli) {
@@ -134,6 +152,7 @@ CLI::App* add_record_command(CLI::App& app, RecordCliOptions& cli) {
       "--no-cgroup", [&options] { options.cgroup = false; },
       "Do not run the command in a cgroup of its own (no exact tree figures; limits per process)");
   add_heap_options(*cmd, cli);
+  add_cpu_profile_option(*cmd, cli);
   add_limit_options(*cmd, options.limits);
   add_budget_options(*cmd, cli.budgets);
   cmd->add_option("command", options.command, "The command to run and its arguments");
@@ -212,14 +231,21 @@ CLI::App* add_export_command(CLI::App& app, ExportOptions& options) {
   one_value_per_use(cmd->add_option(
       "--kind", options.kinds,
       "cutelooker-log: only events of this kind (log, stdout, stderr, mark, exec, signal, limit); repeatable"));
-  auto* pid = take_integer(cmd->add_option("--pid", options.pid, "pprof, collapsed: only the heap of this PID"), 1,
-                           kPidMaxLimit);
+  auto* pid = take_integer(cmd->add_option("--pid", options.pid, "pprof, collapsed: only the profile of this PID"),
+                           1, kPidMaxLimit);
   cmd->add_option("--command", options.command,
-                  "pprof, collapsed: only the heap of processes of this name or executable file name, merged")
+                  "pprof, collapsed: only the profile of processes of this name or executable file name, merged")
       ->excludes(pid);
   cmd->add_option("--at", options.at,
                   "pprof, collapsed: which snapshot of each process image: end or peak (default end: its last; peak: "
                   "its highest estimated heap)");
+  cmd->add_option("--profile", options.profile,
+                  "pprof, collapsed: heap or cpu (default: the one the recording holds; cpu with --from or --to)");
+  take_duration(cmd->add_option("--from", options.from_ms,
+                                "pprof, collapsed of the CPU profile: only samples from this time on (e.g. 30s)"),
+                0);
+  take_duration(cmd->add_option("--to", options.to_ms, "pprof, collapsed of the CPU profile: ... and before this time"),
+                0);
   return cmd;
 }
 
@@ -243,6 +269,25 @@ CLI::App* add_diff_command(CLI::App& app, DiffOptions& options) {
   cmd->add_flag("--json", options.json, "Print every pair and figure as JSON, in raw units");
   auto* top = take_integer(cmd->add_option("--top", options.top, "Rows per list (default 10)"), 1, 1'000'000);
   cmd->add_flag("--all", options.all, "Every row of every list")->excludes(top);
+  return cmd;
+}
+
+CLI::App* add_profile_command(CLI::App& app, ProfileOptions& options) {
+  CLI::App* cmd = app.add_subcommand(
+      "profile", "Where the tree's CPU time went: top functions by self and total samples, from a recording made "
+                 "with record --cpu-profile");
+  cmd->add_option("recording", options.path, "The .canopy file")->required();
+  auto* pid = take_integer(cmd->add_option("--pid", options.pid, "Only the samples of this PID"), 1, kPidMaxLimit);
+  cmd->add_option("--command", options.command,
+                  "Only the samples of processes of this name or executable file name")
+      ->excludes(pid);
+  take_duration(cmd->add_option("--from", options.from_ms, "Only samples from this time on (from the recording's "
+                                                           "start, e.g. 30s)"),
+                0);
+  take_duration(cmd->add_option("--to", options.to_ms, "... and before this time (default: the end)"), 0);
+  cmd->add_flag("--per-process", options.per_process, "One list per process (default: every process merged)");
+  take_integer(cmd->add_option("--top", options.top, "Functions per list (default 15)"), 1, 1'000'000);
+  cmd->add_flag("--json", options.json, "Print the lists as JSON, in sample counts");
   return cmd;
 }
 

@@ -46,6 +46,7 @@ struct RecordCliOptions {
   record::IntervalDefault interval_default{};
   bool interval_given = false;
   std::string heap_flag;  // --heap's value as given, parsed into record.heap_rate_bytes
+  std::string cpu_profile_flag;  // --cpu-profile's, parsed into record.cpu_profile_hz
 };
 CLI::App* add_record_command(CLI::App& app, RecordCliOptions& options);
 int run_record_command(const RecordCliOptions& options);
@@ -97,6 +98,11 @@ struct ExportOptions {
   int64_t pid = 0;  // 0: every one
   std::string command;
   std::string at;  // "end" or "peak"; "": end
+  // pprof and collapsed: "heap", "cpu", or "": the one the recording holds (cpu when
+  // --from or --to is given, heap when --at is).
+  std::string profile;
+  int64_t from_ms = -1;  // the CPU profile's range, from the recording's start; -1: not given
+  int64_t to_ms = -1;
 };
 CLI::App* add_export_command(CLI::App& app, ExportOptions& options);
 int run_export_command(const ExportOptions& options);
@@ -143,5 +149,18 @@ struct HeapOptions {
 };
 CLI::App* add_heap_command(CLI::App& app, HeapOptions& options);
 int run_heap_command(const HeapOptions& options);
+
+struct ProfileOptions {
+  std::string path;
+  int64_t pid = 0;      // 0: every process
+  std::string command;  // empty: every command
+  int64_t from_ms = -1;  // offsets from the recording's start; -1: not given
+  int64_t to_ms = -1;
+  bool per_process = false;
+  size_t top = 15;  // functions per list
+  bool json = false;
+};
+CLI::App* add_profile_command(CLI::App& app, ProfileOptions& options);
+int run_profile_command(const ProfileOptions& options);
 
 }  // namespace canopy::cli

@@ -5,7 +5,9 @@
 #include "cli/commands.h"
 #include "common/output_file.h"
 #include "common/terminal_text.h"
+#include "common/text.h"
 #include "export/chrome_trace.h"
+#include "export/cpu_exports.h"
 #include "export/csv.h"
 #include "export/cutelooker_log.h"
 #include "export/heap_collapsed.h"
@@ -31,6 +33,80 @@ Result<exporters::HeapExportOptions> heap_options(const ExportOptions& options) 
     return Error{"unknown --at '" + options.at + "' (known: end, peak)"};
   }
   return heap;
+}
+
+// Which profile pprof and collapsed export when --profile does not say: the one the
+// recording holds; for one with both, the user must choose.
+Result<std::string> profile_in(const store::Reader& reader) {
+  const std::string said = reader.meta().cpu_profile.value_or("off");
+  if (said.rfind("off", 0) == 0) {
+    return std::string("heap");
+  }
+  ASSIGN_OR_RETURN(auto heap, reader.heap_profile());
+  if (heap.images.empty()) {
+    return std::string("cpu");
+  }
+  return Error{"'" + reader.path() + "' has both a heap and a CPU profile: choose one with --profile heap or "
+               "--profile cpu"};
+}
+
+// The CPU exports' selection, or the line saying what is wrong with it.
+Result<analyze::CpuSampleFilter> cpu_filter(const ExportOptions& options) {
+  if (!options.at.empty()) {
+    return Error{"--at applies to the heap profile (--profile heap) only"};
+  }
+  if (!options.metric.empty()) {
+    return Error{"--metric applies to the heap profile's collapsed stacks only; the CPU profile's are sample counts"};
+  }
+  if (options.from_ms >= 0 && options.to_ms >= 0 && options.to_ms <= options.from_ms) {
+    return Error{"--to " + format_duration_ms(options.to_ms) + " is not after --from " +
+                 format_duration_ms(options.from_ms)};
+  }
+  analyze::CpuSampleFilter filter{options.pid, options.command};
+  if (options.from_ms >= 0) {
+    filter.from_ms = options.from_ms;
+  }
+  if (options.to_ms >= 0) {
+    filter.to_ms = options.to_ms;
+  }
+  return filter;
+}
+
+// pprof or collapsed, of the profile asked for or found in the recording.
+Result<Exporter> choose_profile_exporter(const ExportOptions& options) {
+  const bool cpu_flags = options.from_ms >= 0 || options.to_ms >= 0;
+  if (options.profile.empty() && cpu_flags && (!options.at.empty() || !options.metric.empty())) {
+    return Error{"--from and --to select CPU samples, --at and --metric a heap profile: give --profile cpu or "
+                 "--profile heap"};
+  }
+  std::string profile = options.profile;
+  const bool heap_flags = !options.at.empty() || !options.metric.empty();
+  if (profile.empty() && (cpu_flags || heap_flags)) {
+    profile = cpu_flags ? "cpu" : "heap";
+  }
+  if (!profile.empty() && profile != "heap" && profile != "cpu") {
+    return Error{"unknown --profile '" + profile + "' (known: heap, cpu)"};
+  }
+  if (profile == "heap" && cpu_flags) {
+    return Error{"--from and --to apply to the CPU profile (--profile cpu) only"};
+  }
+  const bool pprof = options.format == "pprof";
+  if (profile == "cpu") {
+    RETURN_IF_ERROR(cpu_filter(options));  // said before the recording is opened
+  }
+  ASSIGN_OR_RETURN(auto heap, heap_options(options));
+  std::string metric = options.metric.empty() ? exporters::kHeapCollapsedDefaultMetric : options.metric;
+  return Exporter([=](const store::Reader& r, const Sink& out) -> Status {
+    std::string chosen = profile;
+    if (chosen.empty()) {
+      ASSIGN_OR_RETURN(chosen, profile_in(r));
+    }
+    if (chosen == "cpu") {
+      ASSIGN_OR_RETURN(auto cpu, cpu_filter(options));
+      return pprof ? exporters::write_cpu_pprof(r, cpu, out) : exporters::write_cpu_collapsed(r, cpu, out);
+    }
+    return pprof ? exporters::write_heap_pprof(r, heap, out) : exporters::write_heap_collapsed(r, heap, metric, out);
+  });
 }
 
 // The exporter the options ask for, or the one line saying what is wrong with them.
@@ -62,23 +138,17 @@ Result<Exporter> choose_exporter(const ExportOptions& options) {
   if (!is_heap_format(format)) {
     for (const auto& [given, flag] : {std::pair{options.pid != 0, "--pid"},
                                       std::pair{!options.command.empty(), "--command"},
-                                      std::pair{!options.at.empty(), "--at"}}) {
+                                      std::pair{!options.at.empty(), "--at"},
+                                      std::pair{!options.profile.empty(), "--profile"},
+                                      std::pair{options.from_ms >= 0, "--from"},
+                                      std::pair{options.to_ms >= 0, "--to"}}) {
       if (given) {
         return Error{std::string(flag) + " applies to --format pprof and collapsed only"};
       }
     }
   }
   if (is_heap_format(format)) {
-    ASSIGN_OR_RETURN(auto heap, heap_options(options));
-    if (format == "pprof") {
-      return Exporter([heap](const store::Reader& r, const Sink& out) {
-        return exporters::write_heap_pprof(r, heap, out);
-      });
-    }
-    std::string metric = options.metric.empty() ? exporters::kHeapCollapsedDefaultMetric : options.metric;
-    return Exporter([heap, metric](const store::Reader& r, const Sink& out) {
-      return exporters::write_heap_collapsed(r, heap, metric, out);
-    });
+    return choose_profile_exporter(options);
   }
   if (format == "onlooker") {
     return Exporter([](const store::Reader& r, const Sink& out) { return exporters::write_onlooker_json(r, out); });

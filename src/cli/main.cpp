@@ -55,6 +55,7 @@ const SubcommandEntry kSubcommands[] = {
     {"import", make<cli::ImportOptions, cli::add_import_command, cli::run_import_command>},
     {"diff", make<cli::DiffOptions, cli::add_diff_command, cli::run_diff_command>},
     {"heap", make<cli::HeapOptions, cli::add_heap_command, cli::run_heap_command>},
+    {"profile", make<cli::ProfileOptions, cli::add_profile_command, cli::run_profile_command>},
 };
 
 // The subcommand a command line names in its first word, or "" (`canopy --help`, a

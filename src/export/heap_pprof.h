@@ -6,15 +6,7 @@
 //                 its moment), inuse_objects/count, inuse_space/bytes (held at it);
 //                 the default is inuse_space. Estimates, not counts: the comments say
 //                 the rate (period, of period type space/bytes).
-//   mappings      one per loaded object a stack passes through, with its path and
-//                 GNU build-id, each at a synthetic address range of its own (below).
-//   locations     one per recorded frame, its inlined functions as more Lines,
-//                 innermost first; functions by name and source file.
-// Addresses: the recording keeps a frame as an address in its object's own address
-// space (wherever ASLR put the object in each process), so each mapping is given a
-// range of its own, [memory_start, memory_limit), starting at a multiple of 4 GiB, with
-// file_offset 0; a frame's address is memory_start + its address in the object - 1
-// (each recorded frame is a return address: minus one is inside the call).
+// Mappings, locations and functions as the shared writer makes them (pprof_profile.h).
 #pragma once
 
 #include <functional>

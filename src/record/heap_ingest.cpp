@@ -119,16 +119,13 @@ bool HeapIngest::modules(Image& image, std::span<const unsigned char> payload) {
     offset += record.build_id_bytes;
     std::string path(reinterpret_cast<const char*>(payload.data() + offset), record.path_bytes);
     offset += record.path_bytes;
-    auto [known, added] = modules_.try_emplace({path, build_id}, 0);
-    if (added) {
-      known->second = writer_.add_heap_module({0, path, build_id});
-    }
+    const int64_t module_id = shared_stacks_.module_id(path, build_id);
     auto same_place = std::find_if(image.modules.begin(), image.modules.end(),
                                    [&](const Module& m) { return m.begin == record.begin; });
     if (same_place != image.modules.end()) {
-      *same_place = {record.begin, record.end, record.bias, known->second};  // unloaded, another loaded there
+      *same_place = {record.begin, record.end, record.bias, module_id};  // unloaded, another loaded there
     } else {
-      image.modules.push_back({record.begin, record.end, record.bias, known->second});
+      image.modules.push_back({record.begin, record.end, record.bias, module_id});
     }
   }
   std::sort(image.modules.begin(), image.modules.end(),
@@ -145,11 +142,7 @@ int64_t HeapIngest::frame_id(const Image& image, uint64_t pc) {
     module_id = std::prev(after)->module_id;
     address = pc - std::prev(after)->bias;
   }
-  auto [known, added] = frames_.try_emplace({module_id.value_or(0), address}, 0);
-  if (added) {
-    known->second = writer_.add_heap_frame({0, module_id, static_cast<int64_t>(address)});
-  }
-  return known->second;
+  return shared_stacks_.frame_id(module_id, address);
 }
 
 bool HeapIngest::stacks(Image& image, std::span<const unsigned char> payload) {
@@ -171,11 +164,7 @@ bool HeapIngest::stacks(Image& image, std::span<const unsigned char> payload) {
       frames[i] = frame_id(image, pc);
     }
     offset += record.depth * sizeof(uint64_t);
-    auto [known, added] = stacks_.try_emplace(frames, 0);
-    if (added) {
-      known->second = writer_.add_heap_stack({0, frames});
-    }
-    image.stacks[record.stack_id] = known->second;
+    image.stacks[record.stack_id] = shared_stacks_.stack_id(frames);
   }
   return true;
 }

@@ -19,6 +19,7 @@
 
 #include "heap/wire_format.h"
 #include "record/heap_coverage.h"
+#include "record/profile_stacks.h"
 #include "record/recording_clock.h"
 #include "store/heap_rows.h"
 #include "store/writer.h"
@@ -28,9 +29,14 @@ namespace canopy::record {
 class HeapIngest {
  public:
   using ProcessIdOf = std::function<std::optional<int64_t>(pid_t)>;
-  // `coverage` hears of every image as it ends.
-  HeapIngest(store::Writer& writer, const RecordingClock& clock, ProcessIdOf process_id_of, HeapCoverage& coverage)
-      : writer_(writer), clock_(clock), process_id_of_(std::move(process_id_of)), coverage_(coverage) {}
+  // `coverage` hears of every image as it ends; `stacks` are shared with the CPU profile.
+  HeapIngest(store::Writer& writer, ProfileStacks& stacks, const RecordingClock& clock, ProcessIdOf process_id_of,
+             HeapCoverage& coverage)
+      : writer_(writer),
+        shared_stacks_(stacks),
+        clock_(clock),
+        process_id_of_(std::move(process_id_of)),
+        coverage_(coverage) {}
 
   void opened(int connection, pid_t pid);
   // False for a message that breaks the format: the connection is then dropped.
@@ -70,13 +76,11 @@ class HeapIngest {
   int64_t frame_id(const Image& image, uint64_t pc);
 
   store::Writer& writer_;
+  ProfileStacks& shared_stacks_;
   const RecordingClock& clock_;
   ProcessIdOf process_id_of_;
   HeapCoverage& coverage_;
   std::unordered_map<int, Image> images_;  // by connection
-  std::map<std::pair<std::string, std::string>, int64_t> modules_;  // (path, build-id)
-  std::map<std::pair<int64_t, uint64_t>, int64_t> frames_;          // (module or 0, address)
-  std::map<std::vector<int64_t>, int64_t> stacks_;                  // frame ids
   int64_t images_profiled_ = 0;
 };
 

@@ -65,9 +65,9 @@ std::vector<std::string> HeapProfiling::environment() const {
   };
 }
 
-void HeapProfiling::start_ingest(store::Writer& writer, const RecordingClock& clock,
+void HeapProfiling::start_ingest(store::Writer& writer, ProfileStacks& stacks, const RecordingClock& clock,
                                  HeapIngest::ProcessIdOf process_id_of) {
-  ingest_.emplace(writer, clock, std::move(process_id_of), coverage_);
+  ingest_.emplace(writer, stacks, clock, std::move(process_id_of), coverage_);
 }
 
 HeapListener::Handler HeapProfiling::handler() {

@@ -35,7 +35,8 @@ class HeapProfiling {
   // command runs to the end.
   ProgramWatch* programs() { return &coverage_; }
   // Once the recording exists, before the command runs.
-  void start_ingest(store::Writer& writer, const RecordingClock& clock, HeapIngest::ProcessIdOf process_id_of);
+  void start_ingest(store::Writer& writer, ProfileStacks& stacks, const RecordingClock& clock,
+                    HeapIngest::ProcessIdOf process_id_of);
   int poll_fd() const { return listener_.poll_fd(); }
   void read_available();
   // After the tree has ended: what is still on its way, and the end of every image.

@@ -13,6 +13,10 @@ namespace canopy::record {
 inline constexpr int64_t kDefaultIntervalMs = 100;
 inline constexpr int64_t kDefaultHeapRateBytes = 512 * 1024;
 inline constexpr int64_t kDefaultHeapIntervalMs = 2000;
+// The kernel caps sampling frequencies at kernel.perf_event_max_sample_rate (often
+// 25000 to 100000, lowered by itself when sampling takes too long); canopy's cap keeps
+// the profiler's own cost within reason whatever that says.
+inline constexpr int64_t kMostCpuProfileHz = 10000;
 // canopy's own failures (bad flag, unwritable output, ...): distinct from any status
 // the command can give us through the shell's conventions (126, 127, 128+N).
 inline constexpr int kExitRecorderFailed = 125;
@@ -61,6 +65,9 @@ struct RecordOptions {
   // many bytes allocated on average; 0 loads it with sampling off. Empty: no heap profile.
   std::optional<int64_t> heap_rate_bytes;
   int64_t heap_interval_ms = kDefaultHeapIntervalMs;
+  // record --cpu-profile[=HZ]: the kernel samples every thread of the tree this many
+  // times a second of CPU it uses. Empty: no CPU profile.
+  std::optional<int64_t> cpu_profile_hz;
 };
 
 // The interval from CANOPY_INTERVAL, else ONLOOKER_POLL_INTERVAL (for users coming

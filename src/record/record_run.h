@@ -13,7 +13,9 @@
 #include "probe/task_exits.h"
 #include "record/command_cgroup.h"
 #include "record/event_filter.h"
+#include "record/cpu_profiling.h"
 #include "record/heap_profiling.h"
+#include "record/profile_stacks.h"
 #include "record/launcher.h"
 #include "record/limit_watch.h"
 #include "record/mark_channel.h"
@@ -48,6 +50,14 @@ class RecordRun {
 
  private:
   Status fork_gated_command();
+  // --cpu-profile on the gated command; a refusal is warned of, and the recording goes on.
+  void open_cpu_profile();
+  // --cpu-profile with --pid: the root's threads now, at the recording's creation.
+  void open_cpu_profile_running();
+  // And the root's descendants that were running before: those started after the root's
+  // events were opened are the events' own already (inherited).
+  void add_running_descendants_to_cpu_profile();
+  uint64_t cpu_attached_boot_ticks_ = 0;  // when the root's events were opened
   Status check_attached_root() const;
   void write_end_meta_and_counts(int64_t end_ms);
 
@@ -70,11 +80,14 @@ class RecordRun {
   std::optional<Launch> launch_;
   std::optional<MarkChannel> marks_;
   std::optional<HeapProfiling> heap_;  // record --heap
+  std::optional<CpuProfiling> cpu_;    // record --cpu-profile, when the kernel allowed it
+  std::string cpu_meta_;               // what the recording says of it
   std::optional<OutputCapture> capture_;
   Session* session_for_output_ = nullptr;  // set once the recording exists
 
   std::string path_;
   std::optional<store::Writer> writer_;
+  std::optional<ProfileStacks> profile_stacks_;  // both profilers'
   std::optional<TreeSampler> sampler_;
   std::optional<Session> session_;
   std::optional<LimitWatch> limit_watch_;

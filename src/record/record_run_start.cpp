@@ -13,6 +13,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "probe/running_tree.h"
 #include "record/recording_meta.h"
 
 namespace canopy::record {
@@ -148,7 +149,59 @@ Status RecordRun::fork_gated_command() {
   if (cgroup_ && cgroup_->version() == 1) {
     RETURN_IF_ERROR(cgroup_->add(root_));  // before it runs: nothing escapes
   }
+  open_cpu_profile();
   return apply_process_limits(root_, *process_limits_);
+}
+
+void RecordRun::open_cpu_profile_running() {
+  if (!options_.cpu_profile_hz || run_mode_) {
+    return;
+  }
+  // An fd per CPU for each thread of the tree: a root with hundreds of threads needs
+  // more than the usual soft limit. Nothing of ours is started with it (attach mode).
+  raise_fd_limit();
+  timespec now{};
+  ::clock_gettime(CLOCK_BOOTTIME, &now);
+  const auto ticks_per_s = static_cast<uint64_t>(::sysconf(_SC_CLK_TCK));
+  cpu_attached_boot_ticks_ = static_cast<uint64_t>(now.tv_sec) * ticks_per_s +
+                             static_cast<uint64_t>(now.tv_nsec) * ticks_per_s / 1'000'000'000;
+  auto opened = CpuProfiling::open_running(root_, *options_.cpu_profile_hz);
+  if (!opened) {
+    cpu_meta_ = "off: " + opened.error().message;
+    warn_("--cpu-profile off: " + opened.error().message + "; recording without a CPU profile");
+    return;
+  }
+  cpu_.emplace(std::move(*opened));
+  cpu_meta_ = cpu_->description();
+}
+
+void RecordRun::add_running_descendants_to_cpu_profile() {
+  if (!cpu_ || run_mode_) {
+    return;
+  }
+  for (pid_t pid : probe::read_descendants(root_)) {
+    auto files = probe::ProcessFiles::open(pid);
+    auto stat = files ? files->read_stat() : std::nullopt;
+    // Started before the root's events: no event of the tree inherited it. (A process
+    // started in the same clock tick is taken as inherited: missed, never sampled twice.)
+    if (stat && static_cast<uint64_t>(stat->start_ticks) < cpu_attached_boot_ticks_) {
+      cpu_->add_running(pid);
+    }
+  }
+}
+
+void RecordRun::open_cpu_profile() {
+  if (!options_.cpu_profile_hz) {
+    return;
+  }
+  auto opened = CpuProfiling::open_gated(root_, *options_.cpu_profile_hz);
+  if (!opened) {
+    cpu_meta_ = "off: " + opened.error().message;
+    warn_("--cpu-profile off: " + opened.error().message + "; recording without a CPU profile");
+    return;
+  }
+  cpu_.emplace(std::move(*opened));
+  cpu_meta_ = cpu_->description();
 }
 
 Status RecordRun::check_attached_root() const {
@@ -181,10 +234,18 @@ Status RecordRun::create_recording() {
                            process_events_ ? &*process_events_ : nullptr, exit_records_ ? &*exit_records_ : nullptr,
                            nullptr, {}, &warn_});
   session_for_output_ = &*session_;
+  profile_stacks_.emplace(*writer_);
+  open_cpu_profile_running();
+  auto process_id_of = [this](pid_t pid) { return sampler_->process_id(pid); };
   if (heap_) {
     RETURN_IF_ERROR(writer_->enable_heap());
-    heap_->start_ingest(*writer_, session_->clock, [this](pid_t pid) { return sampler_->process_id(pid); });
+    heap_->start_ingest(*writer_, *profile_stacks_, session_->clock, process_id_of);
     session_->heap = &*heap_;
+  }
+  if (cpu_) {
+    RETURN_IF_ERROR(writer_->enable_cpu_profile());
+    cpu_->start(*writer_, *profile_stacks_, session_->clock, process_id_of);
+    session_->cpu = &*cpu_;
   }
   limit_watch_.emplace(options_.limits, cgroup_ ? &*cgroup_ : nullptr, *writer_, *sampler_, session_->clock.now_ms());
   if (run_mode_) {
@@ -198,6 +259,9 @@ Status RecordRun::create_recording() {
   watched.process_events = process_events_meta_;
   watched.exit_records = exit_records_meta_;
   watched.cgroup = cgroup_meta_;
+  if (options_.cpu_profile_hz) {
+    watched.cpu_profile = cpu_meta_;
+  }
   writer_->set_meta(watched);
   if (event_filter_) {
     event_filter_->write_start_meta(*writer_);
@@ -224,6 +288,7 @@ Status RecordRun::release_root() {
     ::unlink(path_.c_str());
     return Error{"cannot attach to PID " + std::to_string(root_) + ": it ended before the first sample"};
   }
+  add_running_descendants_to_cpu_profile();
   raise_fd_limit();
   return Ok{};
 }

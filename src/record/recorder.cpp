@@ -81,6 +81,9 @@ void RecordRun::close_recording() {
   if (heap_ && s.recording) {
     heap_->finish();
   }
+  if (cpu_ && s.recording) {
+    cpu_->finish();
+  }
   if (s.recording) {
     int64_t end_ms = sampler_->tick(s.clock.now_ms());
     if (s.limits) {
@@ -109,6 +112,9 @@ void RecordRun::write_end_meta_and_counts(int64_t end_ms) {
   if (exit_records_) {
     counts.exit_records_lost = exit_records_->lost();
     counts.processes_with_exit_records = sampler_->processes_with_exit_records();
+  }
+  if (cpu_) {
+    counts.cpu_samples_lost = cpu_->samples_lost();
   }
   auto forks_at_end = probe::read_forks_since_boot();
   if (forks_at_start_ && forks_at_end) {

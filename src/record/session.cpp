@@ -151,6 +151,9 @@ void tick(Session& s, EventsReady ready) {
   }
   read_process_events(s, ready);
   int64_t t = s.sampler.tick(s.clock.now_ms());
+  if (s.cpu) {
+    s.cpu->read_available();  // after the tick: the processes its samples name are known
+  }
   if (s.limits) {
     s.limits->tick(t);
   }
@@ -188,7 +191,7 @@ Status sampling_loop(Session& s, int signal_fd) {
   // and poll registered with and left every file's wait queue on each wakeup.
   ScopedFd epoll(::epoll_create1(EPOLL_CLOEXEC));
   // Each descriptor is registered with what it is, which epoll hands back.
-  enum Source : uint32_t { kSignals, kMarks, kProcessEvents, kExitRecords, kOutput, kHeap, kSources };
+  enum Source : uint32_t { kSignals, kMarks, kProcessEvents, kExitRecords, kOutput, kHeap, kCpu, kSources };
   auto watch = [&](int fd, Source source) {
     epoll_event event{};
     event.events = EPOLLIN;
@@ -206,6 +209,11 @@ Status sampling_loop(Session& s, int signal_fd) {
   if (s.capture) {
     for (int fd : s.capture->poll_fds()) {
       watching = watching && watch(fd, kOutput);
+    }
+  }
+  if (s.cpu) {
+    for (int fd : s.cpu->poll_fds()) {  // a ring a quarter full, between two ticks
+      watching = watching && watch(fd, kCpu);
     }
   }
   if (!watching) {
@@ -253,6 +261,9 @@ Status sampling_loop(Session& s, int signal_fd) {
     }
     if (ready[kHeap] && s.recording) {
       s.heap->read_available();
+    }
+    if (ready[kCpu] && !tick_due && s.recording) {
+      s.cpu->read_available();
     }
   }
   return Ok{};

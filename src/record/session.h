@@ -14,6 +14,7 @@
 #include "probe/proc_events.h"
 #include "probe/system.h"
 #include "probe/task_exits.h"
+#include "record/cpu_profiling.h"
 #include "record/heap_profiling.h"
 #include "record/limit_watch.h"
 #include "record/mark_channel.h"
@@ -44,6 +45,7 @@ struct Session {
   std::vector<probe::ProcEvent> events_in_hand{};    // read_process_events' buffer
   const Warn* warn = nullptr;                        // told of a write error
   HeapProfiling* heap = nullptr;                     // record --heap
+  CpuProfiling* cpu = nullptr;                       // record --cpu-profile
 };
 
 // Which event sockets to drain: both, unless epoll said which ones have something.

@@ -151,6 +151,10 @@ std::string summary_text(const analyze::Summary& s, const std::string& path) {
   for (size_t i = 0; i < s.logs.size(); ++i) {
     add(i == 0 ? "logs" : "", log_line(s.logs[i]));
   }
+  if (s.cpu_profile) {
+    bool off = s.cpu_profile->rfind("off: ", 0) == 0;
+    add("cpu profile", off ? *s.cpu_profile : *s.cpu_profile + "; see canopy profile " + shell_join({path}));
+  }
   add("recording", path);
   add("open it with", "canopy report " + shell_join({path}));
   return out;
@@ -203,6 +207,9 @@ nlohmann::json summary_json_object(const analyze::Summary& s, const std::string&
   };
   if (s.growth) {
     json["growth"] = growth_json(*s.growth);
+  }
+  if (s.cpu_profile) {
+    json["cpu_profile"] = *s.cpu_profile;
   }
   if (s.heap_leaks) {
     json["heap_leaks"] = heap_leaks_json(*s.heap_leaks);

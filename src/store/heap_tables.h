@@ -136,4 +136,19 @@ inline constexpr std::array<const Table*, 8> kHeapTables = {
     &kHeapImageTable,    &kHeapModuleTable,      &kHeapFrameTable,      &kHeapStackTable,
     &kHeapSnapshotTable, &kHeapStackTotalsTable, &kHeapAllocationTable, &kHeapUnprofiledTable};
 
+// The CPU profile (record --cpu-profile, cpu_rows.h): samples naming the stacks above.
+// No index by time: readers read the whole table once, in rowid order, which is the
+// order the samples were read from the kernel (time order within one ring buffer).
+namespace cpu_sample_column {
+enum Index : int { kTMs, kProcessId, kPid, kTid, kStackId, kCount };
+}
+inline constexpr std::array<Column, cpu_sample_column::kCount> kCpuSampleColumns = {{
+    {"t_ms", "INTEGER NOT NULL"},
+    {"process_id", "INTEGER REFERENCES process(id)"},
+    {"pid", "INTEGER NOT NULL"},
+    {"tid", "INTEGER NOT NULL"},
+    {"stack_id", "INTEGER NOT NULL REFERENCES heap_stack(id)"},
+}};
+inline constexpr Table kCpuSampleTable{"cpu_sample", kCpuSampleColumns, false, true};
+
 }  // namespace canopy::store

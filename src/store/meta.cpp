@@ -47,6 +47,7 @@ constexpr MetaKey kMetaKeys[] = {
     CANOPY_META_KEY(process_events_filter),
     CANOPY_META_KEY(exit_records),
     CANOPY_META_KEY(cgroup),
+    CANOPY_META_KEY(cpu_profile),
     CANOPY_META_KEY(end_ms),
     CANOPY_META_KEY(processes),
     CANOPY_META_KEY(exit_code),
@@ -64,6 +65,7 @@ constexpr MetaKey kMetaKeys[] = {
     CANOPY_META_KEY(exit_records_lost),
     CANOPY_META_KEY(processes_with_exit_records),
     CANOPY_META_KEY(machine_forks),
+    CANOPY_META_KEY(cpu_samples_lost),
 };
 #undef CANOPY_META_KEY
 

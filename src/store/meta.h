@@ -51,6 +51,8 @@ struct RecordingMeta {
   std::optional<std::string> process_events_filter = std::nullopt;
   std::optional<std::string> exit_records = std::nullopt;
   std::optional<std::string> cgroup = std::nullopt;
+  // record --cpu-profile: "99 Hz, user and kernel time" or "off: why" (the kernel's refusal).
+  std::optional<std::string> cpu_profile = std::nullopt;
 
   // At the end.
   std::optional<int64_t> end_ms = std::nullopt;  // absent: the recorder was killed
@@ -70,6 +72,7 @@ struct RecordingMeta {
   std::optional<int64_t> exit_records_lost = std::nullopt;
   std::optional<int64_t> processes_with_exit_records = std::nullopt;
   std::optional<int64_t> machine_forks = std::nullopt;  // forks on the whole machine while recording
+  std::optional<int64_t> cpu_samples_lost = std::nullopt;  // the kernel's count of samples its full rings dropped
 };
 
 // Writes every field of `meta` that is set under its key, replacing the value there;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "store/cpu_rows.h"
 #include "store/heap_rows.h"
 #include "store/meta.h"
 #include "store/recording.h"
@@ -62,9 +63,14 @@ class Reader {
   // a row the profile does not have, or holds a value it cannot (a negative size, a
   // probability outside (0, 1], a time outside the recording).
   Result<HeapProfile> heap_profile() const;
+  // The CPU profile (record --cpu-profile, reader_cpu.cpp): its samples in the order
+  // recorded, with the stacks, frames and modules they name; `recorded` false and all
+  // empty for a recording made without it. Refused in one line like the heap profile.
+  Result<CpuProfile> cpu_profile() const;
 
-  // 1 to 3 (kNewestFormatVersion): format 1 recordings have no imported logs, and
-  // only format 3 ones have heap tables (record --heap).
+  // 1 to 4 (kNewestFormatVersion): format 1 recordings have no imported logs, format 3
+  // ones have heap tables (record --heap), and format 4 ones a CPU profile and the heap
+  // tables its stacks are in (record --cpu-profile, with or without --heap).
   int64_t format_version() const { return format_version_; }
 
   // Calls `visit` for every sample row in time order with the process's full values

@@ -32,8 +32,13 @@ inline constexpr int64_t kFormatVersion = 2;
 // (it names the tables it reads), and this reader reads a file without it:
 // heap_unprofiled.
 inline constexpr int64_t kHeapFormatVersion = 3;
+// A recording with a CPU profile (record --cpu-profile) is format 4: its samples name
+// stacks of the heap tables, which it has (empty of heap images without --heap), and a
+// format 3 canopy would read it as a heap recording that profiled nothing, and never
+// see the samples. Recordings without a CPU profile keep their format.
+inline constexpr int64_t kCpuFormatVersion = 4;
 // The newest format this canopy reads; the reader refuses a newer one in one line.
-inline constexpr int64_t kNewestFormatVersion = kHeapFormatVersion;
+inline constexpr int64_t kNewestFormatVersion = kCpuFormatVersion;
 
 // Values of one process at one moment. A column is one of these indices; the array
 // form lets the writer and reader treat all columns alike (change detection, NULLs).

@@ -29,4 +29,6 @@ std::string heap_tables_sql() {
   return sql;
 }
 
+std::string cpu_tables_sql() { return "\n" + create_table_sql(kCpuSampleTable); }
+
 }  // namespace canopy::store

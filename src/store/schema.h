@@ -16,4 +16,8 @@ std::string log_tables_sql();
 // schema_sql(), run by Writer::enable_heap() for a recording made with --heap.
 std::string heap_tables_sql();
 
+// The CPU profile's sample table, idempotent: run by Writer::enable_cpu_profile(),
+// after the heap tables, whose stacks its samples name.
+std::string cpu_tables_sql();
+
 }  // namespace canopy::store

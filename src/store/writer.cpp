@@ -220,6 +220,7 @@ void Writer::write_everything_pending() {
   write_pending_samples();
   write_pending_ticks();
   write_pending_heap();
+  write_pending_cpu_samples();
 }
 
 void Writer::commit_if_due(int64_t now_ms, int64_t next_tick_ms) {

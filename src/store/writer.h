@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "store/cpu_rows.h"
 #include "store/heap_rows.h"
 #include "store/meta.h"
 #include "store/pending_rows.h"
@@ -81,6 +82,13 @@ class Writer {
   // recording ends (its images have all arrived by then).
   void add_heap_unprofiled(const HeapUnprofiledRow& row);
 
+  // The CPU profile (record --cpu-profile), in writer_cpu.cpp: the heap tables (if
+  // enable_heap() has not made them: the samples name their stacks) and cpu_sample,
+  // and format 4 (kCpuFormatVersion). Modules, frames and stacks go through the heap
+  // calls above, deduplicated by the caller across both profilers.
+  Status enable_cpu_profile();
+  void add_cpu_sample(const CpuSampleRow& row);
+
   // Final commit, then checkpoint into a single file, out of WAL mode.
   Status finish();
 
@@ -131,6 +139,7 @@ class Writer {
   void write_pending_heap_allocations();
   void write_pending_heap_updates();
   void write_pending_heap_unprofiled();
+  void write_pending_cpu_samples();
 
   std::string path_;
   ScopedDb db_;
@@ -183,6 +192,12 @@ class Writer {
   std::vector<HeapImageRow> pending_heap_image_ends_;             // of images already written
   std::vector<HeapAllocationRow> pending_heap_allocation_frees_;  // id and freed_ms only
   std::vector<HeapUnprofiledRow> pending_heap_unprofiled_;
+
+  // The CPU profile's statement, once enable_cpu_profile() made its table, and its rows
+  // (written at kPendingHeapRowsAtMost, as the heap's many rows are).
+  bool cpu_enabled_ = false;
+  ScopedStmt cpu_sample_;
+  std::vector<CpuSampleRow> pending_cpu_samples_;
 
   int64_t last_commit_ms_ = 0;
   std::optional<Error> failure_;

@@ -1,8 +1,9 @@
 // The recording's schema is its file format: existing recordings and every consumer
 // of an export read it, so a fresh recording's tables must stay exactly as pinned in
 // tests/fixtures/schema/recording.sql, and those --heap adds as pinned in
-// recording_heap.sql (regenerate them only with a format change), and each table must
-// have exactly the columns its entry in store/tables.h or store/heap_tables.h names.
+// recording_heap.sql, and the CPU profile's after those as pinned in recording_cpu.sql
+// (regenerate them only with a format change), and each table must have exactly the
+// columns its entry in store/tables.h or store/heap_tables.h names.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -49,6 +50,16 @@ std::string fresh_recording(const TempDir& dir, bool heap = false) {
   return path;
 }
 
+// --cpu-profile: the heap tables (whose stacks its samples name), then its own.
+std::string fresh_cpu_recording(const TempDir& dir) {
+  std::string path = dir.file("fresh-cpu.canopy");
+  auto writer = Writer::create(path, false);
+  EXPECT_TRUE(writer) << writer.error().message;
+  EXPECT_TRUE(writer->enable_cpu_profile());
+  EXPECT_TRUE(writer->finish());
+  return path;
+}
+
 std::string golden_schema(const char* name) {
   std::ifstream golden(std::string(CANOPY_FIXTURES) + "/schema/" + name);
   std::stringstream text;
@@ -84,6 +95,17 @@ TEST(Schema, AHeapRecordingAddsTheTablesOfItsGoldenFile) {
   ASSERT_FALSE(heap.empty());
   EXPECT_EQ(query_lines(path, "SELECT sql || ';' FROM sqlite_master ORDER BY rowid"),
             golden_schema("recording.sql") + heap);
+}
+
+TEST(Schema, ACpuRecordingAddsTheHeapTablesAndItsOwnAsPinned) {
+  TempDir dir;
+  std::string path = fresh_cpu_recording(dir);
+  std::string cpu = golden_schema("recording_cpu.sql");
+  ASSERT_FALSE(cpu.empty());
+  EXPECT_EQ(query_lines(path, "SELECT sql || ';' FROM sqlite_master ORDER BY rowid"),
+            golden_schema("recording.sql") + golden_schema("recording_heap.sql") + cpu);
+  EXPECT_EQ(columns_in_file(path, kCpuSampleTable), columns_of(kCpuSampleTable));
+  EXPECT_EQ(query_lines(path, "SELECT value FROM meta WHERE key = 'format_version'"), "4\n");
 }
 
 TEST(Schema, EveryHeapTableHasTheColumnsOfItsTable) {

@@ -1,0 +1,196 @@
+#include "analyze/cpu_profile.h"
+
+#include <algorithm>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "common/text.h"
+
+namespace canopy::analyze {
+namespace {
+
+std::string cpu_base_name(const std::string& path) { return path.substr(path.rfind('/') + 1); }
+
+// At most ten of `names`, for the line that says what the recording has instead.
+std::string cpu_listed(const std::set<std::string>& names) {
+  std::string text;
+  size_t n = 0;
+  for (const std::string& name : names) {
+    if (n++ == 10) {
+      return text + ", ...";
+    }
+    text += (text.empty() ? "" : ", ") + name;
+  }
+  return text;
+}
+
+// The functions of a stack, innermost first, inlined ones expanded.
+std::vector<std::string> innermost_first(const store::CpuProfile& profile, int64_t stack_id,
+                                         const CpuFrameNames& names) {
+  std::vector<std::string> functions;
+  for (int64_t frame_id : profile.stacks[static_cast<size_t>(stack_id - 1)].frame_ids) {
+    for (std::string& name : names(frame_id)) {
+      functions.push_back(std::move(name));
+    }
+  }
+  return functions;
+}
+
+std::vector<CpuFunction> top_of(std::vector<CpuFunction> functions, size_t top, int64_t CpuFunction::*by) {
+  std::stable_sort(functions.begin(), functions.end(), [&](const CpuFunction& a, const CpuFunction& b) {
+    return a.*by != b.*by ? a.*by > b.*by : a.name < b.name;
+  });
+  if (functions.size() > top) {
+    functions.resize(top);
+  }
+  return functions;
+}
+
+}  // namespace
+
+Result<CpuSelection> select_cpu_samples(const store::Reader& reader, const CpuSampleFilter& filter) {
+  CpuSelection selection;
+  ASSIGN_OR_RETURN(selection.profile, reader.cpu_profile());
+  const std::string& path = reader.path();
+  if (!selection.profile.recorded) {
+    std::optional<std::string> said = reader.meta().cpu_profile;
+    if (said && said->rfind("off: ", 0) == 0) {
+      return Error{"'" + path + "' has no CPU profile: the kernel refused it while recording (" + said->substr(5) +
+                   ")"};
+    }
+    return Error{"'" + path + "' has no CPU profile: record with --cpu-profile"};
+  }
+  selection.samples_in_recording = static_cast<int64_t>(selection.profile.samples.size());
+  ASSIGN_OR_RETURN(auto processes, reader.processes());
+  const int64_t start_ms = reader.meta().start_ms.value_or(0);
+  std::set<std::string> pids;
+  std::set<std::string> commands;
+  // The recorder names a sample's process when its sampler still knew it as the sample
+  // was read; a process that ended before (a compiler run shorter than a tick) is found
+  // here, by its PID and the sample's time within its life.
+  std::unordered_map<int64_t, std::vector<const store::ProcessRow*>> by_pid;
+  for (const store::ProcessRow& process : processes) {
+    by_pid[process.pid].push_back(&process);
+  }
+  auto process_of = [&](const store::CpuSampleRow& row) -> const store::ProcessRow* {
+    if (row.process_id && *row.process_id >= 1 && *row.process_id <= static_cast<int64_t>(processes.size())) {
+      return &processes[static_cast<size_t>(*row.process_id - 1)];
+    }
+    const store::ProcessRow* latest = nullptr;  // the last instance of the PID started by then
+    for (const store::ProcessRow* process : by_pid[row.pid]) {
+      if (process->start_ms <= row.t_ms && (!latest || process->start_ms >= latest->start_ms)) {
+        latest = process;
+      }
+    }
+    return latest && (!latest->end_ms || row.t_ms <= *latest->end_ms + 1) ? latest : nullptr;
+  };
+  for (const store::CpuSampleRow& row : selection.profile.samples) {
+    const store::ProcessRow* process = process_of(row);
+    pids.insert(std::to_string(row.pid));
+    if (process && !process->name.empty()) {
+      commands.insert(process->name);
+    }
+    if (filter.pid != 0 && row.pid != filter.pid) {
+      continue;
+    }
+    if (!filter.command.empty() &&
+        !(process && (process->name == filter.command ||
+                      (!process->exe.empty() && cpu_base_name(process->exe) == filter.command)))) {
+      continue;
+    }
+    int64_t offset_ms = row.t_ms - start_ms;
+    if ((filter.from_ms && offset_ms < *filter.from_ms) || (filter.to_ms && offset_ms >= *filter.to_ms)) {
+      continue;
+    }
+    selection.samples.push_back(row);
+    selection.processes.try_emplace(row.pid, CpuSelectedProcess{row.pid, process ? process->name : "",
+                                                                process ? process->exe : ""});
+  }
+  if (selection.samples.empty()) {
+    if (selection.profile.samples.empty()) {
+      return Error{"'" + path + "' has a CPU profile without samples: its processes used no CPU the kernel sampled"};
+    }
+    if (filter.pid != 0 && pids.count(std::to_string(filter.pid)) == 0) {
+      return Error{"no CPU samples of PID " + std::to_string(filter.pid) + " in '" + path + "' (sampled: " +
+                   cpu_listed(pids) + ")"};
+    }
+    if (!filter.command.empty() && commands.count(filter.command) == 0) {
+      return Error{"no CPU samples of a command named '" + filter.command + "' in '" + path + "' (sampled: " +
+                   cpu_listed(commands) + ")"};
+    }
+    return Error{"no CPU samples between " + format_duration_ms(filter.from_ms.value_or(0)) + " and " +
+                 (filter.to_ms ? format_duration_ms(*filter.to_ms) : std::string("the end")) + " in '" + path + "'"};
+  }
+  return selection;
+}
+
+std::vector<std::string> cpu_stack_functions(const store::CpuProfile& profile, int64_t stack_id,
+                                             const CpuFrameNames& names) {
+  std::vector<std::string> functions = innermost_first(profile, stack_id, names);
+  std::reverse(functions.begin(), functions.end());
+  return functions;
+}
+
+CpuProfileSummary summarize_cpu(const store::Reader& reader, const CpuSelection& selection,
+                                const CpuSampleFilter& filter, const CpuFrameNames& names, bool per_process,
+                                size_t top) {
+  CpuProfileSummary summary;
+  const store::RecordingMeta& meta = reader.meta();
+  summary.sampling = meta.cpu_profile.value_or("");
+  summary.samples_lost = meta.cpu_samples_lost.value_or(0);
+  summary.samples = static_cast<int64_t>(selection.samples.size());
+  const int64_t start_ms = meta.start_ms.value_or(0);
+  summary.from_ms = filter.from_ms.value_or(0);
+  summary.to_ms = filter.to_ms.value_or(meta.end_ms ? *meta.end_ms - start_ms : selection.samples.back().t_ms - start_ms);
+
+  // Samples per stack, per group (pid, or 0 for all merged).
+  std::map<int64_t, std::unordered_map<int64_t, int64_t>> stacks_by_group;
+  for (const store::CpuSampleRow& row : selection.samples) {
+    ++stacks_by_group[per_process ? row.pid : 0][row.stack_id];
+  }
+  std::unordered_map<int64_t, std::vector<std::string>> functions_of;  // by stack id, innermost first
+  for (const auto& [pid, stacks] : stacks_by_group) {
+    CpuGroup group;
+    group.pid = pid;
+    if (pid != 0) {
+      group.command = selection.processes.at(pid).command;
+    }
+    std::map<std::string, CpuFunction> functions;
+    for (const auto& [stack_id, count] : stacks) {
+      auto known = functions_of.find(stack_id);
+      if (known == functions_of.end()) {
+        known = functions_of.emplace(stack_id, innermost_first(selection.profile, stack_id, names)).first;
+      }
+      const std::vector<std::string>& stack = known->second;
+      group.samples += count;
+      if (stack.empty()) {
+        // No user-space frame: a sample the kernel could not walk (see docs/cpu-profile.md).
+        CpuFunction& unknown = functions["[no user stack]"];
+        unknown.self_samples += count;
+        unknown.total_samples += count;
+        continue;
+      }
+      functions[stack.front()].self_samples += count;
+      std::unordered_set<std::string> counted;  // recursion: once per sample
+      for (const std::string& name : stack) {
+        if (counted.insert(name).second) {
+          functions[name].total_samples += count;
+        }
+      }
+    }
+    std::vector<CpuFunction> all;
+    for (auto& [name, function] : functions) {
+      function.name = name;
+      all.push_back(function);
+    }
+    group.by_self = top_of(all, top, &CpuFunction::self_samples);
+    group.by_total = top_of(std::move(all), top, &CpuFunction::total_samples);
+    summary.groups.push_back(std::move(group));
+  }
+  std::stable_sort(summary.groups.begin(), summary.groups.end(),
+                   [](const CpuGroup& a, const CpuGroup& b) { return a.samples > b.samples; });
+  return summary;
+}
+
+}  // namespace canopy::analyze

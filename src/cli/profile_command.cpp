@@ -1,0 +1,47 @@
+// `canopy profile RECORDING`: the CPU profile's top functions (analyze/cpu_profile.h),
+// named by symbolize/ and printed by report/.
+#include <cstdio>
+
+#include "analyze/cpu_profile.h"
+#include "cli/commands.h"
+#include "common/terminal_text.h"
+#include "common/text.h"
+#include "report/cpu_profile_format.h"
+#include "store/reader.h"
+#include "symbolize/cpu_frame_names.h"
+
+namespace canopy::cli {
+
+int run_profile_command(const ProfileOptions& options) {
+  if (options.from_ms >= 0 && options.to_ms >= 0 && options.to_ms <= options.from_ms) {
+    print_error("--to " + format_duration_ms(options.to_ms) + " is not after --from " +
+                format_duration_ms(options.from_ms));
+    return 2;
+  }
+  auto reader = store::Reader::open(options.path);
+  if (!reader) {
+    print_error(reader.error().message);
+    return 1;
+  }
+  analyze::CpuSampleFilter filter{options.pid, options.command};
+  if (options.from_ms >= 0) {
+    filter.from_ms = options.from_ms;
+  }
+  if (options.to_ms >= 0) {
+    filter.to_ms = options.to_ms;
+  }
+  auto selection = analyze::select_cpu_samples(*reader, filter);
+  if (!selection) {
+    print_error(selection.error().message);
+    return 1;
+  }
+  symbolize::CpuFrameNames names(selection->profile);
+  auto summary = analyze::summarize_cpu(
+      *reader, *selection, filter, [&](int64_t frame_id) { return names.names_of(frame_id); }, options.per_process,
+      options.top);
+  std::string text = options.json ? report::cpu_profile_json(summary) : report::cpu_profile_text(summary);
+  std::fputs(text.c_str(), stdout);
+  return 0;
+}
+
+}  // namespace canopy::cli

@@ -1,0 +1,91 @@
+#include "probe/elf_load_bias.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <vector>
+
+#include "common/scoped_resource.h"
+
+namespace canopy::probe {
+
+namespace {
+
+// The program headers of a 64-bit ELF file, with its descriptor; empty when it is none.
+std::vector<Elf64_Phdr> program_headers(const std::string& path, ScopedFd& fd) {
+  fd.reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  Elf64_Ehdr header;
+  if (!fd || ::pread(fd.get(), &header, sizeof header, 0) != static_cast<ssize_t>(sizeof header) ||
+      std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64 ||
+      header.e_phentsize != sizeof(Elf64_Phdr) || header.e_phnum == 0 || header.e_phnum > 4096) {
+    return {};
+  }
+  std::vector<Elf64_Phdr> segments(header.e_phnum);
+  auto bytes = static_cast<ssize_t>(segments.size() * sizeof(Elf64_Phdr));
+  if (::pread(fd.get(), segments.data(), static_cast<size_t>(bytes), static_cast<off_t>(header.e_phoff)) != bytes) {
+    return {};
+  }
+  return segments;
+}
+
+}  // namespace
+
+std::string elf_build_id_hex(const std::string& path) {
+  ScopedFd fd;
+  for (const Elf64_Phdr& segment : program_headers(path, fd)) {
+    if (segment.p_type != PT_NOTE || segment.p_filesz > (1 << 16)) {
+      continue;
+    }
+    std::vector<unsigned char> notes(segment.p_filesz);
+    if (::pread(fd.get(), notes.data(), notes.size(), static_cast<off_t>(segment.p_offset)) !=
+        static_cast<ssize_t>(notes.size())) {
+      continue;
+    }
+    // { u32 namesz, descsz, type; name, padded to 4; desc, padded to 4 }
+    size_t at = 0;
+    while (at + sizeof(Elf64_Nhdr) <= notes.size()) {
+      Elf64_Nhdr note;
+      std::memcpy(&note, notes.data() + at, sizeof note);
+      size_t name_at = at + sizeof note;
+      size_t desc_at = name_at + ((note.n_namesz + 3) & ~size_t{3});
+      size_t next = desc_at + ((note.n_descsz + 3) & ~size_t{3});
+      if (next > notes.size()) {
+        break;
+      }
+      if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 && std::memcmp(notes.data() + name_at, "GNU", 4) == 0) {
+        static const char digits[] = "0123456789abcdef";
+        std::string hex;
+        for (size_t i = 0; i < note.n_descsz; ++i) {
+          hex += digits[notes[desc_at + i] >> 4];
+          hex += digits[notes[desc_at + i] & 15];
+        }
+        return hex;
+      }
+      at = next;
+    }
+  }
+  return "";
+}
+
+uint64_t elf_load_bias(const std::string& path, uint64_t map_start, uint64_t file_offset) {
+  const uint64_t assumed = map_start - file_offset;
+  ScopedFd fd;
+  std::vector<Elf64_Phdr> segments = program_headers(path, fd);
+  // The mapping starts at the page holding the segment's first byte: the loader maps
+  // p_offset rounded down to a page at p_vaddr rounded down alike.
+  for (const Elf64_Phdr& segment : segments) {
+    if (segment.p_type != PT_LOAD || segment.p_align == 0) {
+      continue;
+    }
+    uint64_t page_mask = ~(std::min<uint64_t>(segment.p_align, 4096) - 1);
+    if ((segment.p_offset & page_mask) <= file_offset && file_offset < segment.p_offset + segment.p_filesz) {
+      uint64_t vaddr_at_start = segment.p_vaddr - (segment.p_offset - file_offset);
+      return map_start - vaddr_at_start;
+    }
+  }
+  return assumed;
+}
+
+}  // namespace canopy::probe

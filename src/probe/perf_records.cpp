@@ -1,0 +1,162 @@
+#include "probe/perf_records.h"
+
+#include <linux/perf_event.h>
+
+#include <cstring>
+
+namespace canopy::probe {
+namespace {
+
+// Reads fixed-size fields in order, and says when the record ran out.
+class FieldReader {
+ public:
+  explicit FieldReader(std::span<const unsigned char> bytes) : bytes_(bytes) {}
+
+  template <typename T>
+  bool read(T& out) {
+    if (bytes_.size() - offset_ < sizeof(T)) {
+      return false;
+    }
+    std::memcpy(&out, bytes_.data() + offset_, sizeof(T));
+    offset_ += sizeof(T);
+    return true;
+  }
+  bool skip(size_t count) {
+    if (bytes_.size() - offset_ < count) {
+      return false;
+    }
+    offset_ += count;
+    return true;
+  }
+  std::span<const unsigned char> rest() const { return bytes_.subspan(offset_); }
+
+ private:
+  std::span<const unsigned char> bytes_;
+  size_t offset_ = 0;
+};
+
+std::string hex_of(const unsigned char* bytes, size_t count) {
+  static const char digits[] = "0123456789abcdef";
+  std::string text;
+  for (size_t i = 0; i < count; ++i) {
+    text += digits[bytes[i] >> 4];
+    text += digits[bytes[i] & 15];
+  }
+  return text;
+}
+
+// A NUL-terminated name padded to 8 bytes, followed by sample_id_all's fields.
+std::string c_string(std::span<const unsigned char> bytes) {
+  const auto* text = reinterpret_cast<const char*>(bytes.data());
+  return std::string(text, strnlen(text, bytes.size()));
+}
+
+// { u32 pid, tid; u64 time; u64 nr; u64 ips[nr]; }. The callchain opens with a context
+// marker (PERF_CONTEXT_KERNEL, PERF_CONTEXT_USER); addresses follow their context.
+std::optional<PerfRecord> sample(FieldReader& in) {
+  PerfSample out;
+  uint64_t count = 0;
+  if (!in.read(out.pid) || !in.read(out.tid) || !in.read(out.time_ns) || !in.read(count) ||
+      count > in.rest().size() / sizeof(uint64_t)) {
+    return std::nullopt;
+  }
+  bool in_user = false;
+  for (uint64_t i = 0; i < count; ++i) {
+    uint64_t ip = 0;
+    in.read(ip);
+    if (ip >= static_cast<uint64_t>(PERF_CONTEXT_MAX)) {
+      in_user = ip == static_cast<uint64_t>(PERF_CONTEXT_USER);
+      continue;
+    }
+    if (in_user) {
+      out.user_ips.push_back(ip);
+    }
+  }
+  return out;
+}
+
+// { u32 pid, tid; u64 addr, len, pgoff; union { u32 maj, min; u64 ino, ino_generation; }
+//   or { u8 build_id_size, reserved[3]; u8 build_id[20]; }; u32 prot, flags; char filename[]; }
+std::optional<PerfRecord> mmap2(FieldReader& in, uint16_t misc) {
+  PerfMmap out;
+  unsigned char identity[24];
+  uint32_t prot = 0;
+  uint32_t flags = 0;
+  if (!in.read(out.pid) || !in.read(out.tid) || !in.read(out.start) || !in.read(out.length) ||
+      !in.read(out.file_offset) || !in.read(identity) || !in.read(prot) || !in.read(flags)) {
+    return std::nullopt;
+  }
+  if (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+    size_t size = identity[0] <= 20 ? identity[0] : 20;
+    out.build_id_hex = hex_of(identity + 4, size);
+  }
+  out.path = c_string(in.rest());
+  return out;
+}
+
+}  // namespace
+
+std::optional<PerfRecord> parse_perf_record(std::span<const unsigned char> record) {
+  perf_event_header header;
+  FieldReader in(record);
+  if (!in.read(header) || header.size != record.size()) {
+    return std::nullopt;
+  }
+  switch (header.type) {
+    case PERF_RECORD_SAMPLE:
+      return sample(in);
+    case PERF_RECORD_MMAP2:
+      return mmap2(in, header.misc);
+    case PERF_RECORD_COMM: {
+      PerfComm out;
+      if (!in.read(out.pid) || !in.read(out.tid)) {
+        return std::nullopt;
+      }
+      out.exec = (header.misc & PERF_RECORD_MISC_COMM_EXEC) != 0;
+      return out;
+    }
+    case PERF_RECORD_FORK: {  // { u32 pid, ppid; u32 tid, ptid; u64 time; }
+      PerfFork out;
+      if (!in.read(out.pid) || !in.read(out.parent_pid)) {
+        return std::nullopt;
+      }
+      return out;
+    }
+    case PERF_RECORD_EXIT: {
+      PerfExit out;
+      uint32_t parent_pid = 0;
+      if (!in.read(out.pid) || !in.read(parent_pid) || !in.read(out.tid)) {
+        return std::nullopt;
+      }
+      return out;
+    }
+    case PERF_RECORD_LOST: {  // { u64 id, lost; }
+      PerfLost out;
+      uint64_t id = 0;
+      if (!in.read(id) || !in.read(out.lost)) {
+        return std::nullopt;
+      }
+      return out;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+uint64_t perf_record_time_ns(std::span<const unsigned char> record) {
+  perf_event_header header;
+  uint64_t time_ns = 0;
+  constexpr size_t kSampleTimeAt = sizeof header + 2 * sizeof(uint32_t);
+  if (record.size() < sizeof header + sizeof time_ns) {
+    return 0;
+  }
+  std::memcpy(&header, record.data(), sizeof header);
+  size_t at = header.type == PERF_RECORD_SAMPLE ? kSampleTimeAt : record.size() - sizeof time_ns;
+  if (at + sizeof time_ns > record.size()) {
+    return 0;
+  }
+  std::memcpy(&time_ns, record.data() + at, sizeof time_ns);
+  return time_ns;
+}
+
+}  // namespace canopy::probe

@@ -1,0 +1,36 @@
+// The stacks both profilers record (heap and CPU), deduplicated across them: one row
+// per loaded object (path and build-id), per frame (object and address in its own
+// address space), per stack (frame ids, innermost first), in the heap tables, which
+// the CPU samples share. Rows go to the writer the first time they are seen.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "store/writer.h"
+
+namespace canopy::record {
+
+class ProfileStacks {
+ public:
+  explicit ProfileStacks(store::Writer& writer) : writer_(writer) {}
+  ProfileStacks(const ProfileStacks&) = delete;
+  ProfileStacks& operator=(const ProfileStacks&) = delete;
+
+  int64_t module_id(const std::string& path, const std::string& build_id_hex);
+  // `module_id` empty: an address in no loaded object (JIT code, a stray), kept absolute.
+  int64_t frame_id(std::optional<int64_t> module_id, uint64_t address);
+  int64_t stack_id(const std::vector<int64_t>& frame_ids);
+
+ private:
+  store::Writer& writer_;
+  std::map<std::pair<std::string, std::string>, int64_t> modules_;  // (path, build-id)
+  std::map<std::pair<int64_t, uint64_t>, int64_t> frames_;          // (module or 0, address)
+  std::map<std::vector<int64_t>, int64_t> stacks_;                  // frame ids
+};
+
+}  // namespace canopy::record

@@ -1,0 +1,84 @@
+#include "report/cpu_profile_format.h"
+
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "common/json_dump.h"
+#include "common/text.h"
+
+namespace canopy::report {
+namespace {
+
+std::string percent_of(int64_t part, int64_t whole) {
+  char text[16];
+  std::snprintf(text, sizeof text, "%5.1f%%", whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
+  return text;
+}
+
+std::string count_column(int64_t count) {
+  char text[24];
+  std::snprintf(text, sizeof text, "%8lld", static_cast<long long>(count));
+  return text;
+}
+
+void append_list(std::string& out, const char* title, const std::vector<analyze::CpuFunction>& functions,
+                 int64_t group_samples) {
+  out += std::string("  ") + title + "\n";
+  out += "     self          total          function\n";
+  for (const analyze::CpuFunction& f : functions) {
+    out += "  " + count_column(f.self_samples) + " " + percent_of(f.self_samples, group_samples) + " " +
+           count_column(f.total_samples) + " " + percent_of(f.total_samples, group_samples) + "  " + f.name + "\n";
+  }
+}
+
+nlohmann::json functions_json(const std::vector<analyze::CpuFunction>& functions) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const analyze::CpuFunction& f : functions) {
+    list.push_back({{"function", f.name}, {"self_samples", f.self_samples}, {"total_samples", f.total_samples}});
+  }
+  return list;
+}
+
+}  // namespace
+
+std::string cpu_profile_text(const analyze::CpuProfileSummary& summary) {
+  std::string out = "CPU profile (" + summary.sampling + "): " + std::to_string(summary.samples) + " samples from +" +
+                    format_duration_ms(summary.from_ms) + " to +" + format_duration_ms(summary.to_ms);
+  if (summary.samples_lost > 0) {
+    out += "; " + std::to_string(summary.samples_lost) + " more lost by the kernel (its ring buffers were full)";
+  }
+  out += "\n";
+  for (const analyze::CpuGroup& group : summary.groups) {
+    out += "\n";
+    if (group.pid == 0) {
+      out += "All processes merged: " + std::to_string(group.samples) + " samples\n";
+    } else {
+      out += "PID " + std::to_string(group.pid) + " " + (group.command.empty() ? "?" : group.command) + ": " +
+             std::to_string(group.samples) + " samples\n";
+    }
+    append_list(out, "By self samples (running in the function itself):", group.by_self, group.samples);
+    append_list(out, "By total samples (the function on the stack):", group.by_total, group.samples);
+  }
+  return out;
+}
+
+std::string cpu_profile_json(const analyze::CpuProfileSummary& summary) {
+  nlohmann::json groups = nlohmann::json::array();
+  for (const analyze::CpuGroup& group : summary.groups) {
+    groups.push_back({{"pid", group.pid == 0 ? nlohmann::json() : nlohmann::json(group.pid)},
+                      {"command", group.pid == 0 ? nlohmann::json() : nlohmann::json(group.command)},
+                      {"samples", group.samples},
+                      {"by_self", functions_json(group.by_self)},
+                      {"by_total", functions_json(group.by_total)}});
+  }
+  nlohmann::json out = {{"sampling", summary.sampling},
+                        {"samples", summary.samples},
+                        {"samples_lost", summary.samples_lost},
+                        {"from_ms", summary.from_ms},
+                        {"to_ms", summary.to_ms},
+                        {"groups", groups}};
+  return json_dump(out, 2) + "\n";
+}
+
+}  // namespace canopy::report

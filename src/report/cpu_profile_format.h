@@ -1,0 +1,14 @@
+// `canopy profile`: the functions where the selected CPU samples were, as terminal
+// text and as JSON (raw counts; shares are counts over the group's samples).
+#pragma once
+
+#include <string>
+
+#include "analyze/cpu_profile.h"
+
+namespace canopy::report {
+
+std::string cpu_profile_text(const analyze::CpuProfileSummary& summary);
+std::string cpu_profile_json(const analyze::CpuProfileSummary& summary);
+
+}  // namespace canopy::report

@@ -1,0 +1,31 @@
+#include "symbolize/cpu_frame_names.h"
+
+namespace canopy::symbolize {
+namespace {
+
+store::HeapProfile stack_tables_of(const store::CpuProfile& profile) {
+  store::HeapProfile tables;
+  tables.modules = profile.modules;
+  tables.frames = profile.frames;
+  tables.stacks = profile.stacks;
+  return tables;
+}
+
+}  // namespace
+
+// names_ keeps pointers into stacks_, which is initialized first (declared first).
+CpuFrameNames::CpuFrameNames(const store::CpuProfile& profile) : stacks_(stack_tables_of(profile)), names_(stacks_) {}
+
+const std::vector<std::string>& CpuFrameNames::names_of(int64_t frame_id) {
+  auto known = named_.find(frame_id);
+  if (known != named_.end()) {
+    return known->second;
+  }
+  std::vector<std::string>& names = named_[frame_id];
+  for (const NamedFrame& frame : names_.names_of(frame_id)) {
+    names.push_back(frame.function == "?" && !frame.location.empty() ? "? (" + frame.location + ")" : frame.function);
+  }
+  return names;
+}
+
+}  // namespace canopy::symbolize

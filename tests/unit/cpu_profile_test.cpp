@@ -1,0 +1,156 @@
+// The CPU profile's selection and functions (analyze/cpu_profile.h) on a real
+// recording written by the store's writer: samples the recorder could not name a
+// process for are found by PID and time, a reused PID included; self and total count
+// each sample once; the filters keep what they say; a recording without a CPU profile,
+// or without what is asked for, is one line.
+#include <gtest/gtest.h>
+
+#include "analyze/cpu_profile.h"
+#include "store/reader.h"
+#include "store/writer.h"
+#include "support/temp_dir.h"
+
+namespace canopy::analyze {
+namespace {
+
+using canopy::testing::TempDir;
+
+constexpr int64_t kCpuStartMs = 1'700'000'000'000;
+
+// Two processes with PID 100 one after the other (a reused PID), each 1 s long, and
+// samples of both with no process named; function names are "f<frame id>".
+struct CpuRecording {
+  std::string path;
+  int64_t first_id = 0;
+  int64_t second_id = 0;
+};
+
+// `cpu_profile`: the meta's account; a CPU profile is written unless it says "off: ".
+CpuRecording write_cpu_recording(const TempDir& dir, const std::optional<std::string>& cpu_profile = "99 Hz") {
+  CpuRecording out{dir.file("cpu.canopy")};
+  auto writer = store::Writer::create(out.path, false);
+  EXPECT_TRUE(writer) << writer.error().message;
+  const bool with_cpu_profile = cpu_profile && cpu_profile->rfind("off: ", 0) != 0;
+  writer->set_meta({.start_ms = kCpuStartMs, .cpu_profile = cpu_profile});
+  store::ProcessRow first;
+  first.pid = 100;
+  first.start_ticks = 1;
+  first.start_ms = kCpuStartMs;
+  first.first_seen_ms = kCpuStartMs;
+  first.end_ms = kCpuStartMs + 1000;
+  first.name = "first";
+  out.first_id = writer->add_process(first);
+  store::ProcessRow second = first;
+  second.start_ticks = 500;
+  second.start_ms = kCpuStartMs + 1500;
+  second.first_seen_ms = kCpuStartMs + 1500;
+  second.end_ms = kCpuStartMs + 2500;
+  second.name = "second";
+  out.second_id = writer->add_process(second);
+  if (with_cpu_profile) {
+    EXPECT_TRUE(writer->enable_cpu_profile());
+    int64_t module = writer->add_heap_module({0, "/bin/x", ""});
+    int64_t leaf = writer->add_heap_frame({0, module, 0x10});
+    int64_t caller = writer->add_heap_frame({0, module, 0x20});
+    int64_t deep = writer->add_heap_stack({0, {leaf, caller, caller}});  // recursion in the caller
+    int64_t shallow = writer->add_heap_stack({0, {caller}});
+    for (int i = 0; i < 6; ++i) {
+      writer->add_cpu_sample({kCpuStartMs + 100 + i, std::nullopt, 100, 100, i < 4 ? deep : shallow});
+    }
+    for (int i = 0; i < 3; ++i) {
+      writer->add_cpu_sample({kCpuStartMs + 2000 + i, std::nullopt, 100, 101, deep});
+    }
+  }
+  writer->set_meta({.end_ms = kCpuStartMs + 3000});
+  EXPECT_TRUE(writer->finish());
+  return out;
+}
+
+std::vector<std::string> names_by_frame(int64_t frame_id) { return {"f" + std::to_string(frame_id)}; }
+
+TEST(CpuProfileAnalysis, SamplesWithoutAProcessAreFoundByPidAndTime) {
+  TempDir dir;
+  CpuRecording recording = write_cpu_recording(dir);
+  auto reader = store::Reader::open(recording.path);
+  ASSERT_TRUE(reader) << reader.error().message;
+  auto selection = select_cpu_samples(*reader, {});
+  ASSERT_TRUE(selection) << selection.error().message;
+  EXPECT_EQ(selection->samples.size(), 9u);
+  CpuProfileSummary summary = summarize_cpu(*reader, *selection, {}, names_by_frame, /*per_process=*/true, 10);
+  ASSERT_EQ(summary.groups.size(), 1u) << "one PID: per process means per PID";
+  EXPECT_EQ(summary.groups[0].samples, 9);
+
+  auto by_command = select_cpu_samples(*reader, {.command = "second"});
+  ASSERT_TRUE(by_command) << by_command.error().message;
+  EXPECT_EQ(by_command->samples.size(), 3u);
+  auto first_only = select_cpu_samples(*reader, {.command = "first"});
+  ASSERT_TRUE(first_only);
+  EXPECT_EQ(first_only->samples.size(), 6u);
+}
+
+TEST(CpuProfileAnalysis, SelfIsTheInnermostFrameAndTotalCountsASampleOnce) {
+  TempDir dir;
+  CpuRecording recording = write_cpu_recording(dir);
+  auto reader = store::Reader::open(recording.path);
+  ASSERT_TRUE(reader);
+  auto selection = select_cpu_samples(*reader, {});
+  ASSERT_TRUE(selection) << selection.error().message;
+  CpuProfileSummary summary = summarize_cpu(*reader, *selection, {}, names_by_frame, false, 10);
+  ASSERT_EQ(summary.groups.size(), 1u);
+  const CpuGroup& all = summary.groups[0];
+  ASSERT_EQ(all.by_total.size(), 2u);
+  EXPECT_EQ(all.by_total[0].name, "f2");  // the caller: on every stack, twice on some
+  EXPECT_EQ(all.by_total[0].total_samples, 9);
+  EXPECT_EQ(all.by_total[0].self_samples, 2);
+  EXPECT_EQ(all.by_total[1].name, "f1");
+  EXPECT_EQ(all.by_total[1].total_samples, 7);
+  EXPECT_EQ(all.by_total[1].self_samples, 7);
+  EXPECT_EQ(all.by_self[0].name, "f1");
+  EXPECT_EQ(cpu_stack_functions(selection->profile, 1, names_by_frame),
+            (std::vector<std::string>{"f2", "f2", "f1"}));
+}
+
+TEST(CpuProfileAnalysis, TimeRangesAndWhatIsNotThereAreSaid) {
+  TempDir dir;
+  CpuRecording recording = write_cpu_recording(dir);
+  auto reader = store::Reader::open(recording.path);
+  ASSERT_TRUE(reader);
+  auto later = select_cpu_samples(*reader, {.from_ms = 1000});
+  ASSERT_TRUE(later);
+  EXPECT_EQ(later->samples.size(), 3u);
+  auto early = select_cpu_samples(*reader, {.to_ms = 103});
+  ASSERT_TRUE(early);
+  EXPECT_EQ(early->samples.size(), 3u) << "from the start to before 103 ms";
+  auto none = select_cpu_samples(*reader, {.pid = 7});
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().message, "no CPU samples of PID 7 in '" + recording.path + "' (sampled: 100)");
+  auto empty_range = select_cpu_samples(*reader, {.from_ms = 2900});
+  ASSERT_FALSE(empty_range);
+  EXPECT_EQ(empty_range.error().message,
+            "no CPU samples between 2.900 s and the end in '" + recording.path + "'");
+}
+
+TEST(CpuProfileAnalysis, ARecordingWithoutACpuProfileIsOneLine) {
+  TempDir dir;
+  CpuRecording recording = write_cpu_recording(dir, std::nullopt);
+  auto reader = store::Reader::open(recording.path);
+  ASSERT_TRUE(reader);
+  auto selection = select_cpu_samples(*reader, {});
+  ASSERT_FALSE(selection);
+  EXPECT_EQ(selection.error().message, "'" + recording.path + "' has no CPU profile: record with --cpu-profile");
+}
+
+TEST(CpuProfileAnalysis, ARefusedCpuProfileRepeatsTheKernelsAnswer) {
+  TempDir dir;
+  CpuRecording recording = write_cpu_recording(dir, "off: perf_event_open on PID 100: Permission denied");
+  auto reader = store::Reader::open(recording.path);
+  ASSERT_TRUE(reader);
+  auto selection = select_cpu_samples(*reader, {});
+  ASSERT_FALSE(selection);
+  EXPECT_EQ(selection.error().message, "'" + recording.path +
+                                           "' has no CPU profile: the kernel refused it while recording "
+                                           "(perf_event_open on PID 100: Permission denied)");
+}
+
+}  // namespace
+}  // namespace canopy::analyze

@@ -1,0 +1,97 @@
+// The CPU profiler's ground truth (integration/cpu_profile_test.cpp).
+//
+//   cpu_workload split SECONDS   spends SECONDS of its own CPU time in chunks of work,
+//                                7 parts in hot_function for every 3 in cold_function:
+//                                the same loop, counted in iterations, so that the split
+//                                is one of work, whatever the machine's speed or load
+//   cpu_workload spawn SECONDS   first spends a tenth of SECONDS in main itself, then
+//                                forks and execs `split SECONDS`, and waits for it
+//
+// C: no runtime that runs code of its own before main. The loop's body is a macro, not
+// a function, so that no third function (inlined or not) holds the samples.
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SPIN(iterations, acc)                       \
+  for (long i_ = 0; i_ < (iterations); ++i_) {      \
+    (acc) = (acc) * 1664525u + 1013904223u + i_;    \
+    __asm__ volatile("" : "+r"(acc));               \
+  }
+
+enum { kUnitIterations = 200000 };  // tens of microseconds: many chunks per sample period
+
+static double cpu_seconds(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+}
+
+// GCC sets up no frame in a function that calls nothing, -fno-omit-frame-pointer or
+// not: the kernel's frame-pointer walk from such a leaf skips its caller. A call makes
+// hot_function and cold_function ordinary frames; chunk_done costs nothing beside them.
+__attribute__((noinline)) unsigned long chunk_done(unsigned long acc) {
+  __asm__ volatile("" : "+r"(acc));
+  return acc;
+}
+
+__attribute__((noinline)) unsigned long hot_function(unsigned long acc) {
+  SPIN(7L * kUnitIterations, acc);
+  return chunk_done(acc);
+}
+
+__attribute__((noinline)) unsigned long cold_function(unsigned long acc) {
+  SPIN(3L * kUnitIterations, acc);
+  return chunk_done(acc);
+}
+
+__attribute__((noinline)) static int split(double seconds) {
+  unsigned long acc = 1;
+  long chunks = 0;
+  double start = cpu_seconds();
+  while (cpu_seconds() - start < seconds) {
+    acc = hot_function(acc);
+    acc = cold_function(acc);
+    ++chunks;
+  }
+  printf("split %ld chunks %lu\n", chunks, acc & 1);
+  return 0;
+}
+
+static int spawn(const char* self, const char* seconds_text) {
+  double seconds = atof(seconds_text);
+  unsigned long acc = 1;
+  double start = cpu_seconds();
+  while (cpu_seconds() - start < seconds / 10) {
+    SPIN(kUnitIterations, acc);
+  }
+  fflush(stdout);
+  pid_t child = fork();
+  if (child < 0) {
+    perror("fork");
+    return 1;
+  }
+  if (child == 0) {
+    execl(self, self, "split", seconds_text, (char*)NULL);
+    perror("exec");
+    _exit(127);
+  }
+  printf("child %d %lu\n", (int)child, acc & 1);
+  fflush(stdout);
+  int status = 0;
+  waitpid(child, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+int main(int argc, char** argv) {
+  if (argc == 3 && argv[1][0] == 's' && argv[1][1] == 'p' && argv[1][2] == 'l') {
+    return split(atof(argv[2]));
+  }
+  if (argc == 3 && argv[1][0] == 's' && argv[1][1] == 'p' && argv[1][2] == 'a') {
+    return spawn(argv[0], argv[2]);
+  }
+  fprintf(stderr, "usage: %s split SECONDS | spawn SECONDS\n", argv[0]);
+  return 2;
+}
