@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 #include <nlohmann/json.hpp>
@@ -172,6 +173,16 @@ TEST(CpuProfile, CollapsedAndPprofExportsAgreeWithTheProfile) {
   EXPECT_EQ(pprof_hot, hot_self);
   ASSERT_FALSE(profile.mappings.empty());
   EXPECT_EQ(profile.mappings[0].filename, kCpuWorkload);
+
+  // pprof itself reads the same: hot_function's own samples, and main's cumulative all.
+  std::vector<PprofTopRow> rows = pprof_tool_top(pprof_path, "samples", error);
+  ASSERT_TRUE(error.empty()) << error;
+  auto row_of = [&](const std::string& function) {
+    auto row = std::find_if(rows.begin(), rows.end(), [&](const PprofTopRow& r) { return r.function == function; });
+    return row == rows.end() ? PprofTopRow{} : *row;
+  };
+  EXPECT_EQ(row_of("hot_function").flat, hot_self);
+  EXPECT_EQ(row_of("main").cum, samples);
 }
 
 // record --pid: the attached root's threads, and a descendant that was already running
