@@ -33,13 +33,19 @@ std::string private_base_directory() {
   return "/tmp";
 }
 
-Mark parse_mark_line(std::string_view line, int64_t now_ms) {
+Mark parse_mark_line(std::string_view line, const RecordingClock& clock) {
   std::string scratch;
+  const int64_t now_ms = clock.now_ms();
   if (!line.empty() && line[0] == kRecordSeparator) {
     auto json = nlohmann::json::parse(line.substr(1), nullptr, /*allow_exceptions=*/false);
     if (json.is_object() && json.contains("text") && json["text"].is_string()) {
       Mark mark{now_ms, std::nullopt, json["text"].get<std::string>()};
-      if (json.contains("t") && json["t"].is_number_integer()) {
+      // The caller's moment on the recording's own clock, so that it orders with the
+      // lines timed on arrival; "t" (the wall clock, which may lie a millisecond or an
+      // NTP step away from it) only from a writer that sends nothing else.
+      if (json.contains("monotonic_ns") && json["monotonic_ns"].is_number_unsigned()) {
+        mark.t_ms = clock.from_monotonic_ns(json["monotonic_ns"].get<uint64_t>());
+      } else if (json.contains("t") && json["t"].is_number_integer()) {
         mark.t_ms = json["t"].get<int64_t>();
       }
       if (json.contains("pid") && json["pid"].is_number_integer()) {
@@ -103,7 +109,7 @@ MarkChannel::~MarkChannel() {
   }
 }
 
-void MarkChannel::read_new(int64_t now_ms, const std::function<void(const Mark&)>& on_mark) {
+void MarkChannel::read_new(const RecordingClock& clock, const std::function<void(const Mark&)>& on_mark) {
   if (inotify_) {
     char events[4096];
     while (::read(inotify_.get(), events, sizeof events) > 0) {
@@ -118,7 +124,7 @@ void MarkChannel::read_new(int64_t now_ms, const std::function<void(const Mark&)
   for (size_t newline; (newline = partial_.find('\n', start)) != std::string::npos; start = newline + 1) {
     std::string_view line(partial_.data() + start, newline - start);
     if (!line.empty()) {
-      on_mark(parse_mark_line(line, now_ms));
+      on_mark(parse_mark_line(line, clock));
     }
   }
   partial_.erase(0, start);
@@ -139,7 +145,10 @@ Status send_mark(const std::string& text) {
   if (::flock(fd.get(), LOCK_EX | LOCK_NB) == 0) {
     return Error{ended};
   }
-  nlohmann::json record = {{"t", probe::now_epoch_ms()}, {"pid", ::getppid()}, {"text", text}};
+  nlohmann::json record = {{"t", probe::now_epoch_ms()},
+                           {"monotonic_ns", probe::now_monotonic_ns()},
+                           {"pid", ::getppid()},
+                           {"text", text}};
   std::string line = kRecordSeparator + json_dump(record) + "\n";
   // One write: appends of one write each do not interleave with other writers'.
   if (::write(fd.get(), line.data(), line.size()) != static_cast<ssize_t>(line.size())) {

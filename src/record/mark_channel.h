@@ -6,8 +6,8 @@
 // it while recording, which is how `canopy mark` tells a live recording from a dead one.
 //
 // A line is the marker's text, or, from `canopy mark`, an RFC 7464 JSON text
-// sequence record: 0x1E {"t": ms, "pid": caller, "text": "..."} with the caller's time
-// and PID, so the marker links to the process that set it.
+// sequence record: 0x1E {"t": ms, "monotonic_ns": ns, "pid": caller, "text": "..."}
+// with the caller's time and PID, so the marker links to the process that set it.
 #pragma once
 
 #include <sys/types.h>
@@ -19,6 +19,7 @@
 
 #include "common/result.h"
 #include "common/scoped_resource.h"
+#include "record/recording_clock.h"
 
 namespace canopy::record {
 
@@ -49,8 +50,9 @@ class MarkChannel {
   // exit waited with it; a watch removed early is freed while the recording is
   // finished instead.
   void stop_watching();
-  // Reads the lines appended since the last call; `now_ms` times plain-text marks.
-  void read_new(int64_t now_ms, const std::function<void(const Mark&)>& on_mark);
+  // Reads the lines appended since the last call; plain-text marks are timed as they
+  // are read, `canopy mark`'s at the moment it sent them, both on `clock`.
+  void read_new(const RecordingClock& clock, const std::function<void(const Mark&)>& on_mark);
 
  private:
   MarkChannel() = default;

@@ -79,7 +79,7 @@ void read_marks(Session& s) {
   if (!s.marks) {
     return;
   }
-  s.marks->read_new(s.clock.now_ms(), [&](const Mark& mark) {
+  s.marks->read_new(s.clock, [&](const Mark& mark) {
     if (s.recording) {
       std::optional<int64_t> process_id = mark.pid ? s.sampler.process_id(*mark.pid) : std::nullopt;
       s.writer.add_event({mark.t_ms, "mark", process_id, mark.text});

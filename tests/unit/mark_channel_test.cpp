@@ -25,7 +25,7 @@ bool wakes(int fd) {
 
 std::vector<std::string> read_texts(MarkChannel& channel) {
   std::vector<std::string> texts;
-  channel.read_new(1000, [&](const Mark& mark) { texts.push_back(mark.text); });
+  channel.read_new(RecordingClock{}, [&](const Mark& mark) { texts.push_back(mark.text); });
   return texts;
 }
 
