@@ -7,6 +7,8 @@
 
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/scoped_resource.h"
 #include "probe/proc_events.h"
@@ -58,6 +60,9 @@ class RecordRun {
   // events were opened are the events' own already (inherited).
   void add_running_descendants_to_cpu_profile();
   uint64_t cpu_attached_boot_ticks_ = 0;  // when the root's events were opened
+  // The root's descendants listed just before its events were opened, with their start
+  // ticks: surely not inherited, even when started in the tick the events were opened.
+  std::vector<std::pair<pid_t, int64_t>> cpu_descendants_before_;
   Status check_attached_root() const;
   void write_end_meta_and_counts(int64_t end_ms);
 

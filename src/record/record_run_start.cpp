@@ -9,6 +9,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -18,6 +19,13 @@
 
 namespace canopy::record {
 namespace {
+
+// A process's start in clock ticks since boot, or nothing when it is gone.
+std::optional<int64_t> descendant_start_ticks(pid_t pid) {
+  auto files = probe::ProcessFiles::open(pid);
+  auto stat = files ? files->read_stat() : std::nullopt;
+  return stat ? std::optional<int64_t>(stat->start_ticks) : std::nullopt;
+}
 
 std::string default_output_name(pid_t pid) {
   time_t now = ::time(nullptr);
@@ -160,6 +168,11 @@ void RecordRun::open_cpu_profile_running() {
   // An fd per CPU for each thread of the tree: a root with hundreds of threads needs
   // more than the usual soft limit. Nothing of ours is started with it (attach mode).
   raise_fd_limit();
+  for (pid_t pid : probe::read_descendants(root_)) {
+    if (auto start_ticks = descendant_start_ticks(pid)) {
+      cpu_descendants_before_.emplace_back(pid, *start_ticks);
+    }
+  }
   timespec now{};
   ::clock_gettime(CLOCK_BOOTTIME, &now);
   const auto ticks_per_s = static_cast<uint64_t>(::sysconf(_SC_CLK_TCK));
@@ -180,14 +193,21 @@ void RecordRun::add_running_descendants_to_cpu_profile() {
     return;
   }
   for (pid_t pid : probe::read_descendants(root_)) {
-    auto files = probe::ProcessFiles::open(pid);
-    auto stat = files ? files->read_stat() : std::nullopt;
-    // Started before the root's events: no event of the tree inherited it. (A process
-    // started in the same clock tick is taken as inherited: missed, never sampled twice.)
-    if (stat && static_cast<uint64_t>(stat->start_ticks) < cpu_attached_boot_ticks_) {
+    auto start_ticks = descendant_start_ticks(pid);
+    if (!start_ticks) {
+      continue;
+    }
+    // Started before the root's events: no event of the tree inherited it. One listed
+    // before they were opened is surely such; of the others, one started in the same
+    // clock tick as the opening is taken as inherited (missed, never sampled twice):
+    // only a fork between the listing and the opening falls there.
+    bool listed_before = std::find(cpu_descendants_before_.begin(), cpu_descendants_before_.end(),
+                                   std::pair<pid_t, int64_t>{pid, *start_ticks}) != cpu_descendants_before_.end();
+    if (listed_before || static_cast<uint64_t>(*start_ticks) < cpu_attached_boot_ticks_) {
       cpu_->add_running(pid);
     }
   }
+  cpu_descendants_before_.clear();
 }
 
 void RecordRun::open_cpu_profile() {
