@@ -10,21 +10,6 @@
 namespace canopy::analyze {
 namespace {
 
-std::string cpu_base_name(const std::string& path) { return path.substr(path.rfind('/') + 1); }
-
-// At most ten of `names`, for the line that says what the recording has instead.
-std::string cpu_listed(const std::set<std::string>& names) {
-  std::string text;
-  size_t n = 0;
-  for (const std::string& name : names) {
-    if (n++ == 10) {
-      return text + ", ...";
-    }
-    text += (text.empty() ? "" : ", ") + name;
-  }
-  return text;
-}
-
 // The functions of a stack, innermost first, inlined ones expanded.
 std::vector<std::string> innermost_first(const store::CpuProfile& profile, int64_t stack_id,
                                          const CpuFrameNames& names) {
@@ -96,7 +81,7 @@ Result<CpuSelection> select_cpu_samples(const store::Reader& reader, const CpuSa
     }
     if (!filter.command.empty() &&
         !(process && (process->name == filter.command ||
-                      (!process->exe.empty() && cpu_base_name(process->exe) == filter.command)))) {
+                      (!process->exe.empty() && path_base_name(process->exe) == filter.command)))) {
       continue;
     }
     int64_t offset_ms = row.t_ms - start_ms;
@@ -113,11 +98,11 @@ Result<CpuSelection> select_cpu_samples(const store::Reader& reader, const CpuSa
     }
     if (filter.pid != 0 && pids.count(std::to_string(filter.pid)) == 0) {
       return Error{"no CPU samples of PID " + std::to_string(filter.pid) + " in '" + path + "' (sampled: " +
-                   cpu_listed(pids) + ")"};
+                   listed_names(pids) + ")"};
     }
     if (!filter.command.empty() && commands.count(filter.command) == 0) {
       return Error{"no CPU samples of a command named '" + filter.command + "' in '" + path + "' (sampled: " +
-                   cpu_listed(commands) + ")"};
+                   listed_names(commands) + ")"};
     }
     return Error{"no CPU samples between " + format_duration_ms(filter.from_ms.value_or(0)) + " and " +
                  (filter.to_ms ? format_duration_ms(*filter.to_ms) : std::string("the end")) + " in '" + path + "'"};

@@ -80,4 +80,18 @@ std::string signal_name(int signal) {
   return std::string("SIG") + (abbrev ? abbrev : "?");
 }
 
+std::string path_base_name(std::string_view path) { return std::string(path.substr(path.rfind('/') + 1)); }
+
+std::string listed_names(const std::set<std::string>& names) {
+  std::string text;
+  size_t n = 0;
+  for (const std::string& name : names) {
+    if (n++ == 10) {
+      return text + ", ...";
+    }
+    text += (text.empty() ? "" : ", ") + name;
+  }
+  return text;
+}
+
 }  // namespace canopy

@@ -96,15 +96,7 @@ Status write_cpu_collapsed(const store::Reader& reader, const analyze::CpuSample
     }
     lines[line.empty() ? std::string("[no user stack]") : line] += count;
   }
-  std::string text;
-  for (const auto& [line, count] : lines) {
-    text += line + " " + std::to_string(count) + "\n";
-    if (text.size() >= 1 << 16) {
-      out(text);
-      text.clear();
-    }
-  }
-  out(text);
+  write_folded_lines(lines, out);
   return Ok{};
 }
 

@@ -45,6 +45,18 @@ std::string folded_frame(std::string_view name) {
   return text;
 }
 
+void write_folded_lines(const std::map<std::string, int64_t>& lines, const std::function<void(std::string_view)>& out) {
+  std::string text;
+  for (const auto& [line, value] : lines) {
+    text += line + " " + std::to_string(value) + "\n";
+    if (text.size() >= 1 << 16) {
+      out(text);
+      text.clear();
+    }
+  }
+  out(text);
+}
+
 Status write_heap_collapsed(const store::Reader& reader, const HeapExportOptions& options, std::string_view metric,
                             const std::function<void(std::string_view)>& out) {
   ASSIGN_OR_RETURN(HeapSelection selection, select_heap(reader, options));
@@ -68,15 +80,7 @@ Status write_heap_collapsed(const store::Reader& reader, const HeapExportOptions
     }
     lines[line.empty() ? std::string(kNoStack) : line] += value;
   }
-  std::string text;
-  for (const auto& [line, value] : lines) {
-    text += line + " " + std::to_string(value) + "\n";
-    if (text.size() >= 1 << 16) {
-      out(text);
-      text.clear();
-    }
-  }
-  out(text);
+  write_folded_lines(lines, out);
   return Ok{};
 }
 

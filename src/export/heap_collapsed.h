@@ -9,7 +9,9 @@
 // Stacks whose figure is 0 are left out; lines are in byte order.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -31,5 +33,9 @@ Status write_heap_collapsed(const store::Reader& reader, const HeapExportOptions
 
 // `name` as one frame of a folded line.
 std::string folded_frame(std::string_view name);
+
+// Each folded stack and its figure as one line, "a;b;c 42", in the map's order; handed
+// to `out` in chunks so that a large profile is never one string.
+void write_folded_lines(const std::map<std::string, int64_t>& lines, const std::function<void(std::string_view)>& out);
 
 }  // namespace canopy::exporters

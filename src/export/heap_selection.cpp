@@ -6,25 +6,9 @@
 #include <tuple>
 #include <utility>
 
+#include "common/text.h"
+
 namespace canopy::exporters {
-namespace {
-
-std::string base_name(const std::string& path) { return path.substr(path.rfind('/') + 1); }
-
-// At most ten of `names`, for the line that says what the recording has instead.
-std::string listed(const std::set<std::string>& names) {
-  std::string text;
-  size_t n = 0;
-  for (const std::string& name : names) {
-    if (n++ == 10) {
-      return text + ", ...";
-    }
-    text += (text.empty() ? "" : ", ") + name;
-  }
-  return text;
-}
-
-}  // namespace
 
 Result<HeapSelection> select_heap(const store::Reader& reader, const HeapExportOptions& options) {
   HeapSelection selection;
@@ -52,15 +36,15 @@ Result<HeapSelection> select_heap(const store::Reader& reader, const HeapExportO
     const auto& [command, exe] = named[image.id];
     return (options.pid == 0 || image.pid == options.pid) &&
            (options.command.empty() || command == options.command ||
-            (!exe.empty() && base_name(exe) == options.command));
+            (!exe.empty() && path_base_name(exe) == options.command));
   };
   if (std::none_of(selection.profile.images.begin(), selection.profile.images.end(), wanted)) {
     if (options.pid != 0) {
       return Error{"no heap profile of PID " + std::to_string(options.pid) + " in '" + reader.path() +
-                   "' (profiled: " + listed(pids) + ")"};
+                   "' (profiled: " + listed_names(pids) + ")"};
     }
     return Error{"no heap profile of a command named '" + options.command + "' in '" + reader.path() +
-                 "' (profiled: " + listed(commands) + ")"};
+                 "' (profiled: " + listed_names(commands) + ")"};
   }
 
   using Key = std::tuple<int64_t, std::string, int64_t>;  // pid, command, stack

@@ -2,10 +2,10 @@
 
 #include <cstdio>
 
+#include "common/text.h"
+
 namespace canopy::symbolize {
 namespace {
-
-std::string base_name(const std::string& path) { return path.substr(path.rfind('/') + 1); }
 
 std::string hex_address(int64_t address) {
   char text[32];
@@ -47,12 +47,12 @@ const std::vector<NamedFrame>& HeapStackNames::names_of(int64_t frame_id) {
   ModuleRef ref{module->second->path, module->second->build_id};
   for (const SourceFrame& source : symbolizer_.resolve(ref, static_cast<uint64_t>(row.rel_pc), /*is_return_address=*/true)) {
     NamedFrame named{source.function.empty() ? "?" : source.function, "", source.inlined, source.file, source.line};
-    named.location = source.file.empty() ? base_name(ref.path) : base_name(source.file) + ":" + std::to_string(source.line);
+    named.location = source.file.empty() ? path_base_name(ref.path) : path_base_name(source.file) + ":" + std::to_string(source.line);
     names.push_back(std::move(named));
   }
   if (names.empty()) {
     ModuleState state = symbolizer_.module_state(ref);
-    names.push_back({"?", base_name(ref.path) + "+" + hex_address(row.rel_pc) + " (" +
+    names.push_back({"?", path_base_name(ref.path) + "+" + hex_address(row.rel_pc) + " (" +
                               std::string(module_state_text(state)) + ")",
                      false});
   }
