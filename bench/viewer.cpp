@@ -25,6 +25,7 @@
 #include "store/reader.h"
 #include "web/server.h"
 #include "web/view_data.h"
+#include "web/view_loading.h"
 
 using namespace canopy;
 
@@ -51,8 +52,8 @@ void measure(const char* what, int runs, const std::function<size_t()>& work) {
 // The time of GET /api/recording over loopback HTTP, each time with `idle` other
 // connections opened first that send nothing, or half a request and then nothing (as
 // a browser's speculative connections, or anyone's, may). Prints a row like measure().
-void measure_beside_idle_connections(const web::ViewData& data, int idle, int runs) {
-  auto server = web::ViewServer::bind(data, {});
+void measure_beside_idle_connections(const web::ViewLoading& view, int idle, int runs) {
+  auto server = web::ViewServer::bind(view, {});
   if (!server) {
     std::fprintf(stderr, "%s\n", server.error().message.c_str());
     std::exit(1);
@@ -117,16 +118,31 @@ int main(int argc, char** argv) {
     });
   }
 
-  std::optional<web::ViewData> data;
-  measure("load the recording (canopy view start-up)", std::max(1, runs / 2), [&] {
+  measure("read the preview (canopy view start-up)", runs, [&] {
+    auto reader = store::Reader::open(path, store::Reader::Verify::kWhileReading);
+    if (!reader) {
+      std::fprintf(stderr, "%s\n", reader.error().message.c_str());
+      std::exit(1);
+    }
+    auto preview = web::preview_json(*reader, path, web::kPreviewPoints);
+    if (!preview) {
+      std::fprintf(stderr, "%s\n", preview.error().message.c_str());
+      std::exit(1);
+    }
+    return json_dump(*preview).size();
+  });
+  std::optional<web::ViewData> loaded_data;
+  measure("load every sample (behind the preview)", std::max(1, runs / 2), [&] {
     auto loaded = web::load_view_data(path);
     if (!loaded) {
       std::fprintf(stderr, "%s\n", loaded.error().message.c_str());
       std::exit(1);
     }
-    data.emplace(std::move(*loaded));
+    loaded_data.emplace(std::move(*loaded));
     return size_t{0};
   });
+  auto view = web::ViewLoading::loaded(std::move(*loaded_data));
+  const web::ViewData* data = view->data();
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
 
@@ -150,7 +166,7 @@ int main(int argc, char** argv) {
   measure("GET /api/at (information panel)", runs,
           [&] { return json_dump(web::moment_json(*data->timeline.at(middle))).size(); });
   for (int idle : {0, 50}) {
-    measure_beside_idle_connections(*data, idle, runs);
+    measure_beside_idle_connections(*view, idle, runs);
   }
   measure("canopy report --html (render)", std::max(1, runs / 2), [&] {
     auto html = web::render_html_report(*data);

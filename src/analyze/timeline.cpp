@@ -40,6 +40,17 @@ std::optional<Metric> metric_from_id(std::string_view id) {
   return std::nullopt;
 }
 
+std::vector<Metric> recorded_metrics(const store::RecordingMeta& meta) {
+  bool has_pss = meta.probes && meta.probes->find("smaps-rollup") != std::string::npos;
+  std::vector<Metric> metrics;
+  for (const MetricInfo& info : kMetrics) {
+    if (info.metric != Metric::kPss || has_pss) {
+      metrics.push_back(info.metric);
+    }
+  }
+  return metrics;
+}
+
 Result<Timeline> Timeline::load(const store::Reader& reader) {
   Timeline timeline;
   ASSIGN_OR_RETURN(auto ticks, reader.ticks());
@@ -51,8 +62,8 @@ Result<Timeline> Timeline::load(const store::Reader& reader) {
       timeline.mem_total_ = tick.mem_total_bytes;
     }
   }
-  const auto& probes = reader.meta().probes;
-  timeline.has_pss_ = probes && probes->find("smaps-rollup") != std::string::npos;
+  timeline.metrics_ = recorded_metrics(reader.meta());
+  timeline.has_pss_ = std::ranges::count(timeline.metrics_, Metric::kPss) > 0;
 
   ASSIGN_OR_RETURN(auto processes, reader.processes());
   timeline.processes_ = std::move(processes);
@@ -177,15 +188,7 @@ const Timeline::Change* Timeline::change_at(const Track& track, uint32_t tick) c
   return it == track.changes.begin() ? nullptr : &*(it - 1);
 }
 
-std::vector<Metric> Timeline::metrics() const {
-  std::vector<Metric> metrics;
-  for (const MetricInfo& info : kMetrics) {
-    if (info.metric != Metric::kPss || has_pss_) {
-      metrics.push_back(info.metric);
-    }
-  }
-  return metrics;
-}
+std::vector<Metric> Timeline::metrics() const { return metrics_; }
 
 void Timeline::compute_totals() {
   totals_.assign(kMetricCount, std::vector<double>(t_ms_.size(), 0.0));

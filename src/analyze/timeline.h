@@ -27,6 +27,8 @@ struct MetricInfo {
 };
 const MetricInfo& metric_info(Metric metric);
 std::optional<Metric> metric_from_id(std::string_view id);
+// The metrics a recording has (PSS only when it was recorded), the default first.
+std::vector<Metric> recorded_metrics(const store::RecordingMeta& meta);
 
 // One process at one tick, every metric.
 struct ProcessValues {
@@ -94,7 +96,7 @@ class Timeline {
   const std::vector<store::ProcessRow>& processes() const { return processes_; }
   // Indexed like processes().
   const std::vector<Subtree>& subtrees() const { return subtrees_; }
-  // The metrics this recording has (PSS only when it was recorded), the default first.
+  // recorded_metrics() of this recording.
   std::vector<Metric> metrics() const;
   // The machine's MemTotal as last recorded; nullopt when never read.
   std::optional<int64_t> mem_total_bytes() const { return mem_total_; }
@@ -144,6 +146,7 @@ class Timeline {
   std::vector<int64_t> t_ms_;
   std::vector<std::optional<int64_t>> mem_available_;
   std::optional<int64_t> mem_total_;
+  std::vector<Metric> metrics_;
   bool has_pss_ = false;
   std::vector<store::ProcessRow> processes_;
   std::vector<Track> tracks_;  // indexed like processes_

@@ -10,11 +10,13 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <thread>
 
 #include "cli/commands.h"
 #include "common/terminal_text.h"
 #include "web/server.h"
+#include "web/view_loading.h"
 #include "web/web_module.h"
 
 extern char** environ;
@@ -57,9 +59,10 @@ bool is_loopback_address(const std::string& address) {
 }  // namespace
 
 int run_view_command(const ViewOptions& options) {
-  auto data = web::load_view_data(options.path);
-  if (!data) {
-    print_error(data.error().message);
+  // Serves a preview at once; the samples load behind it (view_loading.h).
+  auto loading = web::ViewLoading::start(options.path);
+  if (!loading) {
+    print_error(loading.error().message);
     return 1;
   }
   auto module = web::load_web_module();
@@ -75,7 +78,7 @@ int run_view_command(const ViewOptions& options) {
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  auto server = (*module)->bind_view_server(*data, {options.listen, options.port});
+  auto server = (*module)->bind_view_server(**loading, {options.listen, options.port});
   if (!server) {
     print_error(server.error().message);
     return 1;
@@ -85,7 +88,8 @@ int run_view_command(const ViewOptions& options) {
     print_error("warning: listening on " + options.listen +
                 ", so other machines can read this recording; it holds command lines, which can hold secrets");
   }
-  print_line(stdout, "serving " + data->file + " at " + url + " (Ctrl-C to stop)");
+  print_line(stdout, "serving " + std::filesystem::path(options.path).filename().string() + " at " + url +
+                         " (Ctrl-C to stop)");
   std::fflush(stdout);
   if (options.open) {
     open_browser(url);
@@ -104,6 +108,15 @@ int run_view_command(const ViewOptions& options) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   });
+  // A recording found damaged while its samples load ends the server, as an unreadable
+  // one ends `view` before it serves.
+  Status loaded = Ok{};
+  std::thread load_watcher([&] {
+    loaded = (*loading)->wait_finished();
+    if (!loaded) {
+      pthread_kill(waiter.native_handle(), SIGTERM);
+    }
+  });
   Status served = (*server)->serve();
   serve_returned = true;
   const bool stopped_by_signal = stopping;
@@ -111,6 +124,17 @@ int run_view_command(const ViewOptions& options) {
     pthread_kill(waiter.native_handle(), SIGTERM);  // wake the waiter
   }
   waiter.join();
+  if (!(*loading)->finished()) {
+    // Stopped while the samples load, which cannot be interrupted. Nothing is written
+    // anywhere, so leaving without waiting for the load loses nothing.
+    std::fflush(nullptr);
+    std::_Exit(0);
+  }
+  load_watcher.join();
+  if (!loaded) {
+    print_error(loaded.error().message);
+    return 1;
+  }
   if (!served && !stopped_by_signal) {
     print_error(served.error().message);
     return 1;

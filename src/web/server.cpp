@@ -100,10 +100,9 @@ void answer_events(const httplib::Request& req, httplib::Response& res, const Ev
 
 }  // namespace
 
-ViewServer::ViewServer(const ViewData& data, const ServerOptions& options)
-    : data_(data),
+ViewServer::ViewServer(const ViewLoading& loading, const ServerOptions& options)
+    : loading_(loading),
       options_(options),
-      recording_body_(json_dump(data.recording)),
       http_(std::make_unique<httplib::Server>()) {
   http_->new_task_queue = [] { return new ConnectionThreads(); };
   http_->set_keep_alive_timeout(kIdleTimeoutS);
@@ -116,8 +115,8 @@ ViewServer::ViewServer(const ViewData& data, const ServerOptions& options)
 
 ViewServer::~ViewServer() = default;
 
-Result<std::unique_ptr<ViewService>> ViewServer::bind(const ViewData& data, const ServerOptions& options) {
-  std::unique_ptr<ViewServer> server(new ViewServer(data, options));
+Result<std::unique_ptr<ViewService>> ViewServer::bind(const ViewLoading& loading, const ServerOptions& options) {
+  std::unique_ptr<ViewServer> server(new ViewServer(loading, options));
   if (options.listen.find(':') != std::string::npos) {
     server->http_->set_address_family(AF_INET6);
   }
@@ -159,6 +158,11 @@ Status ViewServer::serve() {
 
 void ViewServer::stop() { http_->stop(); }
 
+const std::string& ViewServer::recording_body() {
+  std::call_once(recording_body_once_, [this] { recording_body_ = json_dump(data().recording); });
+  return recording_body_;
+}
+
 bool ViewServer::request_allowed(const std::string& host, const std::string& origin,
                                  const std::string& fetch_site) const {
   std::string port = ":" + std::to_string(port_);
@@ -195,6 +199,14 @@ void ViewServer::add_routes() {
       send_error(res, 403, "request from another site or host refused");
       return httplib::Server::HandlerResponse::Handled;
     }
+    // What needs the samples waits for them, but the preview (view_loading.h).
+    bool preview = req.path == "/api/recording" && req.has_param("preview");
+    if (req.path.starts_with("/api/") && !preview && !loading_.data()) {
+      if (Status loaded = loading_.wait_finished(); !loaded) {
+        send_error(res, 500, loaded.error().message);
+        return httplib::Server::HandlerResponse::Handled;
+      }
+    }
     return httplib::Server::HandlerResponse::Unhandled;
   });
   // A handler that throws answers 500 with the reason; nothing a request holds may take
@@ -222,15 +234,19 @@ void ViewServer::add_routes() {
       res.set_content(asset.body.data(), asset.body.size(), std::string(asset.content_type).c_str());
     });
   }
+  // preview=1 while loading: the preview at once.
   http.Get("/api/recording", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(recording_body_, kJson);
+    if (loading_.data()) {
+      return res.set_content(recording_body(), kJson);
+    }
+    res.set_content(json_dump(loading_.preview()), kJson);
   });
   http.Get("/api/events", [this](const httplib::Request& req, httplib::Response& res) {
-    answer_events(req, res, *data_.events);
+    answer_events(req, res, *data().events);
   });
   http.Get("/api/series", [this](const httplib::Request& req, httplib::Response& res) {
     auto metric = analyze::metric_from_id(req.get_param_value("metric"));
-    auto metrics = data_.timeline.metrics();
+    auto metrics = data().timeline.metrics();
     if (!metric || std::find(metrics.begin(), metrics.end(), *metric) == metrics.end()) {
       return send_error(res, 400, "unknown metric '" + req.get_param_value("metric") + "'");
     }
@@ -242,7 +258,7 @@ void ViewServer::add_routes() {
         return send_error(res, 400, param->error().message);
       }
     }
-    const auto& ticks = data_.timeline.ticks();
+    const auto& ticks = data().timeline.ticks();
     int64_t from_ms = from->value_or(ticks.empty() ? 0 : ticks.front());
     int64_t to_ms = to->value_or(ticks.empty() ? 0 : ticks.back());
     int64_t n = points->value_or(1000);
@@ -252,7 +268,7 @@ void ViewServer::add_routes() {
     if (n < 1 || n > static_cast<int64_t>(kMaxPoints)) {
       return send_error(res, 400, "'points' must be 1 to " + std::to_string(kMaxPoints));
     }
-    auto series = data_.timeline.series(*metric, from_ms, to_ms, static_cast<size_t>(n));
+    auto series = data().timeline.series(*metric, from_ms, to_ms, static_cast<size_t>(n));
     res.set_content(json_dump(series_json(series)), kJson);
   });
   http.Get("/api/at", [this](const httplib::Request& req, httplib::Response& res) {
@@ -271,7 +287,7 @@ void ViewServer::add_routes() {
         return send_error(res, 400, "'side' must be before, after or nearest, not '" + name.substr(0, 40) + "'");
       }
     }
-    auto moment = data_.timeline.at(**t, side);
+    auto moment = data().timeline.at(**t, side);
     if (!moment) {
       return send_error(res, 404, "the recording has no samples");
     }

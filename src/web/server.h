@@ -8,10 +8,12 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "common/result.h"
 #include "web/view_data.h"
+#include "web/view_loading.h"
 #include "web/web_module.h"
 
 namespace httplib {
@@ -29,7 +31,9 @@ struct ServerOptions {
 class ViewServer final : public ViewService {
  public:
   // Binds the socket, so the URL is known (and connections queue) before serve().
-  static Result<std::unique_ptr<ViewService>> bind(const ViewData& data, const ServerOptions& options);
+  // Until `loading` has loaded, GET /api/recording?preview=1 answers its preview and
+  // the other API requests wait for the load (web/API.md).
+  static Result<std::unique_ptr<ViewService>> bind(const ViewLoading& loading, const ServerOptions& options);
   ~ViewServer() override;
 
   std::string url() const override;
@@ -37,15 +41,20 @@ class ViewServer final : public ViewService {
   void stop() override;
 
  private:
-  ViewServer(const ViewData& data, const ServerOptions& options);
+  ViewServer(const ViewLoading& loading, const ServerOptions& options);
+  // The loaded recording: the routes past the pre-routing handler's check only.
+  const ViewData& data() const { return *loading_.data(); }
+  // GET /api/recording once loaded, serialised on first use.
+  const std::string& recording_body();
   std::string authority() const;  // host:port as a browser sends it in Host
   void add_routes();
   bool request_allowed(const std::string& host, const std::string& origin, const std::string& fetch_site) const;
 
-  const ViewData& data_;
+  const ViewLoading& loading_;
   ServerOptions options_;
   int port_ = 0;
   int listening_fd_ = -1;  // owned by http_
+  std::once_flag recording_body_once_;
   std::string recording_body_;
   std::unique_ptr<httplib::Server> http_;
 };

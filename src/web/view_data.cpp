@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "analyze/downsample.h"
 #include "analyze/process_figures.h"
 #include "common/utf8.h"
 #include "store/reader.h"
@@ -21,10 +22,17 @@ json or_null(const std::optional<T>& value) {
 // CPU percent to one decimal: finer is noise, and it keeps the JSON short.
 double round_percent(double percent) { return std::round(percent * 10) / 10; }
 
-json meta_json(const store::Reader& reader, const analyze::Timeline& timeline) {
+// What meta_json needs of the samples: the last tick (the end of a recording whose
+// recorder was killed), the machine's memory and the metrics recorded.
+struct RecordingSpan {
+  std::optional<int64_t> last_tick_ms;
+  std::optional<int64_t> mem_total_bytes;
+  std::vector<analyze::Metric> metrics;
+};
+
+json meta_json(const store::Reader& reader, const RecordingSpan& span) {
   const store::RecordingMeta& meta = reader.meta();
   const auto& end_ms = meta.end_ms;
-  const auto& ticks = timeline.ticks();
   return {
       {"command", meta.command.value_or(std::vector<std::string>())},
       {"cwd", meta.cwd.value_or("")},
@@ -35,15 +43,33 @@ json meta_json(const store::Reader& reader, const analyze::Timeline& timeline) {
       {"mode", meta.mode.value_or("")},
       {"canopy_version", meta.canopy_version.value_or("")},
       {"start_ms", or_null(meta.start_ms)},
-      {"end_ms", end_ms ? json(*end_ms) : ticks.empty() ? json(nullptr) : json(ticks.back())},
+      {"end_ms", end_ms ? json(*end_ms) : or_null(span.last_tick_ms)},
       {"interrupted", !end_ms.has_value()},
       {"exit_code", or_null(meta.exit_code)},
       {"exit_signal", or_null(meta.exit_signal)},
       {"timezone", meta.timezone.value_or("")},
       {"utc_offset_s", or_null(meta.utc_offset_s)},
-      {"mem_total_bytes", or_null(timeline.mem_total_bytes())},
-      {"pss", std::ranges::count(timeline.metrics(), analyze::Metric::kPss) > 0},
+      {"mem_total_bytes", or_null(span.mem_total_bytes)},
+      {"pss", std::ranges::count(span.metrics, analyze::Metric::kPss) > 0},
   };
+}
+
+json metrics_json(const std::vector<analyze::Metric>& recorded) {
+  json metrics = json::array();
+  for (analyze::Metric metric : recorded) {
+    const analyze::MetricInfo& info = analyze::metric_info(metric);
+    metrics.push_back({{"id", info.id}, {"label", info.label}, {"unit", info.unit}});
+  }
+  return metrics;
+}
+
+// The highest of a total, and when: {rss_bytes, t_ms}.
+json peak_json(const std::vector<int64_t>& t_ms, const std::vector<double>& rss) {
+  if (rss.empty()) {
+    return {{"rss_bytes", 0}, {"t_ms", nullptr}};
+  }
+  size_t i = std::max_element(rss.begin(), rss.end()) - rss.begin();
+  return {{"rss_bytes", static_cast<int64_t>(rss[i])}, {"t_ms", t_ms[i]}};
 }
 
 json process_json(const store::ProcessRow& row, const analyze::Subtree& subtree) {
@@ -110,31 +136,55 @@ Result<json> log_sources_json(const store::Reader& reader) {
 }
 
 json recording_json(const store::Reader& reader, const analyze::Timeline& timeline, const std::string& file) {
-  json metrics = json::array();
-  for (analyze::Metric metric : timeline.metrics()) {
-    const analyze::MetricInfo& info = analyze::metric_info(metric);
-    metrics.push_back({{"id", info.id}, {"label", info.label}, {"unit", info.unit}});
-  }
-  json peak = {{"rss_bytes", 0}, {"t_ms", nullptr}};
-  const auto& rss = timeline.totals(analyze::Metric::kRss);
-  if (!rss.empty()) {
-    size_t i = std::max_element(rss.begin(), rss.end()) - rss.begin();
-    peak = {{"rss_bytes", static_cast<int64_t>(rss[i])}, {"t_ms", timeline.ticks()[i]}};
-  }
+  const auto& ticks = timeline.ticks();
+  RecordingSpan span{ticks.empty() ? std::nullopt : std::optional(ticks.back()), timeline.mem_total_bytes(),
+                     timeline.metrics()};
   json processes = json::array();
   for (size_t i = 0; i < timeline.processes().size(); ++i) {
     processes.push_back(process_json(timeline.processes()[i], timeline.subtrees()[i]));
   }
   return {
       {"file", file},
-      {"meta", meta_json(reader, timeline)},
-      {"metrics", std::move(metrics)},
-      {"peak", std::move(peak)},
+      {"meta", meta_json(reader, span)},
+      {"metrics", metrics_json(span.metrics)},
+      {"peak", peak_json(ticks, timeline.totals(analyze::Metric::kRss))},
       {"processes", std::move(processes)},
   };
 }
 
 }  // namespace
+
+Result<json> preview_json(const store::Reader& reader, const std::string& file, size_t points) {
+  ASSIGN_OR_RETURN(auto ticks, reader.ticks());
+  RecordingSpan span{ticks.empty() ? std::nullopt : std::optional(ticks.back().t_ms), std::nullopt,
+                     analyze::recorded_metrics(reader.meta())};
+  std::vector<int64_t> t_ms;
+  std::vector<double> rss;
+  for (const store::TickRow& tick : ticks) {
+    t_ms.push_back(tick.t_ms);
+    rss.push_back(static_cast<double>(tick.rss_bytes));
+    if (tick.mem_total_bytes > 0) {
+      span.mem_total_bytes = tick.mem_total_bytes;  // the last known, as the timeline's
+    }
+  }
+  json total = {{"metric", "rss"}, {"t", json::array()}, {"values", json::array()}};
+  if (!t_ms.empty()) {
+    for (size_t i : analyze::pick_ticks(t_ms, rss, t_ms.front(), t_ms.back(), points).indices) {
+      total["t"].push_back(t_ms[i]);
+      total["values"].push_back(static_cast<int64_t>(rss[i]));
+    }
+  }
+  ASSIGN_OR_RETURN(auto processes, reader.processes());
+  return json{
+      {"loading", true},
+      {"file", file},
+      {"process_count", processes.size()},
+      {"meta", meta_json(reader, span)},
+      {"metrics", metrics_json(span.metrics)},
+      {"peak", peak_json(t_ms, rss)},
+      {"total", std::move(total)},
+  };
+}
 
 Result<ViewData> load_view_data(const std::string& path) {
   // Loading reads every table in full but the events' texts, which finds most damage

@@ -36,6 +36,10 @@ Result<ViewData> load_view_data(const std::string& path);
 // event list reads texts through `reader`, which must outlive the ViewData.
 Result<ViewData> load_view_data(const store::Reader& reader);
 
+// GET /api/recording while the rest loads (view_loading.h): the meta and the tree's
+// resident total from the tick table, downsampled to about `points` real ticks.
+Result<nlohmann::json> preview_json(const store::Reader& reader, const std::string& file, size_t points);
+
 // GET /api/series and /api/at.
 nlohmann::json series_json(const analyze::Series& series);
 nlohmann::json moment_json(const analyze::Moment& moment);

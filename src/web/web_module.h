@@ -19,6 +19,7 @@
 namespace canopy::web {
 
 struct ServerOptions;  // server.h
+class ViewLoading;     // view_loading.h
 
 // The viewer's server as canopy sees it: pure virtual, so canopy calls the module's
 // code through the vtable without linking it (ViewServer, server.h, implements it).
@@ -34,7 +35,7 @@ class ViewService {
 // The module's entry points, as plain function pointers: the same declarations as in
 // server.h and html_report.h.
 struct WebModule {
-  Result<std::unique_ptr<ViewService>> (*bind_view_server)(const ViewData& data, const ServerOptions& options);
+  Result<std::unique_ptr<ViewService>> (*bind_view_server)(const ViewLoading& loading, const ServerOptions& options);
   Result<std::string> (*render_html_report)(const ViewData& data);
 };
 

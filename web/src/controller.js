@@ -23,8 +23,7 @@ const kHoverDelayMs = 50;
 // The chart is drawn as soon as the recording and its first series are in; the events
 // pane fetches the page in view (a recording can hold ten million log lines), and the
 // chart's flags (markers, signals) join when they arrive. `ready` waits for all three.
-export async function startApp(source, hook) {
-  const recording = await source.recording();
+export async function startApp(source, hook, recording) {
   const app = new App(source, recording, hook);
   const flags = app.loadFlags();
   await app.loadSeries();
@@ -227,7 +226,10 @@ class App {
 
   // After each chart draw: the first one with data (an empty recording counts).
   drawn() {
-    if (this.raw) this.chartDrawn = true;
+    if (this.raw && !this.chartDrawn) {
+      this.chartDrawn = true;
+      this.hook.resolveFirstChart({ preview: false, points: this.raw.t.length });
+    }
     this.maybeReady();
   }
 

@@ -32,7 +32,7 @@ export function renderHeader(root, recording, sourceKind) {
     ['started', formatAbsolute(meta.start_ms, meta.utc_offset_s), meta.timezone],
     ['duration', formatDuration(duration)],
     ['peak', peak.rss_bytes != null ? formatBytes(peak.rss_bytes) : null, 'highest resident memory of the whole tree at one tick'],
-    ['processes', String((recording.processes || []).length)],
+    ['processes', String(recording.process_count ?? (recording.processes || []).length)],
     ['sampled every', meta.interval_ms != null ? `${meta.interval_ms} ms` : null],
     ['cwd', meta.cwd],
   ];

@@ -13,8 +13,13 @@
 //   events  the events pane: total (lines of the enabled kinds), enabled (kinds),
 //           markedLine, selectedLine, fetches (pages asked for), pages (held), inFlight
 //   revealEvent(line)  scrolls the events pane to a line (an index among the enabled kinds)
+//   firstChart  resolves when the first chart is drawn: the loading preview (the tree's
+//           total, preview.js) when the server is still loading the samples, else the
+//           full chart; with {preview: true|false, points}
+//   preview the loading preview while it is shown (its uPlot instance: preview.u)
 
 import { startApp } from './controller.js';
+import { LoadingPreview } from './preview.js';
 import { openSource } from './source.js';
 
 const hook = { source: null, state: null, chart: null, layers: [] };
@@ -23,6 +28,9 @@ hook.ready = new Promise((resolve, reject) => {
   hook.rejectReady = reject;
 });
 hook.ready.catch(() => {}); // reported on the page; a test awaiting it still sees it
+hook.firstChart = new Promise((resolve) => {
+  hook.resolveFirstChart = resolve;
+});
 window.canopyView = hook;
 
 async function boot() {
@@ -30,7 +38,16 @@ async function boot() {
     const source = await openSource();
     hook.source = source.kind;
     document.documentElement.dataset.source = source.kind;
-    await startApp(source, hook);
+    let recording = await source.recording({ preview: true });
+    if (recording.loading) {
+      const preview = new LoadingPreview(recording, source.kind);
+      hook.preview = preview;
+      hook.resolveFirstChart({ preview: true, points: recording.total.t.length });
+      recording = await source.recording();
+      preview.remove();
+      hook.preview = null;
+    }
+    await startApp(source, hook, recording);
   } catch (error) {
     showFatal(error);
     hook.rejectReady(error);

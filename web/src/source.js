@@ -32,8 +32,10 @@ export class ServerSource {
     this.atCache = new Map();
   }
 
-  recording() {
-    return getJson('api/recording');
+  // preview: while `canopy view` loads the samples, answer at once with a preview
+  // ("loading": true); without it the answer waits for the load.
+  recording({ preview = false } = {}) {
+    return getJson(preview ? 'api/recording?preview=1' : 'api/recording');
   }
 
   // Lines per kind (GET /api/recording's event_kinds): every line the server lists.
