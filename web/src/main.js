@@ -16,9 +16,11 @@
 //   firstChart  resolves when the first chart is drawn: the loading preview (the tree's
 //           total, preview.js) when the server is still loading the samples, else the
 //           full chart; with {preview: true|false, points}
+//   panes   the splitters between the panels (panes.js)
 //   preview the loading preview while it is shown (its uPlot instance: preview.u)
 
 import { startApp } from './controller.js';
+import { Panes } from './panes.js';
 import { LoadingPreview } from './preview.js';
 import { openSource } from './source.js';
 
@@ -34,6 +36,7 @@ hook.firstChart = new Promise((resolve) => {
 window.canopyView = hook;
 
 async function boot() {
+  hook.panes = new Panes(document.querySelector('.layout'));
   try {
     const source = await openSource();
     hook.source = source.kind;
