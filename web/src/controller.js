@@ -11,6 +11,7 @@ import { formatBytes, formatElapsed, formatPercent } from './format.js';
 import { renderHeader } from './header.js';
 import { groupHighlight, indexByName, layerHighlight, processHighlight, subtreeHighlight, toggled } from './highlight.js';
 import { InfoPanel } from './info.js';
+import { laneScale, lifeSpan } from './lanes.js';
 import { buildFrame } from './stack.js';
 import { createStore } from './state.js';
 import { TreePanel } from './tree.js';
@@ -52,6 +53,7 @@ class App {
       hoverT: null,
       selectedT: null,
       highlighted: null,
+      lanes: false,
       fetches: 0,
     });
     this.state = this.store.state;
@@ -112,6 +114,8 @@ class App {
       runningAtEnd: (p) => p.end_ms == null && p.last_ms != null && this.meta.end_ms != null && p.last_ms >= this.meta.end_ms,
       onHighlightProcess: (id) => this.toggleHighlight(processHighlight(id, this.highlightContext())),
       onHighlightSubtree: (id, ids) => this.toggleHighlight(subtreeHighlight(id, ids, this.processById)),
+      onLanes: (on) => this.store.set({ lanes: on }),
+      onLane: (id) => this.zoomToLife(id),
     });
     this.events = new EventsPane(byTestId('events-panel'), {
       source: this.source,
@@ -159,8 +163,10 @@ class App {
       this.redrawFrame();
     }
     if (changed.has('showAvailable')) this.chart.setShowAvailable(s.showAvailable);
+    if (changed.has('lanes')) this.redrawLanes();
     if (changed.has('view')) {
       this.chart.setView(s.view);
+      this.redrawLanes();
       this.renderViewRange();
       if (this.source.refetches) this.refetchSoon();
     }
@@ -222,6 +228,36 @@ class App {
     const frame = buildFrame(this.raw, this.processById, this.state.grouped, this.bounds.from, this.idsByName);
     this.hook.layers = frame.layers.map((l) => ({ key: l.key, label: l.label, ids: l.ids }));
     this.chart.setFrame(frame, this.unitOf(frame.metric));
+    this.redrawLanes();
+  }
+
+  // The tree's lanes follow the chart: its series (the metric, each process's slice) and
+  // its visible range, as drawn now.
+  redrawLanes() {
+    if (!this.state.lanes || !this.raw) {
+      this.tree.setLanes(null);
+      return;
+    }
+    const unit = this.unitOf(this.raw.metric);
+    this.tree.setLanes({
+      series: this.raw,
+      sliceById: new Map(this.raw.series.map((slice) => [slice.id, slice])),
+      view: this.state.view,
+      unit,
+      scale: laneScale(this.raw, unit),
+      endMs: this.bounds.to,
+    });
+    byTestId('lanes-range').textContent = `Life in view (${formatElapsed(this.state.view.from - this.bounds.from, 1)} – ${formatElapsed(this.state.view.to - this.bounds.from, 1)})`;
+  }
+
+  // A lane's click: the process highlighted and the chart zoomed to its life.
+  zoomToLife(id) {
+    const p = this.processById.get(id);
+    if (!p) return;
+    const life = lifeSpan(p, this.bounds.to);
+    const pad = Math.max((life.to - life.from) * 0.05, this.meta.interval_ms || 100);
+    this.store.set({ highlighted: processHighlight(id, this.highlightContext()) });
+    this.setView({ from: life.from - pad, to: life.to + pad });
   }
 
   // After each chart draw: the first one with data (an empty recording counts).

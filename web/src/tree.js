@@ -1,10 +1,13 @@
 // The process tree panel: the hierarchy with, per node, its pid, how it ended, its own
-// peak and its subtree's simultaneous peak and CPU time. A virtual list over the rows of
-// expanded nodes, so 3,000 processes cost a screenful of DOM. Clicking a row highlights
-// the process; the "subtree" figure highlights it with all its descendants.
+// peak and its subtree's simultaneous peak and CPU time; or, in lanes mode (lanes.js),
+// its life over the chart's visible range. A virtual list over the rows of expanded
+// nodes, so 3,000 processes cost a screenful of DOM. Clicking a row highlights the
+// process; the "subtree" figure highlights it with all its descendants; a lane also
+// zooms the chart to the process's life.
 
 import { byTestId, el } from './dom.js';
 import { formatBytes, formatCpuTime, formatExit } from './format.js';
+import { drawLane } from './lanes.js';
 import { ancestorsOf, buildTree, defaultExpanded, flattenVisible, subtreeIds } from './tree_model.js';
 import { VirtualList } from './virtual_list.js';
 
@@ -17,7 +20,8 @@ const kSubtreeButtonTitle = 'highlight this process and all its descendants';
 const kSubtreeFromExitTitle = "at least: one of these processes alone reached this (the kernel's high-water mark), higher than any tick's sum";
 
 export class TreePanel {
-  // options: processes, runningAtEnd(process), onHighlightProcess(id), onHighlightSubtree(id, ids)
+  // options: processes, runningAtEnd(process), onHighlightProcess(id), onHighlightSubtree(id, ids),
+  // onLanes(on), onLane(id)
   constructor(root, options) {
     this.root = root;
     this.options = options;
@@ -34,7 +38,19 @@ export class TreePanel {
     this.list.viewport.addEventListener('keydown', (e) => this.key(e));
     byTestId('tree-expand-all', root).addEventListener('click', () => this.expandAll(true));
     byTestId('tree-collapse-all', root).addEventListener('click', () => this.expandAll(false));
+    this.lanesToggle = byTestId('tree-lanes', root);
+    this.lanesToggle.addEventListener('change', () => this.options.onLanes(this.lanesToggle.checked));
+    this.lanes = null;
     this.refresh();
+  }
+
+  // lanes: what drawLane needs (the controller's series and view), or null for the
+  // figures' columns.
+  setLanes(lanes) {
+    this.lanes = lanes;
+    this.lanesToggle.checked = Boolean(lanes);
+    this.root.classList.toggle('lanes', Boolean(lanes));
+    this.list.render();
   }
 
   refresh() {
@@ -78,7 +94,7 @@ export class TreePanel {
     const { id, depth, hasChildren, expanded } = this.rows[index];
     const p = this.tree.byId.get(id);
     if (row.childElementCount === 0) this.buildRow(row);
-    const [name, pid, exit, peak, subPeak, subCpu] = row.children;
+    const [name, pid, exit, peak, subPeak, subCpu, lane] = row.children;
     row.dataset.id = String(id);
     row.dataset.index = String(index);
     row.dataset.testid = 'tree-node';
@@ -110,6 +126,7 @@ export class TreePanel {
     const how = atLeast ? kSubtreeFromExitTitle : subtreeFromExit ? kPeakFromExitTitle : '';
     subPeak.firstChild.title = how ? `${kSubtreeButtonTitle}; ${how}` : kSubtreeButtonTitle;
     subCpu.textContent = formatCpuTime(p.subtree_cpu_ns);
+    if (this.lanes) drawLane(lane.firstChild, p, this.lanes);
   }
 
   buildRow(row) {
@@ -121,11 +138,13 @@ export class TreePanel {
         el('span', { className: 'name' }),
         el('span', { className: 'badge small', text: 'adopted', title: 'an orphan reparented to canopy (the subreaper), not to the command' })),
       el('span', { className: 'c-num' }),
-      el('span', { className: 'c-exit' }),
-      el('span', { className: 'c-num' }),
-      el('span', { className: 'c-num' },
+      el('span', { className: 'c-exit c-fig' }),
+      el('span', { className: 'c-num c-fig' }),
+      el('span', { className: 'c-num c-fig' },
         el('button', { className: 'subtree', 'data-action': 'subtree', 'data-testid': 'tree-subtree', tabindex: '-1', title: kSubtreeButtonTitle })),
-      el('span', { className: 'c-num' }),
+      el('span', { className: 'c-num c-fig' }),
+      el('span', { className: 'c-lane', 'data-action': 'lane', title: 'the process’s life; click to zoom the chart to it' },
+        el('canvas', { 'data-testid': 'tree-lane' })),
     );
   }
 
@@ -136,6 +155,7 @@ export class TreePanel {
     const action = e.target.closest('[data-action]');
     if (action && action.dataset.action === 'toggle') this.toggle(id);
     else if (action && action.dataset.action === 'subtree') this.options.onHighlightSubtree(id, subtreeIds(this.tree, id));
+    else if (action && action.dataset.action === 'lane') this.options.onLane(id);
     else this.options.onHighlightProcess(id);
   }
 
