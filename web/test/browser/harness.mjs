@@ -11,6 +11,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { after, before } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 
@@ -62,6 +63,28 @@ export function startView(env, file) {
     child.stderr.on('data', (chunk) => (output += chunk));
     child.on('exit', (code) => reject(new Error(`canopy view exited (${code}): ${output}`)));
   });
+}
+
+// The setup most suites share, as node:test hooks of the calling suite: the standard
+// tree recorded once, `canopy view` serving it, Chromium, and the recording as the API
+// gives it; all removed after the suite. The returned object's fields are set once the
+// suite's `before` has run.
+export function treeViewSuite(prefix) {
+  const suite = { env: null, dir: null, rec: null, server: null, browser: null, recording: null };
+  before(async () => {
+    suite.env = environment();
+    suite.dir = tempDir(prefix);
+    suite.rec = record(suite.env, suite.dir, 'tree', [], kTreeCommand);
+    suite.server = await startView(suite.env, suite.rec.file);
+    suite.browser = await launchBrowser();
+    suite.recording = await (await fetch(`${suite.server.url}api/recording`)).json();
+  });
+  after(async () => {
+    if (suite.browser) await suite.browser.close();
+    if (suite.server) suite.server.stop();
+    if (suite.dir) fs.rmSync(suite.dir, { recursive: true, force: true });
+  });
+  return suite;
 }
 
 export function launchBrowser() {

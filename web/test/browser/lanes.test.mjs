@@ -3,32 +3,11 @@
 // MiB at once: their lanes darken in that order, each bar spans the process's life, and
 // clicking a lane highlights the process and zooms the chart to its life.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { after, before, describe, test } from 'node:test';
-import { MiB, environment, kTreeCommand, launchBrowser, record, screenshot, startView, tempDir, waitReady, watchErrors } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { MiB, screenshot, treeViewSuite, waitReady, watchErrors } from './harness.mjs';
 
 describe('canopy view: lanes', () => {
-  let env;
-  let dir;
-  let rec;
-  let server;
-  let browser;
-  let recording;
-
-  before(async () => {
-    env = environment();
-    dir = tempDir('canopy-lanes-');
-    rec = record(env, dir, 'tree', [], kTreeCommand);
-    server = await startView(env, rec.file);
-    browser = await launchBrowser();
-    recording = await (await fetch(`${server.url}api/recording`)).json();
-  });
-
-  after(async () => {
-    if (browser) await browser.close();
-    if (server) server.stop();
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const suite = treeViewSuite('canopy-lanes-');
 
   // Per lane drawn: the process id, its canvas width, the life bar's pixels, and the
   // lightness (0-255 mean of r, g, b) of the bar's middle.
@@ -49,21 +28,21 @@ describe('canopy view: lanes', () => {
   }
 
   test('lanes span each life and darken with memory; a click zooms to the life', async () => {
-    const page = await (await browser.newContext({ viewport: { width: 1600, height: 1000 } })).newPage();
+    const page = await (await suite.browser.newContext({ viewport: { width: 1600, height: 1000 } })).newPage();
     const errors = watchErrors(page);
-    await page.goto(server.url);
+    await page.goto(suite.server.url);
     await waitReady(page);
     await page.click('[data-testid="tree-expand-all"]');
     assert.ok((await lanes(page)).every((lane) => !lane.shown), 'no lanes before the switch');
     await page.check('[data-testid="tree-lanes"]');
     const drawn = await lanes(page);
-    assert.equal(drawn.length, recording.processes.length);
+    assert.equal(drawn.length, suite.recording.processes.length);
     assert.ok(drawn.every((lane) => lane.shown && lane.width > 200), 'every row has its lane');
     assert.equal(await page.locator('.tree-panel .c-fig').first().isVisible(), false, 'the figures give way');
 
     // Each bar spans the life, as the view maps it.
-    const { start_ms: from, end_ms: to } = recording.meta;
-    const byId = new Map(recording.processes.map((p) => [p.id, p]));
+    const { start_ms: from, end_ms: to } = suite.recording.meta;
+    const byId = new Map(suite.recording.processes.map((p) => [p.id, p]));
     for (const lane of drawn) {
       const p = byId.get(lane.id);
       const lifeTo = p.end_ms ?? p.last_ms ?? to;
@@ -75,12 +54,12 @@ describe('canopy view: lanes', () => {
 
     // The children holding 50, 100 and 150 MiB: darker in that order.
     const holders = [50, 100, 150].map((mib) =>
-      recording.processes.find((p) => p.peak_rss_bytes >= mib * MiB && p.peak_rss_bytes < (mib + 10) * MiB),
+      suite.recording.processes.find((p) => p.peak_rss_bytes >= mib * MiB && p.peak_rss_bytes < (mib + 10) * MiB),
     );
     assert.ok(holders.every(Boolean), 'the three children are in the recording');
     const light = holders.map((p) => drawn.find((lane) => lane.id === p.id).light);
     assert.ok(light[0] > light[1] && light[1] > light[2], `lightness 50/100/150 MiB: ${light}`);
-    await screenshot(page, env, 'lanes');
+    await screenshot(page, suite.env, 'lanes');
 
     // A click on the 150 MiB child's lane: highlighted, and the chart zoomed to its life.
     const big = holders[2];
@@ -90,11 +69,11 @@ describe('canopy view: lanes', () => {
     const view = await page.evaluate(() => ({ ...window.canopyView.state.view }));
     const lifeTo = big.end_ms ?? big.last_ms;
     assert.ok(view.from <= big.first_ms && view.to >= lifeTo, `view ${view.from}-${view.to} holds the life ${big.first_ms}-${lifeTo}`);
-    assert.ok(view.to - view.from <= (lifeTo - big.first_ms) * 1.1 + 2 * recording.meta.interval_ms + 1, 'zoomed to about the life');
+    assert.ok(view.to - view.from <= (lifeTo - big.first_ms) * 1.1 + 2 * suite.recording.meta.interval_ms + 1, 'zoomed to about the life');
     // The lanes follow the zoom: the life now fills most of its lane.
     const zoomed = (await lanes(page)).find((lane) => lane.id === big.id);
     assert.ok(zoomed.x1 - zoomed.x0 > 0.8 * zoomed.width, `the life spans ${zoomed.x1 - zoomed.x0} of ${zoomed.width} px`);
-    await screenshot(page, env, 'lanes-zoomed');
+    await screenshot(page, suite.env, 'lanes-zoomed');
     assert.deepEqual(errors, []);
   });
 });

@@ -7,26 +7,17 @@
 // test, tests/integration/view_loading_test.cpp, checks the server sends), and the
 // recording's request is held until the test has looked at the preview.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { after, before, describe, test } from 'node:test';
-import { environment, kTreeCommand, launchBrowser, record, screenshot, startView, tempDir, waitReady, watchErrors } from './harness.mjs';
+import { before, describe, test } from 'node:test';
+import { screenshot, treeViewSuite, waitReady, watchErrors } from './harness.mjs';
 
 describe('canopy view: the preview while loading', () => {
-  let env;
-  let dir;
-  let rec;
-  let server;
-  let browser;
+  const suite = treeViewSuite('canopy-loading-');
   let preview;
 
+  // What the server would answer while loading, from its own figures.
   before(async () => {
-    env = environment();
-    dir = tempDir('canopy-loading-');
-    rec = record(env, dir, 'tree', [], kTreeCommand);
-    server = await startView(env, rec.file);
-    browser = await launchBrowser();
-    const recording = await (await fetch(`${server.url}api/recording`)).json();
-    const series = await (await fetch(`${server.url}api/series?metric=rss&points=2000`)).json();
+    const recording = suite.recording;
+    const series = await (await fetch(`${suite.server.url}api/series?metric=rss&points=2000`)).json();
     preview = {
       loading: true,
       file: recording.file,
@@ -38,14 +29,8 @@ describe('canopy view: the preview while loading', () => {
     };
   });
 
-  after(async () => {
-    if (browser) await browser.close();
-    if (server) server.stop();
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  });
-
   test('draws the tree total first, then the whole page when loaded', async () => {
-    const page = await (await browser.newContext({ viewport: { width: 1600, height: 1000 } })).newPage();
+    const page = await (await suite.browser.newContext({ viewport: { width: 1600, height: 1000 } })).newPage();
     const errors = watchErrors(page);
     let release;
     const released = new Promise((resolve) => (release = resolve));
@@ -59,7 +44,7 @@ describe('canopy view: the preview while loading', () => {
       await released;
       return route.continue();
     });
-    await page.goto(server.url);
+    await page.goto(suite.server.url);
 
     const first = await page.evaluate(() => window.canopyView.firstChart);
     assert.deepEqual(first, { preview: true, points: preview.total.t.length });
@@ -80,7 +65,7 @@ describe('canopy view: the preview while loading', () => {
     assert.equal(shown.appStarted, false, 'the full page waits for the loaded recording');
     assert.match(shown.status, /loading/);
     assert.ok(shown.processes.includes(String(preview.process_count)), `facts: ${shown.processes}`);
-    await screenshot(page, env, 'loading-preview');
+    await screenshot(page, suite.env, 'loading-preview');
 
     release();
     await waitReady(page);
@@ -95,7 +80,7 @@ describe('canopy view: the preview while loading', () => {
     assert.equal(loaded.plots, 1, 'the preview chart is gone, the full chart drawn');
     assert.doesNotMatch(loaded.status, /loading/);
     assert.ok(loaded.layers > 1, `bands per process: ${loaded.layers}`);
-    await screenshot(page, env, 'loading-loaded');
+    await screenshot(page, suite.env, 'loading-loaded');
     assert.deepEqual(errors, []);
   });
 });

@@ -3,30 +3,11 @@
 // (localStorage), the arrow keys move a focused splitter without panning the chart, and
 // a double-click puts the default back.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { after, before, describe, test } from 'node:test';
-import { environment, kTreeCommand, launchBrowser, record, screenshot, startView, tempDir, waitReady, watchErrors } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { screenshot, treeViewSuite, waitReady, watchErrors } from './harness.mjs';
 
 describe('canopy view: resizable panes', () => {
-  let env;
-  let dir;
-  let rec;
-  let server;
-  let browser;
-
-  before(async () => {
-    env = environment();
-    dir = tempDir('canopy-panes-');
-    rec = record(env, dir, 'tree', [], kTreeCommand);
-    server = await startView(env, rec.file);
-    browser = await launchBrowser();
-  });
-
-  after(async () => {
-    if (browser) await browser.close();
-    if (server) server.stop();
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const suite = treeViewSuite('canopy-panes-');
 
   function boxes(page) {
     return page.evaluate(() => {
@@ -56,10 +37,10 @@ describe('canopy view: resizable panes', () => {
   }
 
   test('splitters resize the panels, persist, move by key and reset', async () => {
-    const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
+    const context = await suite.browser.newContext({ viewport: { width: 1600, height: 1000 } });
     const page = await context.newPage();
     const errors = watchErrors(page);
-    await page.goto(server.url);
+    await page.goto(suite.server.url);
     await waitReady(page);
     const initial = await boxes(page);
     assert.equal(initial.stored, null);
@@ -79,11 +60,11 @@ describe('canopy view: resizable panes', () => {
     assert.ok(Math.abs(dragged.tree.height - initial.tree.height - 100) <= 1, `tree ${initial.tree.height} -> ${dragged.tree.height}`);
     assert.ok(dragged.plotWidth > initial.plotWidth + 150, `the chart redrew wider: ${initial.plotWidth} -> ${dragged.plotWidth}`);
     assert.ok(dragged.stored, 'the layout is stored');
-    await screenshot(page, env, 'panes-dragged');
+    await screenshot(page, suite.env, 'panes-dragged');
 
     // A page opened later opens with the same layout.
     const later = await context.newPage();
-    await later.goto(server.url);
+    await later.goto(suite.server.url);
     await waitReady(later);
     const reopened = await boxes(later);
     assert.ok(Math.abs(reopened.chart.width - dragged.chart.width) <= 1, `reopened ${reopened.chart.width} vs ${dragged.chart.width}`);
