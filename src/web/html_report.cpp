@@ -69,6 +69,9 @@ Result<std::string> report_payload(const ViewData& data) {
       {"events_total", data.events->size()},
       {"series", std::move(series)},
   };
+  if (data.profiles->cpu.recorded) {
+    payload["cpu_profile"] = cpu_report_json(data.profiles->cpu);
+  }
   return json_dump(payload);
 }
 

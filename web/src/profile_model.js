@@ -1,0 +1,151 @@
+// The CPU and heap profiles' pure logic, shared by both data sources and the panes:
+// - the heat map's cells (FlameScope: x the second, y the 20 ms row within it) and the
+//   time range a drag from one cell to another selects;
+// - the merged stack tree (the shape GET /api/cpu/flame answers, web/API.md) built from
+//   what `report --html` embeds: the stack tree's nodes and samples counted per
+//   (second, row, process, node), summed as the server sums them;
+// - a flame graph's layout, search and zoom over such a tree.
+// A tree node is {n: name, v: total, s: self, c: children by name}; the diff's carry
+// b (bytes before) and a (after), with v the growth.
+
+// Frames narrower than this share of the root are left out, as the server does
+// (src/web/profile_view.h kFlameMinShareDivisor): their figures stay in their parent.
+export const kFlameMinShareDivisor = 5000;
+
+// The cell under time tMs: {second, row}.
+export function cellOf(startMs, rowMs, tMs) {
+  const offset = Math.max(0, tMs - startMs);
+  return { second: Math.floor(offset / 1000), row: Math.floor((offset % 1000) / rowMs) };
+}
+
+export function cellStart(startMs, rowMs, cell) {
+  return startMs + cell.second * 1000 + cell.row * rowMs;
+}
+
+// The range a drag from cell a to cell b selects, in time order whichever way it went:
+// from the start of the earlier cell to the end of the later one (ms, end exclusive).
+export function cellRange(startMs, rowMs, a, b) {
+  const ta = cellStart(startMs, rowMs, a);
+  const tb = cellStart(startMs, rowMs, b);
+  return { from: Math.min(ta, tb), to: Math.max(ta, tb) + rowMs };
+}
+
+// Whether process id `id` is among those asked about (null: the whole tree).
+function wanted(ids, id) {
+  return ids == null || ids.has(id);
+}
+
+// GET /api/cpu/heatmap's answer from the embedded profile: samples per (second, row).
+export function heatmapFromEntries(profile, ids) {
+  const cells = new Map();
+  let samples = 0;
+  for (const [second, row, process, , count] of profile.entries) {
+    if (!wanted(ids, process)) continue;
+    const key = second * profile.rows + row;
+    cells.set(key, (cells.get(key) || 0) + count);
+    samples += count;
+  }
+  const list = [...cells.entries()].sort((a, b) => a[0] - b[0])
+    .map(([key, count]) => [Math.floor(key / profile.rows), key % profile.rows, count]);
+  return { start_ms: profile.start_ms, row_ms: profile.row_ms, rows: profile.rows, seconds: profile.seconds, samples, cells: list };
+}
+
+// GET /api/cpu/flame's answer from the embedded profile: the samples of the cells that
+// start within [fromMs, toMs), which is exactly the range's samples for a range of
+// whole cells (what a drag selects).
+export function flameFromEntries(profile, ids, fromMs, toMs) {
+  const self = new Array(profile.nodes.length).fill(0);
+  let samples = 0;
+  for (const [second, row, process, node, count] of profile.entries) {
+    const t = profile.start_ms + second * 1000 + row * profile.row_ms;
+    if (t < fromMs || t >= toMs || !wanted(ids, process)) continue;
+    self[node] += count;
+    samples += count;
+  }
+  return { from: fromMs, to: toMs, samples, tree: treeFromNodes(profile.nodes, self) };
+}
+
+// Nested nodes from a node table ([name, parent index], parents before children) and
+// each node's own figure: totals summed up, children by name, narrow frames left out.
+export function treeFromNodes(nodes, self) {
+  const total = self.slice();
+  for (let i = nodes.length - 1; i > 0; i--) total[nodes[i][1]] += total[i];
+  const children = nodes.map(() => []);
+  for (let i = 1; i < nodes.length; i++) children[nodes[i][1]].push(i);
+  const minTotal = Math.max(1, Math.floor(total[0] / kFlameMinShareDivisor));
+  const build = (i) => ({
+    n: nodes[i][0],
+    v: total[i],
+    s: self[i],
+    c: children[i].filter((k) => total[k] >= minTotal)
+      .sort((a, b) => (nodes[a][0] < nodes[b][0] ? -1 : nodes[a][0] > nodes[b][0] ? 1 : 0))
+      .map(build),
+  });
+  return build(0);
+}
+
+// The node a zoom path (indices of children from the root) leads to, or the root when
+// the path no longer fits the tree.
+export function nodeAt(tree, path) {
+  let node = tree;
+  for (const i of path) {
+    if (!node.c || !node.c[i]) return tree;
+    node = node.c[i];
+  }
+  return node;
+}
+
+// The rectangles a flame graph draws with `focus` (a zoom path) filling the width: the
+// focused frame's ancestors full width above it, its descendants by their share.
+// Each: {depth, x (0..1), w (0..1), node, path}. Frames narrower than minWidth are not
+// laid out (their parents show them as self).
+export function flameLayout(tree, focus = [], minWidth = 0) {
+  const rects = [];
+  let node = tree;
+  const path = [];
+  rects.push({ depth: 0, x: 0, w: 1, node, path: [] });
+  for (const i of focus) {
+    if (!node.c || !node.c[i]) break;
+    node = node.c[i];
+    path.push(i);
+    rects.push({ depth: path.length, x: 0, w: 1, node, path: path.slice() });
+  }
+  const base = node.v || 1;
+  const walk = (parent, parentPath, depth, x) => {
+    let offset = x;
+    (parent.c || []).forEach((child, i) => {
+      const w = child.v / base;
+      if (w >= minWidth && child.v > 0) {
+        const childPath = [...parentPath, i];
+        rects.push({ depth, x: offset, w, node: child, path: childPath });
+        walk(child, childPath, depth + 1, offset);
+      }
+      offset += w;
+    });
+  };
+  walk(node, path, path.length + 1, 0);
+  return rects;
+}
+
+// Frames whose name holds `query` (case-insensitive): the matched share counts each
+// sample once, at the outermost matching frame (as flamegraph.pl's search does).
+export function searchTree(tree, query) {
+  const needle = query.trim().toLowerCase();
+  const matched = new Set();
+  let total = 0;
+  if (!needle) return { matched, total, share: 0 };
+  const walk = (node, under) => {
+    const hit = node !== tree && node.n.toLowerCase().includes(needle);
+    if (hit) matched.add(node);
+    if (hit && !under) total += node.v;
+    for (const child of node.c || []) walk(child, under || hit);
+  };
+  walk(tree, false);
+  return { matched, total, share: tree.v > 0 ? total / tree.v : 0 };
+}
+
+// A diff node's colour weight: the share of what it held at the later time that is new
+// (0: held all of it before, 1: all of it grew).
+export function growthShare(node) {
+  return node.a > 0 ? Math.min(1, node.v / node.a) : 0;
+}
