@@ -312,4 +312,37 @@ json cpu_report_json(const CpuView& cpu) {
           {"seconds", (span_ms + 999) / 1000}, {"nodes", std::move(nodes)}, {"entries", std::move(entries)}};
 }
 
+json heap_report_json(const HeapView& heap) {
+  json nodes = json::array();
+  for (const analyze::StackTree::Node& node : heap.stacks.nodes()) {
+    nodes.push_back({node.name, node.parent});
+  }
+  json images = json::array();
+  for (const analyze::HeapImageHistory& history : heap.histories) {
+    auto process = heap.process_of_image.find(history.image->id);
+    if (process == heap.process_of_image.end() || history.snapshots.empty()) {
+      continue;
+    }
+    json times = json::array();
+    json in_use = json::array();
+    for (const store::HeapSnapshotRow* snapshot : history.snapshots) {
+      times.push_back(snapshot->t_ms);
+      in_use.push_back(snapshot->in_use_bytes);
+    }
+    json stacks = json::array();
+    for (const auto& [stack_id, changes] : history.stacks) {
+      json points = json::array();  // snapshot index, in-use bytes from then on
+      for (const analyze::HeapStackChange& change : changes) {
+        points.push_back(change.snapshot);
+        points.push_back(change.totals.in_use_bytes());
+      }
+      stacks.push_back({heap.node_of_stack.at(stack_id), std::move(points)});
+    }
+    images.push_back({{"process", process->second}, {"pid", history.image->pid}, {"image", history.image->id},
+                      {"started_ms", history.image->started_ms}, {"snapshots", std::move(times)},
+                      {"in_use", std::move(in_use)}, {"stacks", std::move(stacks)}});
+  }
+  return {{"nodes", std::move(nodes)}, {"images", std::move(images)}};
+}
+
 }  // namespace canopy::web

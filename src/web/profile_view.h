@@ -87,5 +87,9 @@ Result<nlohmann::json> heap_diff_json(const HeapView& heap, int64_t process_id, 
 // nodes and the samples counted per (process, second, row, node); the page sums them
 // as the server does (web/src/profile_model.js).
 nlohmann::json cpu_report_json(const CpuView& cpu);
+// And for its heap panes: the stack tree's nodes and, per process image, its snapshots
+// and each stack's in-use bytes where they changed (HeapImageHistory's change points);
+// the page takes a moment and the growth between two as analyze::heap_growth does.
+nlohmann::json heap_report_json(const HeapView& heap);
 
 }  // namespace canopy::web

@@ -65,22 +65,30 @@ export function flameFromEntries(profile, ids, fromMs, toMs) {
   return { from: fromMs, to: toMs, samples, tree: treeFromNodes(profile.nodes, self) };
 }
 
+// Each node's figure plus its descendants' (parents come before children).
+function summedUp(nodes, values) {
+  const total = values.slice();
+  for (let i = nodes.length - 1; i > 0; i--) total[nodes[i][1]] += total[i];
+  return total;
+}
+
 // Nested nodes from a node table ([name, parent index], parents before children) and
 // each node's own figure: totals summed up, children by name, narrow frames left out.
-export function treeFromNodes(nodes, self) {
-  const total = self.slice();
-  for (let i = nodes.length - 1; i > 0; i--) total[nodes[i][1]] += total[i];
+// `extra` ({key: figures per node}) adds more summed figures (the diff's b and a).
+export function treeFromNodes(nodes, self, extra = {}) {
+  const total = summedUp(nodes, self);
+  const extras = Object.entries(extra).map(([key, values]) => [key, summedUp(nodes, values)]);
   const children = nodes.map(() => []);
   for (let i = 1; i < nodes.length; i++) children[nodes[i][1]].push(i);
   const minTotal = Math.max(1, Math.floor(total[0] / kFlameMinShareDivisor));
-  const build = (i) => ({
-    n: nodes[i][0],
-    v: total[i],
-    s: self[i],
-    c: children[i].filter((k) => total[k] >= minTotal)
+  const build = (i) => {
+    const node = { n: nodes[i][0], v: total[i], s: self[i] };
+    for (const [key, sums] of extras) node[key] = sums[i];
+    node.c = children[i].filter((k) => total[k] >= minTotal)
       .sort((a, b) => (nodes[a][0] < nodes[b][0] ? -1 : nodes[a][0] > nodes[b][0] ? 1 : 0))
-      .map(build),
-  });
+      .map(build);
+    return node;
+  };
   return build(0);
 }
 
@@ -148,4 +156,82 @@ export function searchTree(tree, query) {
 // (0: held all of it before, 1: all of it grew).
 export function growthShare(node) {
   return node.a > 0 ? Math.min(1, node.v / node.a) : 0;
+}
+
+// --- the heap panes of `report --html`: what GET /api/heap/flame and /api/heap/diff
+// answer, from the embedded change points (src/web/profile_view.h heap_report_json),
+// taken as analyze::heap_growth takes them: the process's image that started last by
+// the later time, each at its last snapshot by a time, a stack's bytes those of its last
+// change by that snapshot, and only the stacks that grew.
+
+// The index of the image's last snapshot at or before tMs, or -1.
+export function snapshotIndexAt(image, tMs) {
+  let index = -1;
+  for (let i = 0; i < image.snapshots.length && image.snapshots[i] <= tMs; i++) index = i;
+  return index;
+}
+
+// A stack's bytes at snapshot `index` from its change points [i0, bytes0, i1, bytes1, ...].
+export function bytesAt(points, index) {
+  let bytes = 0;
+  for (let k = 0; k < points.length && points[k] <= index; k += 2) bytes = points[k + 1];
+  return bytes;
+}
+
+function imageOf(heap, processId, tMs) {
+  let found = null;
+  for (const image of heap.images) {
+    if (image.process !== processId || image.started_ms > tMs) continue;
+    if (!found || image.started_ms >= found.started_ms) found = image;
+  }
+  return found;
+}
+
+// {image, fromT, toT, fromInUse, toInUse, stacks: [[node, before, after]]} of the
+// stacks that grew from fromMs (nothing before: null) to toMs; an Error when the
+// process had no snapshot by toMs.
+export function heapGrowth(heap, processId, fromMs, toMs) {
+  const image = imageOf(heap, processId, toMs);
+  const to = image ? snapshotIndexAt(image, toMs) : -1;
+  if (!image || to < 0 || image.snapshots[image.snapshots.length - 1] < (fromMs ?? -Infinity)) {
+    throw new Error(`process ${processId} had no heap snapshot by then`);
+  }
+  const from = fromMs == null ? -1 : snapshotIndexAt(image, fromMs);
+  const stacks = [];
+  for (const [node, points] of image.stacks) {
+    const before = from >= 0 ? bytesAt(points, from) : 0;
+    const after = bytesAt(points, to);
+    if (after > before) stacks.push([node, before, after]);
+  }
+  return {
+    image,
+    fromT: from >= 0 ? image.snapshots[from] : image.started_ms,
+    toT: image.snapshots[to],
+    fromInUse: from >= 0 ? image.in_use[from] : 0,
+    toInUse: image.in_use[to],
+    stacks,
+  };
+}
+
+function nodeFigures(heap, stacks, pick) {
+  const values = new Array(heap.nodes.length).fill(0);
+  for (const stack of stacks) values[stack[0]] += pick(stack);
+  return values;
+}
+
+export function heapFlameFromImages(heap, processId, tMs) {
+  const growth = heapGrowth(heap, processId, null, tMs);
+  const tree = treeFromNodes(heap.nodes, nodeFigures(heap, growth.stacks, (s) => s[2]));
+  return { process: processId, pid: growth.image.pid, image: growth.image.image, t_ms: growth.toT,
+    snapshot_in_use_bytes: growth.toInUse, stacks: growth.stacks.length, tree };
+}
+
+export function heapDiffFromImages(heap, processId, fromMs, toMs) {
+  const growth = heapGrowth(heap, processId, fromMs, toMs);
+  const tree = treeFromNodes(heap.nodes, nodeFigures(heap, growth.stacks, (s) => s[2] - s[1]), {
+    b: nodeFigures(heap, growth.stacks, (s) => s[1]),
+    a: nodeFigures(heap, growth.stacks, (s) => s[2]),
+  });
+  return { process: processId, pid: growth.image.pid, image: growth.image.image, from_ms: growth.fromT, to_ms: growth.toT,
+    from_in_use_bytes: growth.fromInUse, to_in_use_bytes: growth.toInUse, stacks: growth.stacks.length, tree };
 }

@@ -2,7 +2,7 @@
 // (web/API.md), or what `report --html` embedded (summed here by profile_model.js, the
 // same answers). A selection is the page's highlight (highlight.js) or null for the tree.
 
-import { flameFromEntries, heatmapFromEntries } from './profile_model.js';
+import { flameFromEntries, heapDiffFromImages, heapFlameFromImages, heatmapFromEntries } from './profile_model.js';
 
 async function getJson(url) {
   const response = await fetch(url, { headers: { Accept: 'application/json' } });
@@ -60,11 +60,11 @@ class EmbeddedProfiles {
     return flameFromEntries(this.cpu, highlight ? new Set(highlight.ids) : null, fromMs, toMs);
   }
 
-  async heapFlame() {
-    throw new Error('the HTML report does not hold the heap flame graphs: open the recording with canopy view');
+  async heapFlame(processId, tMs) {
+    return heapFlameFromImages(this.heap, processId, tMs);
   }
 
-  async heapDiff() {
-    throw new Error('the HTML report does not hold the heap flame graphs: open the recording with canopy view');
+  async heapDiff(processId, fromMs, toMs) {
+    return heapDiffFromImages(this.heap, processId, fromMs, toMs);
   }
 }
