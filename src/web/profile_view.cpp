@@ -292,24 +292,63 @@ Result<json> heap_diff_json(const HeapView& heap, int64_t process_id, int64_t fr
   return out;
 }
 
-json cpu_report_json(const CpuView& cpu) {
+json cpu_report_json(const CpuView& cpu, size_t max_entries) {
   json nodes = json::array();
   for (const analyze::StackTree::Node& node : cpu.stacks.nodes()) {
     nodes.push_back({node.name, node.parent});
   }
-  std::map<std::tuple<int64_t, int64_t, int64_t, int32_t>, int64_t> counts;  // (second, row, process, node)
-  for (const CpuSamplePoint& sample : cpu.samples) {
-    const int64_t offset_ms = std::max<int64_t>(sample.t_ms - cpu.start_ms, 0);
-    ++counts[{offset_ms / 1000, offset_ms % 1000 / kHeatRowMs, sample.process_id, sample.node}];
+  auto offset_of = [&](const CpuSamplePoint& sample) { return std::max<int64_t>(sample.t_ms - cpu.start_ms, 0); };
+  // The heat map: (second, row, process) -> samples.
+  std::map<std::tuple<int64_t, int64_t, int64_t>, int64_t> cells;
+  bool cells_by_process = true;
+  for (bool by_process : {true, false}) {
+    cells.clear();
+    for (const CpuSamplePoint& sample : cpu.samples) {
+      const int64_t offset_ms = offset_of(sample);
+      ++cells[{offset_ms / 1000, offset_ms % 1000 / kHeatRowMs, by_process ? sample.process_id : 0}];
+    }
+    cells_by_process = by_process;
+    if (cells.size() <= max_entries) {
+      break;
+    }
+  }
+  // The flame graphs' entries: (bucket, process, node) -> samples, at the finest bucket
+  // that fits.
+  constexpr int64_t kBucketsMs[] = {kHeatRowMs, 1000, 10'000, 60'000, 600'000, 3'600'000};
+  std::map<std::tuple<int64_t, int64_t, int32_t>, int64_t> counts;
+  int64_t bucket_ms = kHeatRowMs;
+  bool entries_by_process = true;
+  for (bool by_process : {true, false}) {
+    for (int64_t bucket : kBucketsMs) {
+      counts.clear();
+      for (const CpuSamplePoint& sample : cpu.samples) {
+        ++counts[{offset_of(sample) / bucket, by_process ? sample.process_id : 0, sample.node}];
+      }
+      bucket_ms = bucket;
+      entries_by_process = by_process;
+      if (counts.size() <= max_entries) {
+        break;
+      }
+    }
+    if (counts.size() <= max_entries) {
+      break;
+    }
+  }
+  json cell_list = json::array();
+  for (const auto& [key, count] : cells) {
+    const auto& [second, row, process_id] = key;
+    cell_list.push_back({second, row, process_id, count});
   }
   json entries = json::array();
   for (const auto& [key, count] : counts) {
-    const auto& [second, row, process_id, node] = key;
-    entries.push_back({second, row, process_id, node, count});
+    const auto& [bucket, process_id, node] = key;
+    entries.push_back({bucket, process_id, node, count});
   }
   const int64_t span_ms = std::max<int64_t>(cpu.end_ms - cpu.start_ms, 1);
   return {{"start_ms", cpu.start_ms}, {"row_ms", kHeatRowMs}, {"rows", kHeatRows},
-          {"seconds", (span_ms + 999) / 1000}, {"nodes", std::move(nodes)}, {"entries", std::move(entries)}};
+          {"seconds", (span_ms + 999) / 1000}, {"cells", std::move(cell_list)}, {"cells_by_process", cells_by_process},
+          {"nodes", std::move(nodes)}, {"bucket_ms", bucket_ms}, {"entries", std::move(entries)},
+          {"entries_by_process", entries_by_process}};
 }
 
 json heap_report_json(const HeapView& heap) {

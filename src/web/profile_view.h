@@ -83,10 +83,14 @@ Result<nlohmann::json> heap_flame_json(const HeapView& heap, int64_t process_id,
 // that grew, as `canopy heap --pid P --from A --to B` lists them.
 Result<nlohmann::json> heap_diff_json(const HeapView& heap, int64_t process_id, int64_t from_ms, int64_t to_ms);
 
-// What `report --html` embeds for its CPU panes, with no server to ask: the stack tree's
-// nodes and the samples counted per (process, second, row, node); the page sums them
-// as the server does (web/src/profile_model.js).
-nlohmann::json cpu_report_json(const CpuView& cpu);
+// What `report --html` embeds for its CPU panes, with no server to ask: the heat map's
+// cells per process, the stack tree's nodes, and the samples counted per (time bucket,
+// process, node), which the page sums as the server does (web/src/profile_model.js).
+// Bounded: the buckets are the heat map's 20 ms cells when that keeps the entries
+// within max_entries, else the first of 1 s, 10 s, 1 min, 10 min, 1 h that does; the
+// cells and entries drop the process (the whole tree only) when even that is too many.
+inline constexpr size_t kReportCpuEntries = 250'000;
+nlohmann::json cpu_report_json(const CpuView& cpu, size_t max_entries = kReportCpuEntries);
 // And for its heap panes: the stack tree's nodes and, per process image, its snapshots
 // and each stack's in-use bytes where they changed (HeapImageHistory's change points);
 // the page takes a moment and the growth between two as analyze::heap_growth does.

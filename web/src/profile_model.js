@@ -3,7 +3,7 @@
 //   time range a drag from one cell to another selects;
 // - the merged stack tree (the shape GET /api/cpu/flame answers, web/API.md) built from
 //   what `report --html` embeds: the stack tree's nodes and samples counted per
-//   (second, row, process, node), summed as the server sums them;
+//   (time bucket, process, node), summed as the server sums them;
 // - a flame graph's layout, search and zoom over such a tree.
 // A tree node is {n: name, v: total, s: self, c: children by name}; the diff's carry
 // b (bytes before) and a (after), with v the growth.
@@ -35,11 +35,20 @@ function wanted(ids, id) {
   return ids == null || ids.has(id);
 }
 
+// What the embedded profile cannot answer: a selection when it holds the whole tree's
+// samples only (a report bounded its size so, src/web/profile_view.h).
+function checkSelectable(byProcess, ids) {
+  if (ids != null && !byProcess) {
+    throw new Error('this report holds the whole tree\'s CPU profile only (it was too large to keep per process): clear the highlight, or open the recording with canopy view');
+  }
+}
+
 // GET /api/cpu/heatmap's answer from the embedded profile: samples per (second, row).
 export function heatmapFromEntries(profile, ids) {
+  checkSelectable(profile.cells_by_process, ids);
   const cells = new Map();
   let samples = 0;
-  for (const [second, row, process, , count] of profile.entries) {
+  for (const [second, row, process, count] of profile.cells) {
     if (!wanted(ids, process)) continue;
     const key = second * profile.rows + row;
     cells.set(key, (cells.get(key) || 0) + count);
@@ -50,19 +59,24 @@ export function heatmapFromEntries(profile, ids) {
   return { start_ms: profile.start_ms, row_ms: profile.row_ms, rows: profile.rows, seconds: profile.seconds, samples, cells: list };
 }
 
-// GET /api/cpu/flame's answer from the embedded profile: the samples of the cells that
-// start within [fromMs, toMs), which is exactly the range's samples for a range of
-// whole cells (what a drag selects).
+// GET /api/cpu/flame's answer from the embedded profile: the samples of the buckets
+// (bucket_ms long: the 20 ms cells, or coarser in a large report) that start within the
+// range widened to whole buckets. For a range of whole buckets (a drag, in cells) that
+// is exactly its samples; `from` and `to` say the range summed.
 export function flameFromEntries(profile, ids, fromMs, toMs) {
+  checkSelectable(profile.entries_by_process, ids);
+  const bucket = profile.bucket_ms;
+  const from = profile.start_ms + Math.floor((fromMs - profile.start_ms) / bucket) * bucket;
+  const to = profile.start_ms + Math.ceil((toMs - profile.start_ms) / bucket) * bucket;
   const self = new Array(profile.nodes.length).fill(0);
   let samples = 0;
-  for (const [second, row, process, node, count] of profile.entries) {
-    const t = profile.start_ms + second * 1000 + row * profile.row_ms;
-    if (t < fromMs || t >= toMs || !wanted(ids, process)) continue;
+  for (const [index, process, node, count] of profile.entries) {
+    const t = profile.start_ms + index * bucket;
+    if (t < from || t >= to || !wanted(ids, process)) continue;
     self[node] += count;
     samples += count;
   }
-  return { from: fromMs, to: toMs, samples, tree: treeFromNodes(profile.nodes, self) };
+  return { from, to, bucket_ms: bucket, samples, tree: treeFromNodes(profile.nodes, self) };
 }
 
 // Each node's figure plus its descendants' (parents come before children).

@@ -21,8 +21,9 @@ function samplesText(n) {
 export class ProfilePanes {
   constructor(root, { source, recording, store, startMs, alignTo, hook }) {
     const profiles = recording.profiles || {};
-    this.cpu = profiles.cpu || null;
-    this.heapInfo = profiles.heap || null;
+    // Only what can be drawn: a CPU profile with samples, a heap profile with snapshots.
+    this.cpu = profiles.cpu && profiles.cpu.samples > 0 ? profiles.cpu : null;
+    this.heapInfo = profiles.heap && Object.keys(profiles.heap.snapshots).length > 0 ? profiles.heap : null;
     this.root = root;
     this.store = store;
     this.state = store.state;
@@ -108,16 +109,20 @@ export class ProfilePanes {
   async loadFlame() {
     if (!this.range) return;
     const sequence = ++this.sequence.flame;
-    const { from, to } = this.range;
-    const title = `${this.selectionLabel()}, +${formatElapsed(from - this.startMs, 3)} – +${formatElapsed(to - this.startMs, 3)}`;
-    byTestId('cpu-flame-title', this.root).textContent = title;
+    const title = byTestId('cpu-flame-title', this.root);
     try {
-      const answer = await this.source.cpuFlame(this.state.highlighted, from, to);
+      const answer = await this.source.cpuFlame(this.state.highlighted, this.range.from, this.range.to);
       if (sequence !== this.sequence.flame) return;
+      // The range summed: the one asked for, or (a large report) widened to its buckets.
+      const { from, to } = answer;
+      const widened = from !== this.range.from || to !== this.range.to
+        ? ` (widened to whole ${formatElapsed(answer.bucket_ms)} buckets, as this report keeps the samples)` : '';
+      title.textContent = `${this.selectionLabel()}, +${formatElapsed(from - this.startMs, 3)} – +${formatElapsed(to - this.startMs, 3)}${widened}`;
       this.status.range = { from, to, samples: answer.samples };
       this.flame.setTree(answer.samples > 0 ? answer.tree : null,
         answer.samples > 0 ? '' : `No CPU samples of ${this.selectionLabel()} in this range.`);
     } catch (error) {
+      title.textContent = this.selectionLabel();
       this.flame.setTree(null, `could not load the flame graph: ${error.message}`);
     }
   }

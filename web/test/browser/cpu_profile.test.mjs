@@ -63,6 +63,7 @@ async function rangeFlame(page, previous) {
 // The checks both pages share: the heat map, a range, its flame graph, search and zoom.
 async function checkPanes(page, env, rec, name) {
   const profiles = await profilesReady(page);
+  assert.equal(await page.locator('[data-testid="heap-panel"]').isHidden(), true, 'no heap pane without a heap profile');
   const recorded = profiles.cpu.samples;
   // The whole tree in full view: every sample in a drawn cell.
   assert.equal(profiles.heatmap.samples, recorded);
@@ -138,6 +139,22 @@ describe('CPU profile panes', () => {
       assert.equal(heatmap.cells.reduce((sum, cell) => sum + cell[2], 0), heatmap.samples);
       assert.ok(heatmap.cells.every((cell) => cell[2] > 0));
       await checkPanes(page, env, rec, 'view');
+      assert.deepEqual(errors, []);
+    } finally {
+      server.stop();
+    }
+  });
+
+  test('a recording without profiles shows no profile pane', async () => {
+    const plain = record(env, dir, 'plain', [], [cpuWorkload, 'split', '0.2']);
+    const server = await startView(env, plain.file);
+    try {
+      const page = await (await browser.newContext({ viewport: { width: 1600, height: 1000 } })).newPage();
+      const errors = watchErrors(page);
+      await page.goto(server.url);
+      await waitReady(page);
+      assert.equal(await page.locator('[data-testid="profiles"]').isHidden(), true);
+      assert.equal(await page.evaluate(() => document.body.classList.contains('has-profiles')), false);
       assert.deepEqual(errors, []);
     } finally {
       server.stop();

@@ -8,13 +8,13 @@ import {
 // all > main > {work > {hot, cold}, idle}; other process: all > main > hot
 const nodes = [['all', -1], ['main', 0], ['work', 1], ['hot', 2], ['cold', 2], ['idle', 1]];
 const start = 1_000_000;
-// [second, row, process, node, count]
+// Samples as [second, row, process, node, count], embedded as a report does at 20 ms
+// buckets: the heat map's cells per process, and entries per (bucket, process, node).
+const samples = [[0, 0, 1, 3, 7], [0, 0, 1, 4, 3], [0, 1, 2, 3, 5], [1, 49, 1, 3, 2], [2, 10, 2, 5, 4]];
 const profile = {
-  start_ms: start, row_ms: 20, rows: 50, seconds: 3, nodes,
-  entries: [
-    [0, 0, 1, 3, 7], [0, 0, 1, 4, 3], [0, 1, 2, 3, 5],
-    [1, 49, 1, 3, 2], [2, 10, 2, 5, 4],
-  ],
+  start_ms: start, row_ms: 20, rows: 50, seconds: 3, nodes, bucket_ms: 20, cells_by_process: true, entries_by_process: true,
+  cells: [[0, 0, 1, 10], [0, 1, 2, 5], [1, 49, 1, 2], [2, 10, 2, 4]],
+  entries: samples.map(([second, row, process, node, count]) => [second * 50 + row, process, node, count]),
 };
 
 test('the cell of a time and the range a drag selects, whichever way it went', () => {
@@ -51,6 +51,19 @@ test('a range of cells gives a stack tree whose root is its samples', () => {
   const empty = flameFromEntries(profile, null, start + 2500, start + 3000);
   assert.equal(empty.samples, 0);
   assert.equal(empty.tree.v, 0);
+});
+
+test('a report with coarser buckets widens the range to them and says so', () => {
+  const coarse = { ...profile, bucket_ms: 1000, entries: samples.map(([second, , process, node, count]) => [second, process, node, count]) };
+  const flame = flameFromEntries(coarse, null, start + 20, start + 1500);
+  assert.equal(flame.from, start);
+  assert.equal(flame.to, start + 2000);
+  assert.equal(flame.bucket_ms, 1000);
+  assert.equal(flame.samples, 17);
+  const tree = { ...profile, cells_by_process: false, entries_by_process: false };
+  assert.equal(heatmapFromEntries(tree, null).samples, 21);
+  assert.throws(() => heatmapFromEntries(tree, new Set([1])), /whole tree's CPU profile only/);
+  assert.throws(() => flameFromEntries(tree, new Set([1]), start, start + 1000), /whole tree's CPU profile only/);
 });
 
 test('frames under 1/5000 of the root are left out, their figures kept in the parent', () => {
