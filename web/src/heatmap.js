@@ -73,6 +73,11 @@ export class HeatMap {
     return g.left + ((tMs - this.view.from) / (this.view.to - this.view.from)) * g.width;
   }
 
+  // Where time tMs is drawn, in the page's CSS px from the viewport's left (test hook).
+  pageX(tMs) {
+    return this.canvas.getBoundingClientRect().left + this.xOf(tMs, this.geometry());
+  }
+
   draw() {
     if (!this.data || !this.view) return;
     const g = this.geometry();

@@ -6,7 +6,8 @@
 // - for the highlighted process, the in-use heap at the pinned time as a flame graph,
 //   and what grew from a base time (set from the pinned time) to the pinned time.
 // They follow the page's state (state.js): the chart's view, the highlight, the pin.
-// Test hook: window.canopyView.profiles (heatmap, range, flame, heap, diff).
+// Test hook: window.canopyView.profiles (heatmap, drawn, heatX(t), range, flame, heap,
+// diff).
 
 import { byTestId } from './dom.js';
 import { FlameGraph } from './flamegraph.js';
@@ -192,6 +193,7 @@ export class ProfilePanes {
       heapInfo: this.heapInfo,
       heatmap: this.status.heatmap,
       drawn: this.heat ? this.heat.drawn : null,
+      heatX: (t) => (this.heat ? this.heat.pageX(t) : null),
       range: this.status.range,
       flame: this.flame ? this.flame.stats : null,
       flameTree: this.flame ? this.flame.tree : null,

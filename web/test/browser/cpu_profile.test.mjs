@@ -71,6 +71,28 @@ async function checkPanes(page, env, rec, name) {
   const whole = JSON.parse(execFileSync(env.bin, ['profile', rec.file, '--json']).toString());
   assert.equal(recorded, whole.samples, 'the page counts the samples canopy profile counts');
 
+  // The heat map's time axis is the chart's: a second sits under the same second of the
+  // chart, in full view and zoomed in (key +: half the range around its middle).
+  const aligned = () => page.evaluate(() => {
+    const view = window.canopyView;
+    const over = document.querySelector('[data-testid="chart"] .u-over').getBoundingClientRect();
+    const t = view.startMs + 1000;
+    return { chart: over.left + view.chart.valToPos(1, 'x'), heat: view.profiles.heatX(t) };
+  });
+  const full = await aligned();
+  assert.ok(Math.abs(full.chart - full.heat) < 1, `second 1 at ${full.heat} under the chart's ${full.chart}`);
+  await page.keyboard.press('+');
+  await page.waitForFunction((width) => window.canopyView.state.view.to - window.canopyView.state.view.from < width,
+    (await page.evaluate(() => window.canopyView.endMs - window.canopyView.startMs)));
+  await page.waitForFunction(() => {
+    const over = document.querySelector('[data-testid="chart"] .u-over').getBoundingClientRect();
+    const view = window.canopyView;
+    return Math.abs(over.left + view.chart.valToPos(1, 'x') - view.profiles.heatX(view.startMs + 1000)) < 1;
+  });
+  await page.keyboard.press('0');
+  await page.waitForFunction(() => window.canopyView.state.view.from === window.canopyView.startMs
+    && window.canopyView.state.view.to === window.canopyView.endMs);
+
   // From the first cell of second 0 to the middle of second 1: 1.5 s of the 2 s of work.
   await dragCells(page, { second: 0, row: 0 }, { second: 1, row: 24 });
   const selected = await rangeFlame(page, null);
