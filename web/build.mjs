@@ -1,6 +1,6 @@
 // Builds the viewer: node web/build.mjs OUTDIR
 //   OUTDIR/app.js     src/main.js and uPlot, one minified IIFE (es2020)
-//   OUTDIR/app.css    src/style.css and uPlot's CSS, minified
+//   OUTDIR/app.css    src/style.css, src/profiles.css and uPlot's CSS, minified
 //   OUTDIR/index.html src/index.html as is
 // `canopy report --html` inlines app.js and app.css into index.html, so a `</script`
 // in the script or a `</style` in the stylesheet would end the element early: the build
@@ -35,7 +35,7 @@ async function main() {
   const style = await build({
     ...common,
     stdin: {
-      contents: '@import "uplot/dist/uPlot.min.css";\n@import "./src/style.css";\n',
+      contents: '@import "uplot/dist/uPlot.min.css";\n@import "./src/style.css";\n@import "./src/profiles.css";\n',
       resolveDir: webDir,
       loader: 'css',
     },

@@ -34,6 +34,29 @@ std::vector<CpuFunction> top_of(std::vector<CpuFunction> functions, size_t top, 
 
 }  // namespace
 
+CpuSampleProcesses::CpuSampleProcesses(const std::vector<store::ProcessRow>& processes) : processes_(processes) {
+  for (const store::ProcessRow& process : processes) {
+    by_pid_[process.pid].push_back(&process);
+  }
+}
+
+const store::ProcessRow* CpuSampleProcesses::of(const store::CpuSampleRow& row) const {
+  if (row.process_id && *row.process_id >= 1 && *row.process_id <= static_cast<int64_t>(processes_.size())) {
+    return &processes_[static_cast<size_t>(*row.process_id - 1)];
+  }
+  auto instances = by_pid_.find(row.pid);
+  if (instances == by_pid_.end()) {
+    return nullptr;
+  }
+  const store::ProcessRow* latest = nullptr;  // the last instance of the PID started by then
+  for (const store::ProcessRow* process : instances->second) {
+    if (process->start_ms <= row.t_ms && (!latest || process->start_ms >= latest->start_ms)) {
+      latest = process;
+    }
+  }
+  return latest && (!latest->end_ms || row.t_ms <= *latest->end_ms + 1) ? latest : nullptr;
+}
+
 Result<CpuSelection> select_cpu_samples(const store::Reader& reader, const CpuSampleFilter& filter) {
   CpuSelection selection;
   ASSIGN_OR_RETURN(selection.profile, reader.cpu_profile());
@@ -51,27 +74,9 @@ Result<CpuSelection> select_cpu_samples(const store::Reader& reader, const CpuSa
   const int64_t start_ms = reader.meta().start_ms.value_or(0);
   std::set<std::string> pids;
   std::set<std::string> commands;
-  // The recorder names a sample's process when its sampler still knew it as the sample
-  // was read; a process that ended before (a compiler run shorter than a tick) is found
-  // here, by its PID and the sample's time within its life.
-  std::unordered_map<int64_t, std::vector<const store::ProcessRow*>> by_pid;
-  for (const store::ProcessRow& process : processes) {
-    by_pid[process.pid].push_back(&process);
-  }
-  auto process_of = [&](const store::CpuSampleRow& row) -> const store::ProcessRow* {
-    if (row.process_id && *row.process_id >= 1 && *row.process_id <= static_cast<int64_t>(processes.size())) {
-      return &processes[static_cast<size_t>(*row.process_id - 1)];
-    }
-    const store::ProcessRow* latest = nullptr;  // the last instance of the PID started by then
-    for (const store::ProcessRow* process : by_pid[row.pid]) {
-      if (process->start_ms <= row.t_ms && (!latest || process->start_ms >= latest->start_ms)) {
-        latest = process;
-      }
-    }
-    return latest && (!latest->end_ms || row.t_ms <= *latest->end_ms + 1) ? latest : nullptr;
-  };
+  const CpuSampleProcesses process_of(processes);
   for (const store::CpuSampleRow& row : selection.profile.samples) {
-    const store::ProcessRow* process = process_of(row);
+    const store::ProcessRow* process = process_of.of(row);
     pids.insert(std::to_string(row.pid));
     if (process && !process->name.empty()) {
       commands.insert(process->name);

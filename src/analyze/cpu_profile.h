@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "common/result.h"
@@ -37,6 +38,21 @@ struct CpuSelection {
   std::vector<store::CpuSampleRow> samples;          // those asked for, in the recorded order
   std::map<int64_t, CpuSelectedProcess> processes;   // by pid, of the samples asked for
   int64_t samples_in_recording = 0;
+};
+
+// Which process of the recording took each sample. The recorder names a sample's
+// process when its sampler still knew it as the sample was read; a process that ended
+// before (a compiler run shorter than a tick) is found by its PID and the sample's time
+// within its life. Points into `processes`, which must outlive it.
+class CpuSampleProcesses {
+ public:
+  explicit CpuSampleProcesses(const std::vector<store::ProcessRow>& processes);
+  // Null when no process of the recording fits.
+  const store::ProcessRow* of(const store::CpuSampleRow& row) const;
+
+ private:
+  const std::vector<store::ProcessRow>& processes_;
+  std::unordered_map<int64_t, std::vector<const store::ProcessRow*>> by_pid_;
 };
 
 // One line naming the recording when it has no CPU profile ("record with

@@ -69,6 +69,12 @@ Result<std::string> report_payload(const ViewData& data) {
       {"events_total", data.events->size()},
       {"series", std::move(series)},
   };
+  if (data.profiles->cpu.recorded) {
+    payload["cpu_profile"] = cpu_report_json(data.profiles->cpu);
+  }
+  if (data.profiles->heap) {
+    payload["heap_profile"] = heap_report_json(*data.profiles->heap);
+  }
   return json_dump(payload);
 }
 

@@ -98,6 +98,76 @@ void answer_events(const httplib::Request& req, httplib::Response& res, const Ev
   res.set_content(json_dump(*page), kJson);
 }
 
+// The processes a profile request asks about: process=, name= or subtree= (at most one),
+// or the whole tree.
+Result<ProcessSet> process_set_param(const httplib::Request& req, const ViewData& data) {
+  std::string kind;
+  for (const char* name : {"process", "name", "subtree"}) {
+    if (req.has_param(name)) {
+      if (!kind.empty()) {
+        return Error{"'" + kind + "' and '" + name + "' are asked together: one of process, name or subtree"};
+      }
+      kind = name;
+    }
+  }
+  return process_set(data.timeline.processes(), kind, kind.empty() ? "" : req.get_param_value(kind.c_str()));
+}
+
+// Each of `names` as an integer, all required; the first problem as an error.
+Result<std::vector<int64_t>> required_ints(const httplib::Request& req, std::initializer_list<const char*> names) {
+  std::vector<int64_t> values;
+  for (const char* name : names) {
+    ASSIGN_OR_RETURN(std::optional<int64_t> value, int_param(req, name));
+    if (!value) {
+      return Error{std::string("parameter '") + name + "' is required"};
+    }
+    values.push_back(*value);
+  }
+  return values;
+}
+
+// GET /api/cpu/heatmap, /api/cpu/flame, /api/heap/flame and /api/heap/diff (web/API.md).
+void answer_profile(const httplib::Request& req, httplib::Response& res, const ViewData& data,
+                    const std::string& what) {
+  const ProfileView& view = *data.profiles;
+  if (what.rfind("cpu", 0) == 0) {
+    if (!view.cpu.recorded) {
+      return send_error(res, 404, "the recording has no CPU profile: record with --cpu-profile");
+    }
+    auto set = process_set_param(req, data);
+    if (!set) {
+      return send_error(res, 400, set.error().message);
+    }
+    if (what == "cpu/heatmap") {
+      return res.set_content(json_dump(cpu_heatmap_json(view.cpu, *set)), kJson);
+    }
+    auto range = required_ints(req, {"from", "to"});
+    if (!range) {
+      return send_error(res, 400, range.error().message);
+    }
+    if ((*range)[0] >= (*range)[1]) {
+      return send_error(res, 400, "'from' is not before 'to'");
+    }
+    return res.set_content(json_dump(cpu_flame_json(view.cpu, *set, (*range)[0], (*range)[1])), kJson);
+  }
+  if (!view.heap) {
+    return send_error(res, 404, "the recording has no heap profile: record with --heap");
+  }
+  auto values = what == "heap/flame" ? required_ints(req, {"process", "t"}) : required_ints(req, {"process", "from", "to"});
+  if (!values) {
+    return send_error(res, 400, values.error().message);
+  }
+  const std::vector<int64_t>& v = *values;
+  if (what == "heap/diff" && v[1] >= v[2]) {
+    return send_error(res, 400, "'from' is not before 'to'");
+  }
+  auto answer = what == "heap/flame" ? heap_flame_json(*view.heap, v[0], v[1]) : heap_diff_json(*view.heap, v[0], v[1], v[2]);
+  if (!answer) {
+    return send_error(res, 404, answer.error().message);
+  }
+  res.set_content(json_dump(*answer), kJson);
+}
+
 }  // namespace
 
 ViewServer::ViewServer(const ViewLoading& loading, const ServerOptions& options)
@@ -244,6 +314,11 @@ void ViewServer::add_routes() {
   http.Get("/api/events", [this](const httplib::Request& req, httplib::Response& res) {
     answer_events(req, res, *data().events);
   });
+  for (const char* what : {"cpu/heatmap", "cpu/flame", "heap/flame", "heap/diff"}) {
+    http.Get(std::string("/api/") + what, [this, what](const httplib::Request& req, httplib::Response& res) {
+      answer_profile(req, res, data(), what);
+    });
+  }
   http.Get("/api/series", [this](const httplib::Request& req, httplib::Response& res) {
     auto metric = analyze::metric_from_id(req.get_param_value("metric"));
     auto metrics = data().timeline.metrics();

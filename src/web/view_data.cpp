@@ -214,6 +214,8 @@ Result<ViewData> load_view_data(const store::Reader& reader) {
   data.recording["event_kinds"] = event_kinds_json(**events);
   data.recording["log_sources"] = std::move(sources);
   data.events = std::move(*events);
+  ASSIGN_OR_RETURN(data.profiles, load_profile_view(reader));
+  data.recording["profiles"] = profiles_summary_json(*data.profiles);
   data.timeline = std::move(timeline);
   return data;
 }

@@ -14,6 +14,7 @@
 #include "common/result.h"
 #include "store/reader.h"
 #include "web/event_list.h"
+#include "web/profile_view.h"
 
 namespace canopy::web {
 
@@ -28,6 +29,7 @@ struct ViewData {
   analyze::Timeline timeline;
   std::unique_ptr<store::Reader> reader;  // when loaded from a path: the events' texts are read from it
   std::unique_ptr<EventList> events;
+  std::unique_ptr<ProfileView> profiles;  // the CPU and heap profiles, named once
 };
 
 // One line naming the file and the cause on failure (as store::Reader::open).

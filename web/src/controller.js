@@ -12,6 +12,7 @@ import { renderHeader } from './header.js';
 import { groupHighlight, indexByName, layerHighlight, processHighlight, subtreeHighlight, toggled } from './highlight.js';
 import { InfoPanel } from './info.js';
 import { laneScale, lifeSpan } from './lanes.js';
+import { ProfilePanes } from './profile_panes.js';
 import { buildFrame } from './stack.js';
 import { createStore } from './state.js';
 import { TreePanel } from './tree.js';
@@ -129,6 +130,10 @@ class App {
     });
     Object.defineProperty(this.hook, 'events', { get: () => this.events.status(), configurable: true });
     this.hook.revealEvent = (line) => this.events.list.reveal(line);
+    this.profiles = new ProfilePanes(byTestId('profiles'), {
+      source: this.source, recording: this.recording, store: this.store, startMs: this.bounds.from,
+      alignTo: () => chartRoot.querySelector('.u-over'), hook: this.hook,
+    });
   }
 
   bindControls() {

@@ -25,6 +25,21 @@ export function environment() {
   return env;
 }
 
+// The profilers' workloads, for the tests of the profile panes:
+//   CANOPY_CPU_WORKLOAD        tests/workload/cpu_workload.c
+//   CANOPY_HEAP_WORKLOAD       tests/workload/heap_workload.cpp (frame pointers)
+//   CANOPY_HEAP_WORKLOAD_NOFP  the same without frame pointers (its `child`)
+export function profileEnvironment() {
+  const names = ['CANOPY_CPU_WORKLOAD', 'CANOPY_HEAP_WORKLOAD', 'CANOPY_HEAP_WORKLOAD_NOFP'];
+  const missing = names.filter((name) => !process.env[name]);
+  if (missing.length) throw new Error(`the profile tests need ${missing.join(', ')} set (see web/test/browser/harness.mjs)`);
+  return {
+    cpuWorkload: process.env.CANOPY_CPU_WORKLOAD,
+    heapWorkload: process.env.CANOPY_HEAP_WORKLOAD,
+    heapWorkloadNoFp: process.env.CANOPY_HEAP_WORKLOAD_NOFP,
+  };
+}
+
 export function tempDir(prefix) {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
@@ -189,6 +204,11 @@ export function holdChildren(processes) {
 
 export async function screenshot(page, env, name) {
   await page.screenshot({ path: path.join(env.artifacts, `${name}.png`) });
+}
+
+// A picture of the profile panes alone (they sit below the page's first screen).
+export async function paneShot(page, env, name) {
+  await page.locator('[data-testid="profiles"]').screenshot({ path: path.join(env.artifacts, `${name}.png`) });
 }
 
 // The README's picture of the viewer, taken by the test that checks what it shows, on

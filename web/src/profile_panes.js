@@ -1,0 +1,208 @@
+// The profile panes under the chart, shown only for a recording that holds a CPU
+// profile (record --cpu-profile) or a heap profile (record --heap):
+// - the CPU heat map (heatmap.js) of the highlighted process, command or subtree, or of
+//   the tree; a drag on it selects a time range;
+// - the CPU flame graph (flamegraph.js) of that range and selection;
+// - for the highlighted process, the in-use heap at the pinned time as a flame graph,
+//   and what grew from a base time (set from the pinned time) to the pinned time.
+// They follow the page's state (state.js): the chart's view, the highlight, the pin.
+// Test hook: window.canopyView.profiles (heatmap, drawn, heatX(t), range, flame, heap,
+// diff).
+
+import { byTestId } from './dom.js';
+import { FlameGraph } from './flamegraph.js';
+import { formatBytes, formatElapsed } from './format.js';
+import { HeatMap } from './heatmap.js';
+import { profileSource } from './profile_source.js';
+
+function samplesText(n) {
+  return `${n} sample${n === 1 ? '' : 's'}`;
+}
+
+export class ProfilePanes {
+  constructor(root, { source, recording, store, startMs, alignTo, hook }) {
+    const profiles = recording.profiles || {};
+    // Only what can be drawn: a CPU profile with samples, a heap profile with snapshots.
+    this.cpu = profiles.cpu && profiles.cpu.samples > 0 ? profiles.cpu : null;
+    this.heapInfo = profiles.heap && Object.keys(profiles.heap.snapshots).length > 0 ? profiles.heap : null;
+    this.root = root;
+    this.store = store;
+    this.state = store.state;
+    this.startMs = startMs;
+    this.processById = new Map((recording.processes || []).map((p) => [p.id, p]));
+    this.source = profileSource(source);
+    this.range = null;
+    this.baseT = null;
+    this.sequence = { cpu: 0, flame: 0, heap: 0 };
+    this.status = { heatmap: null, flame: null, heap: null, diff: null, range: null };
+    Object.defineProperty(hook, 'profiles', { get: () => this.hookState(), configurable: true });
+    if (!this.cpu && !this.heapInfo) return;
+    root.hidden = false;
+    document.body.classList.add('has-profiles');
+    if (this.cpu) this.buildCpu(alignTo);
+    if (this.heapInfo) this.buildHeap();
+    store.subscribe((changed) => this.follow(changed));
+  }
+
+  buildCpu(alignTo) {
+    byTestId('cpu-panel', this.root).hidden = false;
+    byTestId('cpu-flame-panel', this.root).hidden = false;
+    byTestId('cpu-sampling', this.root).textContent = this.cpu.sampling;
+    this.heat = new HeatMap(byTestId('cpu-heatmap', this.root), {
+      alignTo,
+      onSelect: (range) => this.selectRange(range),
+    });
+    this.heat.setView(this.state.view);
+    this.flame = new FlameGraph(byTestId('cpu-flame-host', this.root), { testid: 'cpu-flame', format: samplesText });
+    this.flame.setTree(null, 'Drag across the heat map to pick a time range.');
+    this.loadHeatmap();
+  }
+
+  buildHeap() {
+    byTestId('heap-panel', this.root).hidden = false;
+    this.heapFlame = new FlameGraph(byTestId('heap-flame-host', this.root), { testid: 'heap-flame', format: formatBytes });
+    this.diffFlame = new FlameGraph(byTestId('heap-diff-host', this.root), { testid: 'heap-diff', format: formatBytes, diff: true });
+    byTestId('heap-base', this.root).addEventListener('click', () => {
+      this.baseT = this.state.selectedT;
+      this.loadHeap();
+    });
+    this.loadHeap();
+  }
+
+  follow(changed) {
+    if (changed.has('view') && this.heat) this.heat.setView(this.state.view);
+    if (changed.has('highlighted')) {
+      if (this.cpu) {
+        this.loadHeatmap();
+        this.loadFlame();
+      }
+      if (this.heapInfo) this.loadHeap();
+    }
+    if (changed.has('selectedT') && this.heapInfo) this.loadHeap();
+  }
+
+  selectionLabel() {
+    const h = this.state.highlighted;
+    return h ? h.label : 'the whole tree';
+  }
+
+  async loadHeatmap() {
+    const sequence = ++this.sequence.cpu;
+    const highlight = this.state.highlighted;
+    byTestId('cpu-selection', this.root).textContent = this.selectionLabel();
+    try {
+      const heatmap = await this.source.cpuHeatmap(highlight);
+      if (sequence !== this.sequence.cpu) return;
+      this.status.heatmap = { samples: heatmap.samples, cells: heatmap.cells.length };
+      this.heat.setData(heatmap);
+      byTestId('cpu-heatmap-note', this.root).textContent = heatmap.samples === 0
+        ? `No CPU samples of ${this.selectionLabel()}.` : `${samplesText(heatmap.samples)}; drag to pick a range`;
+    } catch (error) {
+      byTestId('cpu-heatmap-note', this.root).textContent = `could not load the heat map: ${error.message}`;
+    }
+  }
+
+  selectRange(range) {
+    this.range = { from: range.from, to: range.to };
+    this.loadFlame();
+  }
+
+  async loadFlame() {
+    if (!this.range) return;
+    const sequence = ++this.sequence.flame;
+    const title = byTestId('cpu-flame-title', this.root);
+    try {
+      const answer = await this.source.cpuFlame(this.state.highlighted, this.range.from, this.range.to);
+      if (sequence !== this.sequence.flame) return;
+      // The range summed: the one asked for, or (a large report) widened to its buckets.
+      const { from, to } = answer;
+      const widened = from !== this.range.from || to !== this.range.to
+        ? ` (widened to whole ${formatElapsed(answer.bucket_ms)} buckets, as this report keeps the samples)` : '';
+      title.textContent = `${this.selectionLabel()}, +${formatElapsed(from - this.startMs, 3)} – +${formatElapsed(to - this.startMs, 3)}${widened}`;
+      this.status.range = { from, to, samples: answer.samples };
+      this.flame.setTree(answer.samples > 0 ? answer.tree : null,
+        answer.samples > 0 ? '' : `No CPU samples of ${this.selectionLabel()} in this range.`);
+    } catch (error) {
+      title.textContent = this.selectionLabel();
+      this.flame.setTree(null, `could not load the flame graph: ${error.message}`);
+    }
+  }
+
+  // The process the heap panes show: the highlighted one, else the only one profiled.
+  heapProcess() {
+    const h = this.state.highlighted;
+    const profiled = Object.keys(this.heapInfo.snapshots).map(Number);
+    if (h && h.kind === 'process') return profiled.includes(h.rootId) ? h.rootId : null;
+    return !h && profiled.length === 1 ? profiled[0] : null;
+  }
+
+  async loadHeap() {
+    const sequence = ++this.sequence.heap;
+    const id = this.heapProcess();
+    const t = this.state.selectedT;
+    const note = byTestId('heap-note', this.root);
+    byTestId('heap-base', this.root).disabled = t == null;
+    const p = id != null ? this.processById.get(id) : null;
+    byTestId('heap-process', this.root).textContent = p ? `${p.name} ${p.pid}` : '';
+    this.status.heap = null;
+    this.status.diff = null;
+    if (id == null || t == null) {
+      note.textContent = id == null ? 'Highlight a process with a heap profile (click its band or its row), then pin a time.'
+        : 'Pin a time on the chart to see what the heap held then.';
+      this.heapFlame.setTree(null, '');
+      this.diffFlame.setTree(null, '');
+      return;
+    }
+    try {
+      const held = await this.source.heapFlame(id, t);
+      if (sequence !== this.sequence.heap) return;
+      this.status.heap = { process: id, t, snapshotT: held.t_ms, total: held.tree.v };
+      note.textContent = `in use at the snapshot of +${formatElapsed(held.t_ms - this.startMs, 3)}: ${formatBytes(held.tree.v)}`;
+      this.heapFlame.setTree(held.tree.v > 0 ? held.tree : null, held.tree.v > 0 ? '' : 'The heap held nothing sampled then.');
+    } catch (error) {
+      note.textContent = error.message;
+      this.heapFlame.setTree(null, '');
+    }
+    await this.loadDiff(sequence, id, t);
+  }
+
+  async loadDiff(sequence, id, t) {
+    const title = byTestId('heap-diff-title', this.root);
+    if (this.baseT == null || this.baseT === t) {
+      title.textContent = 'Grew: set a base time (pin one, press “Set base”), then pin a later one';
+      this.diffFlame.setTree(null, '');
+      return;
+    }
+    const from = Math.min(this.baseT, t);
+    const to = Math.max(this.baseT, t);
+    try {
+      const diff = await this.source.heapDiff(id, from, to);
+      if (sequence !== this.sequence.heap) return;
+      this.status.diff = { process: id, from, to, fromT: diff.from_ms, toT: diff.to_ms, grown: diff.tree.v };
+      title.textContent = `Grew from +${formatElapsed(diff.from_ms - this.startMs, 3)} to +${formatElapsed(diff.to_ms - this.startMs, 3)}: ${formatBytes(diff.tree.v)}`;
+      this.diffFlame.setTree(diff.tree.v > 0 ? diff.tree : null, diff.tree.v > 0 ? '' : 'Nothing grew between the two times.');
+    } catch (error) {
+      title.textContent = error.message;
+      this.diffFlame.setTree(null, '');
+    }
+  }
+
+  hookState() {
+    return {
+      cpu: this.cpu,
+      heapInfo: this.heapInfo,
+      heatmap: this.status.heatmap,
+      drawn: this.heat ? this.heat.drawn : null,
+      heatX: (t) => (this.heat ? this.heat.pageX(t) : null),
+      range: this.status.range,
+      flame: this.flame ? this.flame.stats : null,
+      flameTree: this.flame ? this.flame.tree : null,
+      heap: this.status.heap,
+      heapFlame: this.heapFlame ? this.heapFlame.stats : null,
+      diff: this.status.diff,
+      diffFlame: this.diffFlame ? this.diffFlame.stats : null,
+      diffTree: this.diffFlame ? this.diffFlame.tree : null,
+      baseT: this.baseT,
+    };
+  }
+}

@@ -1,0 +1,125 @@
+// The heap flame graphs in a real Chromium, on a real recording of the heap workload
+// (tests/workload/heap_workload.cpp: leak sites A and B leak a quarter of their blocks
+// in each of four rounds 250 ms apart, then the process forks and execs a child that
+// leaks at site C) made with --heap. The in-use flame graph at a pinned time must hold
+// what `canopy heap --pid P --from 0ms --to T` says the process held then; the diff
+// between two pinned times must show the leak sites as grown, by what `canopy heap
+// --from A --to B` says they grew.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import {
+  clickChartAt, environment, launchBrowser, openReportOffline, paneShot, profileEnvironment, record, startView, tempDir, waitReady,
+  watchErrors,
+} from './harness.mjs';
+
+const kSampleRateBytes = 4096; // as the heap integration tests record (tests/integration/heap_sites.h)
+
+// `canopy heap --json` growth of one PID from fromOffset to toOffset (ms from the start).
+function growthOf(env, file, pid, fromOffset, toOffset) {
+  const args = ['heap', file, '--json', '--top', '1000000', '--frames', '1000', '--pid', String(pid),
+    '--from', `${fromOffset}ms`, '--to', `${toOffset}ms`];
+  return JSON.parse(execFileSync(env.bin, args).toString()).growth[0];
+}
+
+// Pins the chart at the last drawn tick at or before tMs, clicking above the bands (the
+// tree's total there is below the chart's peak), and waits for the pin.
+async function pinAt(page, tMs) {
+  const t = await page.evaluate((to) => window.canopyView.frame.t.filter((x) => x <= to).pop(), tMs);
+  assert.ok(t != null, `a tick by ${tMs}`);
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await clickChartAt(page, t, 0.02);
+  await page.waitForFunction((pinned) => window.canopyView.state.selectedT === pinned, t);
+  return t;
+}
+
+// The checks both pages share: pin a base and a later time, highlight the parent, and
+// compare both flame graphs with canopy heap.
+async function checkHeapPanes(page, env, rec, name) {
+  const recording = await page.evaluate(() => ({
+    start: window.canopyView.startMs, heap: window.canopyView.profiles.heapInfo, processes: window.canopyView.processes,
+  }));
+  assert.equal(await page.locator('[data-testid="cpu-panel"]').isHidden(), true, 'no CPU pane without a CPU profile');
+  const parent = recording.processes.find((p) => p.cmdline[1] === 'parent');
+  const snapshots = recording.heap.snapshots[String(parent.id)];
+  assert.ok(snapshots && snapshots.length >= 4, 'the parent has snapshots');
+
+  // Base: early, before most of the leak rounds; then the parent's last snapshot.
+  const base = await pinAt(page, recording.start + 300);
+  await page.click('[data-testid="heap-base"]');
+  const pinned = await pinAt(page, snapshots[snapshots.length - 1]);
+  if (await page.evaluate(() => window.canopyView.state.highlighted)) await page.click('[data-testid="clear-highlight"]');
+  await page.locator(`[data-testid="tree-node"][data-id="${parent.id}"]`).click();
+  await page.waitForFunction(() => {
+    const p = window.canopyView.profiles;
+    return p.heap && p.diff && p.heapFlame.root === p.heap.total && p.diffFlame.root === p.diff.grown;
+  });
+  const shown = await page.evaluate(() => window.canopyView.profiles);
+  assert.equal(shown.heap.process, parent.id);
+  assert.equal(shown.baseT, base);
+
+  // In use at the pinned time: canopy heap's figures for the same moment.
+  const held = growthOf(env, rec.file, parent.pid, 0, pinned - recording.start);
+  assert.equal(shown.heap.snapshotT, held.to_ms, 'the same snapshot');
+  const cliHeld = held.stacks.reduce((sum, s) => sum + s.to_bytes, 0) + held.other_bytes;
+  assert.equal(shown.heap.total, cliHeld, 'the root holds what canopy heap says was in use');
+  assert.ok(cliHeld > 0);
+
+  // What grew from the base to the pinned time: the leak sites, by canopy heap's figures.
+  const grew = growthOf(env, rec.file, parent.pid, base - recording.start, pinned - recording.start);
+  const cliGrown = grew.stacks.reduce((sum, s) => sum + s.growth_bytes, 0) + grew.other_bytes;
+  assert.equal(shown.diff.grown, cliGrown);
+  const leakGrowth = (name) => grew.stacks.filter((s) => s.frames.some((f) => f.function.endsWith(name)))
+    .reduce((sum, s) => sum + s.growth_bytes, 0);
+  for (const site of ['leak_site_a', 'leak_site_b']) {
+    const box = page.locator(`[data-testid="heap-diff"] .flame-box[data-name$="${site}"]`);
+    assert.equal(await box.count(), 1, `${site} is drawn in the diff`);
+    assert.equal(Number(await box.getAttribute('data-v')), leakGrowth(site), `${site} grew by canopy heap's figure`);
+    assert.ok(leakGrowth(site) > 0);
+  }
+  await paneShot(page, env, `${name}-heap-panes`);
+}
+
+describe('heap profile panes', () => {
+  let env;
+  let dir;
+  let rec;
+  let browser;
+  let server;
+
+  before(async () => {
+    env = environment();
+    const { heapWorkload, heapWorkloadNoFp } = profileEnvironment();
+    dir = tempDir('canopy-heap-');
+    rec = record(env, dir, 'heap', [`--heap=${kSampleRateBytes}`, '--heap-interval', '100ms'],
+      [heapWorkload, 'parent', heapWorkloadNoFp]);
+    server = await startView(env, rec.file);
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    if (browser) await browser.close();
+    if (server) server.stop();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('canopy view: the in-use heap at a pinned time and what grew since a base time', async () => {
+    const page = await (await browser.newContext({ viewport: { width: 1600, height: 1000 } })).newPage();
+    const errors = watchErrors(page);
+    await page.goto(server.url);
+    await waitReady(page);
+    await checkHeapPanes(page, env, rec, 'view');
+    assert.deepEqual(errors, []);
+  });
+
+  test('report --html: the same panes from the embedded heap profile, offline', async () => {
+    const html = path.join(dir, 'heap.html');
+    execFileSync(env.bin, ['report', rec.file, '--html', html]);
+    const { page, errors, requests, url } = await openReportOffline(browser, html);
+    await checkHeapPanes(page, env, rec, 'report');
+    assert.deepEqual(requests, [url], 'the report requested nothing but itself');
+    assert.deepEqual(errors, []);
+  });
+});
