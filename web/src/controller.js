@@ -11,9 +11,12 @@ import { formatBytes, formatElapsed, formatPercent } from './format.js';
 import { renderHeader } from './header.js';
 import { groupHighlight, indexByName, layerHighlight, processHighlight, subtreeHighlight, toggled } from './highlight.js';
 import { InfoPanel } from './info.js';
+import { Legend } from './legend.js';
 import { buildFrame } from './stack.js';
 import { createStore } from './state.js';
+import { isolate, kDefaultTopN, toggleHidden } from './top_bands.js';
 import { TreePanel } from './tree.js';
+import { readUrlState, topNChoices, writeUrlState } from './url_state.js';
 import { clampView, isFullView, panBy, revealTime, zoomAround } from './zoom.js';
 
 const kAutoGroupAbove = 400; // processes: above this, bands per command name by default
@@ -45,9 +48,12 @@ class App {
     this.idsByName = indexByName(this.processes);
     this.metrics = recording.metrics && recording.metrics.length ? recording.metrics : [{ id: 'rss', label: 'Resident', unit: 'bytes' }];
     this.bounds = recordingBounds(this.meta, this.processes);
+    const fromUrl = readUrlState(location.hash);
     this.store = createStore({
       metric: this.metrics[0].id,
-      grouped: this.processes.length > kAutoGroupAbove,
+      grouped: fromUrl.grouped ?? this.processes.length > kAutoGroupAbove,
+      topN: fromUrl.topN ?? kDefaultTopN,
+      hidden: new Set(),
       showAvailable: false,
       view: { from: this.bounds.from, to: this.bounds.to },
       hoverT: null,
@@ -67,6 +73,8 @@ class App {
     this.buildViews();
     this.store.subscribe((changed) => this.follow(changed));
     this.refetchSoon = debounce(() => this.loadSeries(), kRefetchDelayMs);
+    // Without refetches (the HTML report) the bands are ranked anew for a settled view.
+    this.rerankSoon = debounce(() => this.redrawFrame(), kRefetchDelayMs);
     this.hoverInfoSoon = debounce(() => this.showInfo(), kHoverDelayMs);
     // Hovering asks the server where the time falls among the events: once it settles.
     this.hoverEventsSoon = debounce(() => {
@@ -108,6 +116,10 @@ class App {
       onRowClick: (row) => this.toggleHighlight(row.id != null ? processHighlight(row.id, this.highlightContext()) : groupHighlight(row.name, this.idsByName)),
     });
     this.info.setMode(this.state.metric, this.state.grouped);
+    this.legend = new Legend(byTestId('legend'), {
+      onToggle: (key) => this.store.set({ hidden: toggleHidden(this.state.hidden, key) }),
+      onIsolate: (key) => this.store.set({ hidden: isolate(this.state.hidden, key, this.chart.frame.legend.map((l) => l.key)) }),
+    });
     this.tree = new TreePanel(byTestId('tree-panel'), {
       processes: this.processes,
       runningAtEnd: (p) => p.end_ms == null && p.last_ms != null && this.meta.end_ms != null && p.last_ms >= this.meta.end_ms,
@@ -136,6 +148,10 @@ class App {
     const group = byTestId('group-toggle');
     group.checked = this.state.grouped;
     group.addEventListener('change', () => this.store.set({ grouped: group.checked }));
+    const top = byTestId('top-select');
+    top.replaceChildren(...topNChoices(this.state.topN).map((n) => new Option(n > 0 ? `top ${n}` : 'all', String(n))));
+    top.value = String(this.state.topN);
+    top.addEventListener('change', () => this.store.set({ topN: Number(top.value) }));
     const available = byTestId('available-toggle');
     available.addEventListener('change', () => this.store.set({ showAvailable: available.checked }));
     byTestId('reset-zoom').addEventListener('click', () => this.resetView());
@@ -157,13 +173,19 @@ class App {
     if (changed.has('grouped')) {
       byTestId('group-toggle').checked = s.grouped;
       this.info.setMode(s.metric, s.grouped);
+      // Band keys change with the grouping: what was hidden means nothing now.
+      this.store.set({ hidden: new Set() });
       this.redrawFrame();
     }
+    if (changed.has('topN')) byTestId('top-select').value = String(s.topN);
+    if (changed.has('topN') || changed.has('hidden')) this.redrawFrame();
+    if (changed.has('topN') || changed.has('grouped')) history.replaceState(null, '', writeUrlState(s));
     if (changed.has('showAvailable')) this.chart.setShowAvailable(s.showAvailable);
     if (changed.has('view')) {
       this.chart.setView(s.view);
       this.renderViewRange();
       if (this.source.refetches) this.refetchSoon();
+      else this.rerankSoon();
     }
     if (changed.has('selectedT')) {
       this.chart.setPinned(s.selectedT);
@@ -220,7 +242,11 @@ class App {
 
   redrawFrame() {
     if (!this.raw) return;
-    const frame = buildFrame(this.raw, this.processById, this.state.grouped, this.bounds.from, this.idsByName);
+    const { grouped, topN, hidden, view } = this.state;
+    const bands = { topN, hidden, xMin: (view.from - this.bounds.from) / 1000, xMax: (view.to - this.bounds.from) / 1000 };
+    const frame = buildFrame(this.raw, this.processById, grouped, this.bounds.from, this.idsByName, bands);
+    this.legend.render(frame.legend, hidden, (layer) => layer.label);
+    this.hook.legend = frame.legend.map((l) => ({ key: l.key, label: l.label, ids: l.ids, area: l.area, hidden: hidden.has(l.key) }));
     this.hook.layers = frame.layers.map((l) => ({ key: l.key, label: l.label, ids: l.ids }));
     this.chart.setFrame(frame, this.unitOf(frame.metric));
   }

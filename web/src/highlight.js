@@ -25,7 +25,9 @@ export function subtreeHighlight(id, ids, processById) {
 }
 
 // The highlight for a band of the chart (see stack.js for layer keys).
+// The "other" band (top_bands.js) stands for every band outside the top N.
 export function layerHighlight(layer, context) {
+  if (layer.key === 'other') return { kind: 'other', key: 'other', label: layer.label, ids: layer.ids };
   if (layer.key.startsWith('g:')) return groupHighlight(layer.name, context.idsByName);
   return processHighlight(layer.ids[0], { ...context, grouped: false });
 }
