@@ -7,19 +7,22 @@ import { StackChart } from './chart.js';
 import { byTestId, debounce } from './dom.js';
 import { chartMarks, processEvents } from './events_model.js';
 import { EventsPane } from './events.js';
-import { formatBytes, formatElapsed, formatPercent } from './format.js';
+import { yTitle } from './chart_axes.js';
+import { formatBytes, formatPercent } from './format.js';
 import { renderHeader } from './header.js';
+import { groupsByDefault } from './groups.js';
 import { groupHighlight, indexByName, layerHighlight, processHighlight, subtreeHighlight, toggled } from './highlight.js';
 import { InfoPanel } from './info.js';
 import { Legend } from './legend.js';
+import { shortCommand } from './short_command.js';
 import { buildFrame } from './stack.js';
 import { createStore } from './state.js';
 import { isolate, kDefaultTopN, toggleHidden } from './top_bands.js';
+import { timeFormat } from './time_format.js';
 import { TreePanel } from './tree.js';
 import { readUrlState, topNChoices, writeUrlState } from './url_state.js';
-import { clampView, isFullView, panBy, revealTime, zoomAround } from './zoom.js';
+import { clampView, isFullView, lifetimeOf, panBy, revealTime, viewForLifetime, zoomAround } from './zoom.js';
 
-const kAutoGroupAbove = 400; // processes: above this, bands per command name by default
 const kRefetchDelayMs = 150;
 const kHoverDelayMs = 50;
 
@@ -44,6 +47,8 @@ class App {
     this.hook = hook;
     this.meta = recording.meta || {};
     this.processes = recording.processes || [];
+    // The short command of each process (short_command.js), once: labels, tooltip, panel.
+    for (const p of this.processes) p.short = shortCommand(p.cmdline, p.name);
     this.processById = new Map(this.processes.map((p) => [p.id, p]));
     this.idsByName = indexByName(this.processes);
     this.metrics = recording.metrics && recording.metrics.length ? recording.metrics : [{ id: 'rss', label: 'Resident', unit: 'bytes' }];
@@ -51,8 +56,9 @@ class App {
     const fromUrl = readUrlState(location.hash);
     this.store = createStore({
       metric: this.metrics[0].id,
-      grouped: fromUrl.grouped ?? this.processes.length > kAutoGroupAbove,
+      grouped: fromUrl.grouped ?? groupsByDefault(this.processes),
       topN: fromUrl.topN ?? kDefaultTopN,
+      clock: fromUrl.clock ?? 'elapsed',
       hidden: new Set(),
       showAvailable: false,
       view: { from: this.bounds.from, to: this.bounds.to },
@@ -92,7 +98,10 @@ class App {
     this.chart = new StackChart(chartRoot, {
       startMs: this.bounds.from,
       view: this.state.view,
+      cpuCount: this.meta.cpu_count ?? null,
       handlers: {
+        timeFormat: () => this.time,
+        yTitle: () => this.yTitle(),
         onHover: (t) => this.store.set({ hoverT: t }),
         onClick: (click) => this.chartClick(click),
         onView: (view) => this.setView(view),
@@ -107,12 +116,14 @@ class App {
     this.chart.setMarks(chartMarks([], this.processItems));
     Object.defineProperty(this.hook, 'chart', { get: () => this.chart.u, configurable: true });
     Object.defineProperty(this.hook, 'marks', { get: () => this.chart.drawnFlags, configurable: true });
+    Object.defineProperty(this.hook, 'series', { get: () => this.raw, configurable: true });
     Object.defineProperty(this.hook, 'frame', { get: () => this.chart.frame, configurable: true });
     this.info = new InfoPanel(byTestId('info-panel'), {
       source: this.source,
       recording: this.recording,
       processById: this.processById,
       idsByName: this.idsByName,
+      time: () => this.time,
       onRowClick: (row) => this.toggleHighlight(row.id != null ? processHighlight(row.id, this.highlightContext()) : groupHighlight(row.name, this.idsByName)),
     });
     this.info.setMode(this.state.metric, this.state.grouped);
@@ -123,8 +134,8 @@ class App {
     this.tree = new TreePanel(byTestId('tree-panel'), {
       processes: this.processes,
       runningAtEnd: (p) => p.end_ms == null && p.last_ms != null && this.meta.end_ms != null && p.last_ms >= this.meta.end_ms,
-      onHighlightProcess: (id) => this.toggleHighlight(processHighlight(id, this.highlightContext())),
-      onHighlightSubtree: (id, ids) => this.toggleHighlight(subtreeHighlight(id, ids, this.processById)),
+      onHighlightProcess: (id) => this.highlightFromTree(processHighlight(id, this.highlightContext())),
+      onHighlightSubtree: (id, ids) => this.highlightFromTree(subtreeHighlight(id, ids, this.processById)),
     });
     this.events = new EventsPane(byTestId('events-panel'), {
       source: this.source,
@@ -133,11 +144,13 @@ class App {
       note: this.source.eventsNote(),
       processById: this.processById,
       startMs: this.bounds.from,
+      time: () => this.time,
       onLineClick: (item) => this.pinAt(item.t, true),
       onError: (message) => this.setStatus(message, true),
     });
     Object.defineProperty(this.hook, 'events', { get: () => this.events.status(), configurable: true });
     this.hook.revealEvent = (line) => this.events.list.reveal(line);
+    this.hook.revealTreeNode = (id) => this.tree.reveal(id);
   }
 
   bindControls() {
@@ -152,6 +165,9 @@ class App {
     top.replaceChildren(...topNChoices(this.state.topN).map((n) => new Option(n > 0 ? `top ${n}` : 'all', String(n))));
     top.value = String(this.state.topN);
     top.addEventListener('change', () => this.store.set({ topN: Number(top.value) }));
+    const clock = byTestId('clock-toggle');
+    clock.checked = this.state.clock === 'wall';
+    clock.addEventListener('change', () => this.store.set({ clock: clock.checked ? 'wall' : 'elapsed' }));
     const available = byTestId('available-toggle');
     available.addEventListener('change', () => this.store.set({ showAvailable: available.checked }));
     byTestId('reset-zoom').addEventListener('click', () => this.resetView());
@@ -179,7 +195,8 @@ class App {
     }
     if (changed.has('topN')) byTestId('top-select').value = String(s.topN);
     if (changed.has('topN') || changed.has('hidden')) this.redrawFrame();
-    if (changed.has('topN') || changed.has('grouped')) history.replaceState(null, '', writeUrlState(s));
+    if (changed.has('clock')) this.followClock();
+    if (changed.has('topN') || changed.has('grouped') || changed.has('clock')) history.replaceState(null, '', writeUrlState(s));
     if (changed.has('showAvailable')) this.chart.setShowAvailable(s.showAvailable);
     if (changed.has('view')) {
       this.chart.setView(s.view);
@@ -323,6 +340,17 @@ class App {
     this.store.set({ highlighted: toggled(this.state.highlighted, highlight) });
   }
 
+  // From the tree, what is highlighted may be a sliver of the view or outside it (6 s of
+  // a 15 min build): the chart zooms to its lifetime so its bands can be seen.
+  highlightFromTree(highlight) {
+    this.toggleHighlight(highlight);
+    const now = this.state.highlighted;
+    if (!now || now.kind === 'group') return;
+    const { from, to } = this.bounds;
+    const view = viewForLifetime(this.state.view, lifetimeOf(now.ids, this.processById), from, to, this.meta.interval_ms ?? 0);
+    if (view !== this.state.view) this.store.set({ view });
+  }
+
   followHighlight(highlight) {
     const ids = highlight ? highlight.ids : null;
     this.chart.setHighlight(ids);
@@ -356,11 +384,36 @@ class App {
       '-': () => this.setView(zoomAround(view, middle, 2, from, to)),
       0: () => this.resetView(),
       g: () => this.store.set({ grouped: !this.state.grouped }),
+      w: () => this.store.set({ clock: this.state.clock === 'wall' ? 'elapsed' : 'wall' }),
     };
     const action = actions[e.key];
     if (!action) return;
     e.preventDefault();
     action();
+  }
+
+  // --- time: one format everywhere (time_format.js), since the start or on the wall clock
+
+  get time() {
+    const key = this.state.clock;
+    if (!this.timeCache || this.timeCache.clock !== key) {
+      this.timeCache = timeFormat({ clock: key, startMs: this.bounds.from, utcOffsetS: this.meta.utc_offset_s ?? 0, timezone: this.meta.timezone ?? null });
+    }
+    return this.timeCache;
+  }
+
+  followClock() {
+    byTestId('clock-toggle').checked = this.state.clock === 'wall';
+    this.chart.redrawAxes();
+    this.info.renderHeading();
+    this.events.refreshTimes();
+    this.renderPinned();
+    this.renderViewRange();
+  }
+
+  yTitle() {
+    const m = this.metrics.find((x) => x.id === this.state.metric);
+    return yTitle(m ? m.label : null, this.unitOf(this.state.metric), this.meta.cpu_count ?? null);
   }
 
   // --- small bits of chrome
@@ -383,7 +436,7 @@ class App {
       delete label.dataset.t;
       unpin.hidden = true;
     } else {
-      label.textContent = `pinned at +${formatElapsed(t - this.bounds.from, 3)}`;
+      label.textContent = `pinned at ${this.time.at(t)}`;
       label.classList.remove('muted');
       label.dataset.t = String(t);
       unpin.hidden = false;
@@ -395,8 +448,8 @@ class App {
     const full = isFullView(this.state.view, this.bounds.from, this.bounds.to);
     const decimals = to - from < 10000 ? 3 : 0;
     const text = full
-      ? `${formatElapsed(0)} – ${formatElapsed(this.bounds.to - this.bounds.from, decimals)}`
-      : `${formatElapsed(from - this.bounds.from, decimals)} – ${formatElapsed(to - this.bounds.from, decimals)}`;
+      ? `${this.time.atShort(this.bounds.from, 0)} – ${this.time.atShort(this.bounds.to, decimals)}`
+      : `${this.time.atShort(from, decimals)} – ${this.time.atShort(to, decimals)}`;
     const range = byTestId('view-range');
     range.textContent = full ? text : `zoomed ${text}`;
     range.title = full ? 'the whole run' : 'the visible part of the run';

@@ -3,6 +3,7 @@
 // the toolbar. One process; in grouped mode its whole command name; or a subtree.
 
 import { groupLabel, groupTitle } from './groups.js';
+import { processLabel } from './short_command.js';
 
 export { indexByName } from './groups.js';
 
@@ -15,7 +16,7 @@ export function groupHighlight(name, idsByName) {
 export function processHighlight(id, { processById, idsByName, grouped }) {
   const p = processById.get(id);
   if (grouped && p) return groupHighlight(p.name, idsByName);
-  return { kind: 'process', key: `p:${id}`, label: p ? `${p.name} ${p.pid}` : `#${id}`, ids: [id], rootId: id };
+  return { kind: 'process', key: `p:${id}`, label: p ? processLabel(p) : `#${id}`, ids: [id], rootId: id };
 }
 
 export function subtreeHighlight(id, ids, processById) {

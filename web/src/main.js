@@ -7,12 +7,15 @@
 //   source  'server' or 'embedded';  layers  the bands drawn (key, label, ids)
 //   startMs, endMs  the recording's span (chart x is seconds since startMs)
 //   processes  the recording's process list
+//   series  the last /api/series answer the chart was built from
+//   legend  the legend's bands, largest in view first: key, label, ids, area, hidden
 //   frame   what the chart draws: t, x, total, layers and their cumulative tops (cum)
 //   marks   the flags the chart drew last (markers, signals): t, kind, x in CSS px from
 //           the plot's left, label (a marker's text, or null when it did not fit)
 //   events  the events pane: total (lines of the enabled kinds), enabled (kinds),
 //           markedLine, selectedLine, fetches (pages asked for), pages (held), inFlight
 //   revealEvent(line)  scrolls the events pane to a line (an index among the enabled kinds)
+//   revealTreeNode(id)  expands the tree down to a process and scrolls to it
 
 import { startApp } from './controller.js';
 import { openSource } from './source.js';

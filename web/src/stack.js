@@ -6,6 +6,7 @@
 // buildFrame stacks them by size (top_bands.js).
 
 import { groupLabel } from './groups.js';
+import { processLabel } from './short_command.js';
 import { indexRange } from './search.js';
 import { kDefaultTopN, topLayers } from './top_bands.js';
 
@@ -16,7 +17,7 @@ export function singleLayers(series, processById) {
     return {
       key: `p:${s.id}`,
       name,
-      label: process ? `${name} ${process.pid}` : name,
+      label: process ? processLabel(process) : name,
       ids: [s.id],
       offset: s.offset,
       values: s.values,

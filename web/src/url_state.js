@@ -1,6 +1,7 @@
 // The view choices kept in the page's URL (its #fragment, so they survive a reload, go
 // along with a copied link and work from file:// for the HTML report): how many bands
-// the chart shows (top) and how bands are made (group: name or process).
+// the chart shows (top), how bands are made (group: name or process) and the clock
+// times are written in (clock: elapsed or wall).
 
 import { kTopNChoices } from './top_bands.js';
 
@@ -11,16 +12,19 @@ export function readUrlState(hash) {
   const top = params.get('top');
   if (top === 'all') state.topN = 0;
   else if (top != null && /^\d+$/.test(top) && Number(top) > 0) state.topN = Number(top);
+  const clock = params.get('clock');
+  if (clock === 'elapsed' || clock === 'wall') state.clock = clock;
   const group = params.get('group');
   if (group === 'name') state.grouped = true;
   else if (group === 'process') state.grouped = false;
   return state;
 }
 
-export function writeUrlState({ topN, grouped }) {
+export function writeUrlState({ topN, grouped, clock }) {
   const params = new URLSearchParams();
   params.set('top', topN > 0 ? String(topN) : 'all');
   params.set('group', grouped ? 'name' : 'process');
+  if (clock === 'wall') params.set('clock', 'wall');
   return `#${params.toString()}`;
 }
 

@@ -97,5 +97,7 @@ test('URL state: top and group round-trip, junk is ignored', () => {
   assert.deepEqual(readUrlState(''), {});
   assert.deepEqual(readUrlState(writeUrlState({ topN: 20, grouped: false })), { topN: 20, grouped: false });
   assert.deepEqual(readUrlState(writeUrlState({ topN: 0, grouped: true })), { topN: 0, grouped: true });
+  assert.deepEqual(readUrlState(writeUrlState({ topN: 8, grouped: true, clock: 'wall' })), { topN: 8, grouped: true, clock: 'wall' });
+  assert.deepEqual(readUrlState('#clock=moon'), {});
   assert.deepEqual(topNChoices(7), [5, 7, 8, 12, 20, 50, 0]);
 });
