@@ -215,4 +215,24 @@ describe('canopy view: 500 processes', () => {
     assert.deepEqual(await page.evaluate(() => window.canopyView.state.view), full);
     assert.deepEqual(errors, []);
   });
+
+  // The metric switch used to redraw every process's band (the page froze for seconds on
+  // 200 processes): the work of a draw is now bounded by the bands in the top N, counted
+  // in path vertices, whatever the number of processes.
+  test('switching to CPU draws the top bands only: work bounded by N, not by processes', async () => {
+    const { page, errors } = await open('#group=process&top=12');
+    await page.selectOption('[data-testid="metric-select"]', 'cpu');
+    await page.waitForFunction(() => document.querySelector('[data-testid="chart"]').dataset.metric === 'cpu');
+    const drawn = await page.evaluate(() => ({
+      ...document.querySelector('[data-testid="chart"]').dataset,
+      series: window.canopyView.series.series.length,
+    }));
+    assert.ok(drawn.series > 100, `${drawn.series} processes in the CPU series`);
+    assert.ok(Number(drawn.layers) <= 13, `${drawn.layers} bands`);
+    // Each band: its top, its bottom and its edge, two vertices per point plus one.
+    const bound = 13 * 3 * (2 * Number(drawn.drawnPoints) + 1);
+    assert.ok(Number(drawn.drawnVertices) > 0 && Number(drawn.drawnVertices) <= bound, `${drawn.drawnVertices} vertices, bound ${bound}`);
+    await screenshot(page, env, 'many-cpu');
+    assert.deepEqual(errors, []);
+  });
 });
