@@ -14,6 +14,7 @@ import { groupsByDefault } from './groups.js';
 import { groupHighlight, indexByName, layerHighlight, processHighlight, subtreeHighlight, toggled } from './highlight.js';
 import { InfoPanel } from './info.js';
 import { Legend } from './legend.js';
+import { keptNodes, ProcessSearch, searchHighlight } from './process_search.js';
 import { shortCommand } from './short_command.js';
 import { buildFrame } from './stack.js';
 import { createStore } from './state.js';
@@ -25,6 +26,7 @@ import { clampView, isFullView, lifetimeOf, panBy, revealTime, viewForLifetime, 
 
 const kRefetchDelayMs = 150;
 const kHoverDelayMs = 50;
+const kSearchDelayMs = 150;
 
 // The chart is drawn as soon as the recording and its first series are in; the events
 // pane fetches the page in view (a recording can hold ten million log lines), and the
@@ -151,6 +153,7 @@ class App {
     Object.defineProperty(this.hook, 'events', { get: () => this.events.status(), configurable: true });
     this.hook.revealEvent = (line) => this.events.list.reveal(line);
     this.hook.revealTreeNode = (id) => this.tree.reveal(id);
+    this.hook.chartLitKeys = () => this.chart.litKeys;
   }
 
   bindControls() {
@@ -173,6 +176,7 @@ class App {
     byTestId('reset-zoom').addEventListener('click', () => this.resetView());
     byTestId('unpin').addEventListener('click', () => this.store.set({ selectedT: null }));
     byTestId('clear-highlight').addEventListener('click', () => this.store.set({ highlighted: null }));
+    this.bindSearch();
     document.addEventListener('keydown', (e) => this.key(e));
     this.syncAvailableToggle();
   }
@@ -363,6 +367,61 @@ class App {
     label.title = highlight && highlight.title ? highlight.title : '';
   }
 
+  // --- search by name or command line: highlights the matches, filters the tree to
+  // them, and shows the first; Enter zooms the chart to the next one in turn.
+
+  bindSearch() {
+    this.search = new ProcessSearch(this.processes);
+    this.searchIds = null;
+    this.searchAt = -1;
+    const box = byTestId('search');
+    const run = debounce(() => this.runSearch(box.value), kSearchDelayMs);
+    box.addEventListener('input', run);
+    box.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') {
+        e.preventDefault();
+        run.cancel();
+        if (!this.searchIds || this.searchQuery !== box.value) this.runSearch(box.value);
+        this.nextMatch();
+      } else if (e.key === 'Escape') {
+        e.stopPropagation();
+        box.value = '';
+        run.cancel();
+        this.runSearch('');
+        box.blur();
+      }
+    });
+  }
+
+  runSearch(query) {
+    this.searchQuery = query;
+    const ids = this.search.match(query);
+    this.searchIds = ids;
+    this.searchAt = -1;
+    const count = byTestId('search-count');
+    if (!ids) {
+      count.textContent = '';
+      this.tree.setFilter(null);
+      if (this.state.highlighted && this.state.highlighted.kind === 'search') this.store.set({ highlighted: null });
+      return;
+    }
+    count.textContent = ids.length ? `${ids.length} ${ids.length === 1 ? 'match' : 'matches'}` : 'no match';
+    this.tree.setFilter(keptNodes(this.tree.tree, ids));
+    this.store.set({ highlighted: ids.length ? searchHighlight(query, ids) : null });
+    if (ids.length) this.tree.reveal(ids[0]);
+  }
+
+  nextMatch() {
+    if (!this.searchIds || !this.searchIds.length) return;
+    this.searchAt = (this.searchAt + 1) % this.searchIds.length;
+    const id = this.searchIds[this.searchAt];
+    this.tree.reveal(id);
+    const { from, to } = this.bounds;
+    const view = viewForLifetime(this.state.view, lifetimeOf([id], this.processById), from, to, this.meta.interval_ms ?? 0);
+    if (view !== this.state.view) this.store.set({ view });
+    byTestId('search-count').textContent = `${this.searchAt + 1} of ${this.searchIds.length}`;
+  }
+
   // --- keyboard: Esc clears, ←/→ pan, +/- zoom, 0 resets, g groups.
 
   key(e) {
@@ -386,6 +445,7 @@ class App {
       g: () => this.store.set({ grouped: !this.state.grouped }),
       w: () => this.store.set({ clock: this.state.clock === 'wall' ? 'elapsed' : 'wall' }),
     };
+    actions['/'] = () => byTestId('search').focus();
     const action = actions[e.key];
     if (!action) return;
     e.preventDefault();

@@ -16,6 +16,7 @@
 //           markedLine, selectedLine, fetches (pages asked for), pages (held), inFlight
 //   revealEvent(line)  scrolls the events pane to a line (an index among the enabled kinds)
 //   revealTreeNode(id)  expands the tree down to a process and scrolls to it
+//   chartLitKeys()  the keys of the bands the chart draws lit (the highlight's)
 
 import { startApp } from './controller.js';
 import { openSource } from './source.js';
