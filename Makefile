@@ -29,7 +29,7 @@ test: build
 
 # The README's screenshot of the viewer (docs/viewer.png), taken anew by the browser test.
 docs-screenshot: build
-	@CANOPY_REFRESH_DOCS_SCREENSHOT=1 ctest --test-dir $(BUILD) -R '^web_browser$$' --output-on-failure
+	@CANOPY_REFRESH_DOCS_SCREENSHOT=1 ctest --test-dir $(BUILD) -R '^web_browser_view$$' --output-on-failure
 
 # The same tests under AddressSanitizer and UndefinedBehaviorSanitizer (CI runs both).
 test-asan: deps

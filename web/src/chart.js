@@ -18,11 +18,10 @@
 import uPlot from 'uplot';
 import { kAxisFont, makeAxes } from './chart_axes.js';
 import { attachInput } from './chart_input.js';
-import { drawOverlay } from './chart_overlay.js';
-import { formatElapsed } from './format.js';
+import { cpuCeiling, drawOverlay } from './chart_overlay.js';
 import { layerColors } from './palette.js';
 import { layerAt, layerSpan } from './stack.js';
-import { stepIndex, stepSide, stepVertices, visibleStepMax } from './steps.js';
+import { stepIndex, stepSide, traceSteps, visibleStepMax } from './steps.js';
 
 const kLayerEdgesMax = 300; // above this many layers in view, edges are only noise
 const kTotalStroke = '#1f2328';
@@ -36,9 +35,9 @@ const kStepBefore = uPlot.paths.stepped({ align: -1 });
 // that a label on the plot's right edge is never cut off ("1:00:0").
 // Measured on a canvas of its own: uPlot keeps track of the font it set on its own.
 let measureContext = null;
-function rightPadding(u) {
+function rightPadding(u, time, startMs) {
   const end = u.scales.x.max;
-  const label = formatElapsed(Math.max(0, Number.isFinite(end) ? end : 0) * 1000, 3);
+  const label = time.atShort(startMs + Math.max(0, Number.isFinite(end) ? end : 0) * 1000, 3);
   if (!measureContext) measureContext = document.createElement('canvas').getContext('2d');
   measureContext.font = kAxisFont;
   return Math.max(12, Math.ceil(measureContext.measureText(label).width / 2) + 2);
@@ -51,10 +50,12 @@ function emptyFrame(metric = 'rss') {
 export class StackChart {
   // handlers: onHover(tMs|null, layer|null), onClick({t, layer, onPinned, count}),
   // onDoubleClick(), onView(view), onZoom(anchorMs, factor), onPan(fraction), onResize(),
-  // onDrawn(frame), formatValue(value).
-  constructor(container, { startMs, view, handlers }) {
+  // onDrawn(frame), formatValue(value), timeFormat() (time_format.js), yTitle().
+  // cpuCount: the machine's CPUs (null when unknown), the CPU chart's ceiling.
+  constructor(container, { startMs, view, cpuCount, handlers }) {
     this.container = container;
     this.startMs = startMs;
+    this.cpuCount = cpuCount;
     this.view = view;
     this.handlers = handlers;
     this.frame = emptyFrame();
@@ -80,14 +81,19 @@ export class StackChart {
       height: size.height,
       // Headroom above the peak, in px (the y max stays the peak); on the right, room
       // for half the last time label, which is centred on its tick.
-      padding: [14, (u) => rightPadding(u), 0, 0],
+      padding: [14, (u) => rightPadding(u, this.handlers.timeFormat(), this.startMs), 0, 0],
       legend: { show: false },
       scales: {
         // Fixed by applyView(); the initial span keeps uPlot's first draw (no data yet) sane.
         x: { time: false, auto: false, range: (u, min, max) => [min, max], min: 0, max: (this.view.to - this.view.from) / 1000 },
         y: { auto: false, range: (u, min, max) => [min, max], min: 0, max: 1024 },
       },
-      axes: makeAxes(() => this.unit),
+      axes: makeAxes(() => this.unit, {
+        timeOf: () => this.handlers.timeFormat(),
+        startMs: this.startMs,
+        xTitle: () => this.handlers.timeFormat().title,
+        yTitleOf: () => this.handlers.yTitle(),
+      }),
       cursor: {
         y: false,
         points: { show: false },
@@ -180,8 +186,23 @@ export class StackChart {
     const f = this.frame;
     let max = visibleStepMax(f.x, f.total, xMin, xMax, this.side());
     if (this.showAvailable && f.available) max = Math.max(max, visibleStepMax(f.x, f.available, xMin, xMax, 'after'));
+    const ceiling = this.ceiling();
+    // The CPU ceiling is brought into view when the stack reaches a quarter of it: near
+    // it, how far from saturating the machine matters; far below, it would flatten the
+    // bands, and its value is in the axis title's hover (chart_overlay.js).
+    if (ceiling != null && max >= ceiling / 4) max = Math.max(max, ceiling);
     if (max > 0) return max;
     return this.unit === 'percent' ? 1 : 1024;
+  }
+
+  // The machine's CPU count as a CPU percent (100% a core), for the CPU metric only.
+  ceiling() {
+    return this.unit === 'percent' ? cpuCeiling(this.cpuCount) : null;
+  }
+
+  // A change of clock: the axis labels and their width follow.
+  redrawAxes() {
+    this.u.redraw(false, true);
   }
 
   setShowAvailable(show) {
@@ -250,6 +271,7 @@ export class StackChart {
     const withEdges = inView <= kLayerEdgesMax;
     const zero = new Float64Array(n);
     const side = this.side();
+    let vertices = 0;
     layers.forEach((layer, k) => {
       const [first, last] = layerSpan(layer, n, idx0, idx1);
       if (first > last) return;
@@ -260,18 +282,18 @@ export class StackChart {
       const fillStyle = lit ? colors.fill : colors.dim;
       const path = fills.get(fillStyle) || new Path2D();
       fills.set(fillStyle, path);
-      const vertices = stepVertices(first, last, side);
-      path.moveTo(xs[first], ys(upper[first]));
-      for (let v = 1; v < vertices.length; v++) path.lineTo(xs[vertices[v][0]], ys(upper[vertices[v][1]]));
-      for (let v = vertices.length - 1; v >= 0; v--) path.lineTo(xs[vertices[v][0]], ys(lower[vertices[v][1]]));
+      vertices += traceSteps(path, xs, ys, upper, first, last, side, false, true);
+      vertices += traceSteps(path, xs, ys, lower, first, last, side, true, false);
       path.closePath();
       if (!withEdges && !(this.litIds && lit)) return;
       const strokeStyle = lit ? colors.stroke : colors.dim;
       const edge = strokes.get(strokeStyle) || new Path2D();
       strokes.set(strokeStyle, edge);
-      edge.moveTo(xs[first], ys(upper[first]));
-      for (let v = 1; v < vertices.length; v++) edge.lineTo(xs[vertices[v][0]], ys(upper[vertices[v][1]]));
+      vertices += traceSteps(edge, xs, ys, upper, first, last, side, false, true);
     });
+    // How much drawing the bands cost: bounded by the bands drawn (the top N) times the
+    // points, whatever the number of processes (the chart's dataset says it, for tests).
+    this.drawnVertices = vertices;
     return { stroke: strokes, fill: fills, clip: null, band: null, gaps: null, flags: 0 };
   }
 
@@ -320,6 +342,7 @@ export class StackChart {
     }
     const layer = this.frame.layers[k];
     this.tip.hidden = false;
+    this.tip.querySelector('.tip-time').textContent = this.handlers.timeFormat().at(this.frame.t[idx]);
     this.tip.querySelector('.tip-label').textContent = layer.label;
     this.tip.querySelector('.tip-value').textContent = this.handlers.formatValue(this.layerValue(k, idx));
     const over = this.u.over;
@@ -361,6 +384,8 @@ export class StackChart {
       marks: this.marks,
       flagTimes: this.flagTimes,
       pinnedT: this.pinnedT,
+      ceiling: this.ceiling(),
+      cpuCount: this.cpuCount,
     });
     this.publish();
   }
@@ -373,6 +398,10 @@ export class StackChart {
     data.metric = this.frame.metric;
     data.grouped = String(Boolean(this.frame.grouped));
     data.yMax = String(this.u.scales.y.max);
+    data.drawnVertices = String(this.drawnVertices ?? 0);
+    const ceiling = this.ceiling();
+    if (ceiling != null && ceiling <= this.u.scales.y.max) data.ceiling = String(ceiling);
+    else delete data.ceiling;
     this.handlers.onDrawn(this.frame);
   }
 }

@@ -1,7 +1,8 @@
-// The chart's axes: elapsed time since the recording's start on x (seconds), memory in
-// binary units or CPU percent on y, with tick steps people read at a glance.
+// The chart's axes: time on x (seconds since the recording's start, written in the
+// page's time format, time_format.js), memory in binary units or CPU percent on y, with
+// tick steps people read at a glance, and a title on each saying what and in which unit.
 
-import { byteUnitFor, formatBytesIn, formatElapsed } from './format.js';
+import { byteUnitFor, formatBytesIn } from './format.js';
 
 // Seconds: sub-second steps for zoomed-in views, then clock-friendly ones.
 const kElapsedIncrs = [
@@ -32,9 +33,20 @@ export function elapsedDecimals(incrSeconds) {
   return Math.min(3, Math.ceil(-Math.log10(incrSeconds) - 1e-9));
 }
 
-export function elapsedLabels(splits, incrSeconds) {
+// Labels of x ticks `splits` (seconds since startMs) in the time format `time`.
+export function timeLabels(splits, incrSeconds, time, startMs) {
   const decimals = elapsedDecimals(incrSeconds);
-  return splits.map((s) => formatElapsed(s * 1000, decimals));
+  return splits.map((s) => time.atShort(startMs + s * 1000, decimals));
+}
+
+// The y axis's title: the metric and its unit ("% of one core" for CPU: 100% is one core
+// busy, the machine's ceiling is 100% per CPU).
+export function yTitle(metricLabel, unit, cpuCount = null) {
+  if (unit === 'percent') {
+    const machine = cpuCount > 0 ? ` (${cpuCount} ${cpuCount === 1 ? 'CPU' : 'CPUs'}: ${cpuCount * 100}%)` : '';
+    return `${metricLabel || 'CPU'}, % of one core${machine}`;
+  }
+  return `${metricLabel || 'memory'}, bytes (binary units)`;
 }
 
 export function yLabels(splits, unit, maxValue) {
@@ -48,8 +60,9 @@ const kAxisStroke = '#57606a';
 const kGrid = { stroke: 'rgba(31, 35, 40, 0.07)', width: 1 };
 const kTicks = { stroke: 'rgba(31, 35, 40, 0.25)', width: 1, size: 4 };
 
-// unitOf() is read at draw time, so one chart serves every metric.
-export function makeAxes(unitOf) {
+// unitOf(), timeOf() and the titles are read at draw time, so one chart serves every
+// metric and clock. startMs: the time of x = 0.
+export function makeAxes(unitOf, { timeOf, startMs, xTitle, yTitleOf }) {
   return [
     {
       scale: 'x',
@@ -59,7 +72,10 @@ export function makeAxes(unitOf) {
       ticks: kTicks,
       space: 70,
       incrs: kElapsedIncrs,
-      values: (u, splits, axisIdx, space, incr) => elapsedLabels(splits, incr),
+      values: (u, splits, axisIdx, space, incr) => timeLabels(splits, incr, timeOf(), startMs),
+      label: () => xTitle(),
+      labelSize: 18,
+      labelFont: kAxisFont,
     },
     {
       scale: 'y',
@@ -71,6 +87,9 @@ export function makeAxes(unitOf) {
       space: 28,
       incrs: (u, axisIdx, min, max) => (unitOf() === 'percent' ? kPercentIncrs : byteIncrsFor(max)),
       values: (u, splits) => yLabels(splits, unitOf(), u.scales.y.max),
+      label: () => yTitleOf(),
+      labelSize: 18,
+      labelFont: kAxisFont,
     },
   ];
 }

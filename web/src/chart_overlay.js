@@ -2,6 +2,7 @@
 // along the bottom (failed ones red and taller, the others faint and short), markers,
 // signals and OOM kills as lines through the plot, markers (canopy mark) with their text
 // as a label at the top, and the pinned time as a dark marker with a handle at the top.
+// On the CPU chart, the machine's CPU count as a ceiling line (100% per CPU).
 // Only what falls inside the view is drawn. Log and output lines are never drawn here:
 // there can be millions.
 
@@ -16,9 +17,9 @@ const kFlagStyles = {
 };
 
 // options: toX(tMs) -> canvas x, view {from, to}, marks {flags, failed, ended},
-// flagTimes (the flags' times), pinnedT. Returns the flags drawn: {t, kind, x (CSS px
+// flagTimes (the flags' times), pinnedT, ceiling (CPU percent or null), cpuCount. Returns the flags drawn: {t, kind, x (CSS px
 // from the plot's left), label (null when it did not fit)}.
-export function drawOverlay(u, { toX, view, marks, flagTimes, pinnedT }) {
+export function drawOverlay(u, { toX, view, marks, flagTimes, pinnedT, ceiling = null, cpuCount = null }) {
   const ctx = u.ctx;
   const { left, top, width, height } = u.bbox;
   const bottom = top + height;
@@ -27,6 +28,7 @@ export function drawOverlay(u, { toX, view, marks, flagTimes, pinnedT }) {
   ctx.beginPath();
   ctx.rect(left, top, width, height);
   ctx.clip();
+  if (ceiling != null && ceiling <= u.scales.y.max) drawCeiling(ctx, Math.round(u.valToPos(ceiling, 'y', true)) + 0.5, left, width, cpuCount, ratio);
   drawTicks(ctx, marks.ended, view, toX, bottom, 4 * ratio, 'rgba(87, 96, 106, 0.35)', ratio);
   drawTicks(ctx, marks.failed, view, toX, bottom, 9 * ratio, '#cf222e', 1.5 * ratio);
   const drawn = drawFlags(ctx, marks.flags, flagTimes, view, toX, top, bottom, ratio);
@@ -104,6 +106,30 @@ function drawLabel(ctx, text, x, top, color, ratio, previousEnd) {
   ctx.textBaseline = 'middle';
   ctx.fillText(text, x + 4 * ratio, top + height / 2);
   return x + width;
+}
+
+// The machine's CPU count times 100%: no stack of CPU bands can rise above it.
+export function cpuCeiling(cpuCount) {
+  return cpuCount > 0 ? cpuCount * 100 : null;
+}
+
+function drawCeiling(ctx, y, left, width, cpuCount, ratio) {
+  ctx.strokeStyle = '#cf222e';
+  ctx.globalAlpha = 0.7;
+  ctx.lineWidth = 1 * ratio;
+  ctx.setLineDash([6 * ratio, 3 * ratio]);
+  ctx.beginPath();
+  ctx.moveTo(left, y);
+  ctx.lineTo(left + width, y);
+  ctx.stroke();
+  ctx.setLineDash([]);
+  ctx.globalAlpha = 1;
+  ctx.fillStyle = '#cf222e';
+  ctx.font = `${11 * ratio}px system-ui, sans-serif`;
+  ctx.textBaseline = 'top';
+  ctx.textAlign = 'right';
+  ctx.fillText(`${cpuCount} ${cpuCount === 1 ? 'CPU' : 'CPUs'}`, left + width - 4 * ratio, y + 2 * ratio);
+  ctx.textAlign = 'left';
 }
 
 function drawPin(ctx, x, top, bottom, ratio) {

@@ -7,20 +7,28 @@ import { StackChart } from './chart.js';
 import { byTestId, debounce } from './dom.js';
 import { chartMarks, processEvents } from './events_model.js';
 import { EventsPane } from './events.js';
-import { formatBytes, formatElapsed, formatPercent } from './format.js';
+import { yTitle } from './chart_axes.js';
+import { formatBytes, formatPercent } from './format.js';
 import { renderHeader } from './header.js';
+import { groupsByDefault } from './groups.js';
 import { groupHighlight, indexByName, layerHighlight, processHighlight, subtreeHighlight, toggled } from './highlight.js';
 import { InfoPanel } from './info.js';
 import { laneScale, lifeSpan } from './lanes.js';
 import { ProfilePanes } from './profile_panes.js';
+import { Legend } from './legend.js';
+import { keptNodes, ProcessSearch, searchHighlight } from './process_search.js';
+import { shortCommand } from './short_command.js';
 import { buildFrame } from './stack.js';
 import { createStore } from './state.js';
+import { isolate, kDefaultTopN, toggleHidden } from './top_bands.js';
+import { timeFormat } from './time_format.js';
 import { TreePanel } from './tree.js';
-import { clampView, isFullView, panBy, revealTime, zoomAround } from './zoom.js';
+import { readUrlState, topNChoices, writeUrlState } from './url_state.js';
+import { clampView, isFullView, lifetimeOf, panBy, revealTime, viewForLifetime, zoomAround } from './zoom.js';
 
-const kAutoGroupAbove = 400; // processes: above this, bands per command name by default
 const kRefetchDelayMs = 150;
 const kHoverDelayMs = 50;
+const kSearchDelayMs = 150;
 
 // The chart is drawn as soon as the recording and its first series are in; the events
 // pane fetches the page in view (a recording can hold ten million log lines), and the
@@ -42,13 +50,19 @@ class App {
     this.hook = hook;
     this.meta = recording.meta || {};
     this.processes = recording.processes || [];
+    // The short command of each process (short_command.js), once: labels, tooltip, panel.
+    for (const p of this.processes) p.short = shortCommand(p.cmdline, p.name);
     this.processById = new Map(this.processes.map((p) => [p.id, p]));
     this.idsByName = indexByName(this.processes);
     this.metrics = recording.metrics && recording.metrics.length ? recording.metrics : [{ id: 'rss', label: 'Resident', unit: 'bytes' }];
     this.bounds = recordingBounds(this.meta, this.processes);
+    const fromUrl = readUrlState(location.hash);
     this.store = createStore({
       metric: this.metrics[0].id,
-      grouped: this.processes.length > kAutoGroupAbove,
+      grouped: fromUrl.grouped ?? groupsByDefault(this.processes),
+      topN: fromUrl.topN ?? kDefaultTopN,
+      clock: fromUrl.clock ?? 'elapsed',
+      hidden: new Set(),
       showAvailable: false,
       view: { from: this.bounds.from, to: this.bounds.to },
       hoverT: null,
@@ -69,6 +83,8 @@ class App {
     this.buildViews();
     this.store.subscribe((changed) => this.follow(changed));
     this.refetchSoon = debounce(() => this.loadSeries(), kRefetchDelayMs);
+    // Without refetches (the HTML report) the bands are ranked anew for a settled view.
+    this.rerankSoon = debounce(() => this.redrawFrame(), kRefetchDelayMs);
     this.hoverInfoSoon = debounce(() => this.showInfo(), kHoverDelayMs);
     // Hovering asks the server where the time falls among the events: once it settles.
     this.hoverEventsSoon = debounce(() => {
@@ -86,7 +102,10 @@ class App {
     this.chart = new StackChart(chartRoot, {
       startMs: this.bounds.from,
       view: this.state.view,
+      cpuCount: this.meta.cpu_count ?? null,
       handlers: {
+        timeFormat: () => this.time,
+        yTitle: () => this.yTitle(),
         onHover: (t) => this.store.set({ hoverT: t }),
         onClick: (click) => this.chartClick(click),
         onView: (view) => this.setView(view),
@@ -101,20 +120,26 @@ class App {
     this.chart.setMarks(chartMarks([], this.processItems));
     Object.defineProperty(this.hook, 'chart', { get: () => this.chart.u, configurable: true });
     Object.defineProperty(this.hook, 'marks', { get: () => this.chart.drawnFlags, configurable: true });
+    Object.defineProperty(this.hook, 'series', { get: () => this.raw, configurable: true });
     Object.defineProperty(this.hook, 'frame', { get: () => this.chart.frame, configurable: true });
     this.info = new InfoPanel(byTestId('info-panel'), {
       source: this.source,
       recording: this.recording,
       processById: this.processById,
       idsByName: this.idsByName,
+      time: () => this.time,
       onRowClick: (row) => this.toggleHighlight(row.id != null ? processHighlight(row.id, this.highlightContext()) : groupHighlight(row.name, this.idsByName)),
     });
     this.info.setMode(this.state.metric, this.state.grouped);
+    this.legend = new Legend(byTestId('legend'), {
+      onToggle: (key) => this.store.set({ hidden: toggleHidden(this.state.hidden, key) }),
+      onIsolate: (key) => this.store.set({ hidden: isolate(this.state.hidden, key, this.chart.frame.legend.map((l) => l.key)) }),
+    });
     this.tree = new TreePanel(byTestId('tree-panel'), {
       processes: this.processes,
       runningAtEnd: (p) => p.end_ms == null && p.last_ms != null && this.meta.end_ms != null && p.last_ms >= this.meta.end_ms,
-      onHighlightProcess: (id) => this.toggleHighlight(processHighlight(id, this.highlightContext())),
-      onHighlightSubtree: (id, ids) => this.toggleHighlight(subtreeHighlight(id, ids, this.processById)),
+      onHighlightProcess: (id) => this.highlightFromTree(processHighlight(id, this.highlightContext())),
+      onHighlightSubtree: (id, ids) => this.highlightFromTree(subtreeHighlight(id, ids, this.processById)),
       onLanes: (on) => this.store.set({ lanes: on }),
       onLane: (id) => this.zoomToLife(id),
     });
@@ -125,6 +150,7 @@ class App {
       note: this.source.eventsNote(),
       processById: this.processById,
       startMs: this.bounds.from,
+      time: () => this.time,
       onLineClick: (item) => this.pinAt(item.t, true),
       onError: (message) => this.setStatus(message, true),
     });
@@ -134,6 +160,8 @@ class App {
       source: this.source, recording: this.recording, store: this.store, startMs: this.bounds.from,
       alignTo: () => chartRoot.querySelector('.u-over'), hook: this.hook,
     });
+    this.hook.revealTreeNode = (id) => this.tree.reveal(id);
+    this.hook.chartLitKeys = () => this.chart.litKeys;
   }
 
   bindControls() {
@@ -144,11 +172,19 @@ class App {
     const group = byTestId('group-toggle');
     group.checked = this.state.grouped;
     group.addEventListener('change', () => this.store.set({ grouped: group.checked }));
+    const top = byTestId('top-select');
+    top.replaceChildren(...topNChoices(this.state.topN).map((n) => new Option(n > 0 ? `top ${n}` : 'all', String(n))));
+    top.value = String(this.state.topN);
+    top.addEventListener('change', () => this.store.set({ topN: Number(top.value) }));
+    const clock = byTestId('clock-toggle');
+    clock.checked = this.state.clock === 'wall';
+    clock.addEventListener('change', () => this.store.set({ clock: clock.checked ? 'wall' : 'elapsed' }));
     const available = byTestId('available-toggle');
     available.addEventListener('change', () => this.store.set({ showAvailable: available.checked }));
     byTestId('reset-zoom').addEventListener('click', () => this.resetView());
     byTestId('unpin').addEventListener('click', () => this.store.set({ selectedT: null }));
     byTestId('clear-highlight').addEventListener('click', () => this.store.set({ highlighted: null }));
+    this.bindSearch();
     document.addEventListener('keydown', (e) => this.key(e));
     this.syncAvailableToggle();
   }
@@ -165,8 +201,14 @@ class App {
     if (changed.has('grouped')) {
       byTestId('group-toggle').checked = s.grouped;
       this.info.setMode(s.metric, s.grouped);
+      // Band keys change with the grouping: what was hidden means nothing now.
+      this.store.set({ hidden: new Set() });
       this.redrawFrame();
     }
+    if (changed.has('topN')) byTestId('top-select').value = String(s.topN);
+    if (changed.has('topN') || changed.has('hidden')) this.redrawFrame();
+    if (changed.has('clock')) this.followClock();
+    if (changed.has('topN') || changed.has('grouped') || changed.has('clock')) history.replaceState(null, '', writeUrlState(s));
     if (changed.has('showAvailable')) this.chart.setShowAvailable(s.showAvailable);
     if (changed.has('lanes')) this.redrawLanes();
     if (changed.has('view')) {
@@ -174,6 +216,7 @@ class App {
       this.redrawLanes();
       this.renderViewRange();
       if (this.source.refetches) this.refetchSoon();
+      else this.rerankSoon();
     }
     if (changed.has('selectedT')) {
       this.chart.setPinned(s.selectedT);
@@ -230,7 +273,11 @@ class App {
 
   redrawFrame() {
     if (!this.raw) return;
-    const frame = buildFrame(this.raw, this.processById, this.state.grouped, this.bounds.from, this.idsByName);
+    const { grouped, topN, hidden, view } = this.state;
+    const bands = { topN, hidden, xMin: (view.from - this.bounds.from) / 1000, xMax: (view.to - this.bounds.from) / 1000 };
+    const frame = buildFrame(this.raw, this.processById, grouped, this.bounds.from, this.idsByName, bands);
+    this.legend.render(frame.legend, hidden, (layer) => layer.label);
+    this.hook.legend = frame.legend.map((l) => ({ key: l.key, label: l.label, ids: l.ids, area: l.area, hidden: hidden.has(l.key) }));
     this.hook.layers = frame.layers.map((l) => ({ key: l.key, label: l.label, ids: l.ids }));
     this.chart.setFrame(frame, this.unitOf(frame.metric));
     this.redrawLanes();
@@ -252,7 +299,7 @@ class App {
       scale: laneScale(this.raw, unit),
       endMs: this.bounds.to,
     });
-    byTestId('lanes-range').textContent = `Life in view (${formatElapsed(this.state.view.from - this.bounds.from, 1)} – ${formatElapsed(this.state.view.to - this.bounds.from, 1)})`;
+    byTestId('lanes-range').textContent = `Life in view (${this.time.atShort(this.state.view.from, 1)} – ${this.time.atShort(this.state.view.to, 1)})`;
   }
 
   // A lane's click: the process highlighted and the chart zoomed to its life.
@@ -340,6 +387,17 @@ class App {
     this.store.set({ highlighted: toggled(this.state.highlighted, highlight) });
   }
 
+  // From the tree, what is highlighted may be a sliver of the view or outside it (6 s of
+  // a 15 min build): the chart zooms to its lifetime so its bands can be seen.
+  highlightFromTree(highlight) {
+    this.toggleHighlight(highlight);
+    const now = this.state.highlighted;
+    if (!now || now.kind === 'group') return;
+    const { from, to } = this.bounds;
+    const view = viewForLifetime(this.state.view, lifetimeOf(now.ids, this.processById), from, to, this.meta.interval_ms ?? 0);
+    if (view !== this.state.view) this.store.set({ view });
+  }
+
   followHighlight(highlight) {
     const ids = highlight ? highlight.ids : null;
     this.chart.setHighlight(ids);
@@ -350,6 +408,61 @@ class App {
     label.hidden = !highlight;
     byTestId('highlight-text').textContent = highlight ? highlight.label : '';
     label.title = highlight && highlight.title ? highlight.title : '';
+  }
+
+  // --- search by name or command line: highlights the matches, filters the tree to
+  // them, and shows the first; Enter zooms the chart to the next one in turn.
+
+  bindSearch() {
+    this.search = new ProcessSearch(this.processes);
+    this.searchIds = null;
+    this.searchAt = -1;
+    const box = byTestId('search');
+    const run = debounce(() => this.runSearch(box.value), kSearchDelayMs);
+    box.addEventListener('input', run);
+    box.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') {
+        e.preventDefault();
+        run.cancel();
+        if (!this.searchIds || this.searchQuery !== box.value) this.runSearch(box.value);
+        this.nextMatch();
+      } else if (e.key === 'Escape') {
+        e.stopPropagation();
+        box.value = '';
+        run.cancel();
+        this.runSearch('');
+        box.blur();
+      }
+    });
+  }
+
+  runSearch(query) {
+    this.searchQuery = query;
+    const ids = this.search.match(query);
+    this.searchIds = ids;
+    this.searchAt = -1;
+    const count = byTestId('search-count');
+    if (!ids) {
+      count.textContent = '';
+      this.tree.setFilter(null);
+      if (this.state.highlighted && this.state.highlighted.kind === 'search') this.store.set({ highlighted: null });
+      return;
+    }
+    count.textContent = ids.length ? `${ids.length} ${ids.length === 1 ? 'match' : 'matches'}` : 'no match';
+    this.tree.setFilter(keptNodes(this.tree.tree, ids));
+    this.store.set({ highlighted: ids.length ? searchHighlight(query, ids) : null });
+    if (ids.length) this.tree.reveal(ids[0]);
+  }
+
+  nextMatch() {
+    if (!this.searchIds || !this.searchIds.length) return;
+    this.searchAt = (this.searchAt + 1) % this.searchIds.length;
+    const id = this.searchIds[this.searchAt];
+    this.tree.reveal(id);
+    const { from, to } = this.bounds;
+    const view = viewForLifetime(this.state.view, lifetimeOf([id], this.processById), from, to, this.meta.interval_ms ?? 0);
+    if (view !== this.state.view) this.store.set({ view });
+    byTestId('search-count').textContent = `${this.searchAt + 1} of ${this.searchIds.length}`;
   }
 
   // --- keyboard: Esc clears, ←/→ pan, +/- zoom, 0 resets, g groups.
@@ -373,11 +486,37 @@ class App {
       '-': () => this.setView(zoomAround(view, middle, 2, from, to)),
       0: () => this.resetView(),
       g: () => this.store.set({ grouped: !this.state.grouped }),
+      w: () => this.store.set({ clock: this.state.clock === 'wall' ? 'elapsed' : 'wall' }),
     };
+    actions['/'] = () => byTestId('search').focus();
     const action = actions[e.key];
     if (!action) return;
     e.preventDefault();
     action();
+  }
+
+  // --- time: one format everywhere (time_format.js), since the start or on the wall clock
+
+  get time() {
+    const key = this.state.clock;
+    if (!this.timeCache || this.timeCache.clock !== key) {
+      this.timeCache = timeFormat({ clock: key, startMs: this.bounds.from, utcOffsetS: this.meta.utc_offset_s ?? 0, timezone: this.meta.timezone ?? null });
+    }
+    return this.timeCache;
+  }
+
+  followClock() {
+    byTestId('clock-toggle').checked = this.state.clock === 'wall';
+    this.chart.redrawAxes();
+    this.info.renderHeading();
+    this.events.refreshTimes();
+    this.renderPinned();
+    this.renderViewRange();
+  }
+
+  yTitle() {
+    const m = this.metrics.find((x) => x.id === this.state.metric);
+    return yTitle(m ? m.label : null, this.unitOf(this.state.metric), this.meta.cpu_count ?? null);
   }
 
   // --- small bits of chrome
@@ -400,7 +539,7 @@ class App {
       delete label.dataset.t;
       unpin.hidden = true;
     } else {
-      label.textContent = `pinned at +${formatElapsed(t - this.bounds.from, 3)}`;
+      label.textContent = `pinned at ${this.time.at(t)}`;
       label.classList.remove('muted');
       label.dataset.t = String(t);
       unpin.hidden = false;
@@ -412,8 +551,8 @@ class App {
     const full = isFullView(this.state.view, this.bounds.from, this.bounds.to);
     const decimals = to - from < 10000 ? 3 : 0;
     const text = full
-      ? `${formatElapsed(0)} – ${formatElapsed(this.bounds.to - this.bounds.from, decimals)}`
-      : `${formatElapsed(from - this.bounds.from, decimals)} – ${formatElapsed(to - this.bounds.from, decimals)}`;
+      ? `${this.time.atShort(this.bounds.from, 0)} – ${this.time.atShort(this.bounds.to, decimals)}`
+      : `${this.time.atShort(from, decimals)} – ${this.time.atShort(to, decimals)}`;
     const range = byTestId('view-range');
     range.textContent = full ? text : `zoomed ${text}`;
     range.title = full ? 'the whole run' : 'the visible part of the run';

@@ -5,7 +5,6 @@
 // (GET /api/events?at=); clicking a line pins its time and shows its whole text below.
 
 import { byTestId, el } from './dom.js';
-import { formatElapsed } from './format.js';
 import { baseName, countOf, firstLine, kHiddenByDefault, kindsParam } from './events_model.js';
 import { EventPager } from './events_pager.js';
 import { VirtualList } from './virtual_list.js';
@@ -29,7 +28,7 @@ const kKindTips = {
 
 export class EventsPane {
   // options: source, counts (Map kind -> lines), logSources ([{id, name}]), note (null or
-  // {shown, total, kinds}), processById, startMs, onLineClick(event), onError(message)
+  // {shown, total, kinds}), processById, startMs, time() (the page's time format, time_format.js), onLineClick(event), onError(message)
   constructor(root, options) {
     this.root = root;
     this.options = options;
@@ -219,7 +218,7 @@ export class EventsPane {
     const who = process ? `${process.name} ${process.pid}` : item.process != null ? `#${item.process}` : '';
     const full = item.text == null ? '' : String(item.text);
     const { line: head, more: extra } = firstLine(full);
-    setText(time, formatElapsed(item.t - this.options.startMs, 3));
+    setText(time, this.options.time().at(item.t));
     setText(kind, item.kind);
     kind.dataset.kind = item.kind;
     setText(proc, who);
@@ -247,6 +246,12 @@ export class EventsPane {
     this.options.onLineClick(item);
   }
 
+  // A change of the page's clock: the times of the rows and of the detail box.
+  refreshTimes() {
+    this.list.render();
+    if (this.selected) this.select(this.selected);
+  }
+
   // The detail box: the clicked line's whole text (a stack trace, a CMake command).
   select(selected) {
     this.selected = selected;
@@ -260,7 +265,7 @@ export class EventsPane {
     const process = event.process != null ? this.options.processById.get(event.process) : null;
     const source = event.source != null ? this.sourceNames.get(event.source) : null;
     const facts = [
-      `+${formatElapsed(event.t - this.options.startMs, 3)}`,
+      this.options.time().at(event.t),
       event.kind,
       process ? `${process.name} ${process.pid}` : null,
       source,

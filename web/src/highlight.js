@@ -3,6 +3,7 @@
 // the toolbar. One process; in grouped mode its whole command name; or a subtree.
 
 import { groupLabel, groupTitle } from './groups.js';
+import { processLabel } from './short_command.js';
 
 export { indexByName } from './groups.js';
 
@@ -15,7 +16,7 @@ export function groupHighlight(name, idsByName) {
 export function processHighlight(id, { processById, idsByName, grouped }) {
   const p = processById.get(id);
   if (grouped && p) return groupHighlight(p.name, idsByName);
-  return { kind: 'process', key: `p:${id}`, label: p ? `${p.name} ${p.pid}` : `#${id}`, ids: [id], rootId: id };
+  return { kind: 'process', key: `p:${id}`, label: p ? processLabel(p) : `#${id}`, ids: [id], rootId: id };
 }
 
 export function subtreeHighlight(id, ids, processById) {
@@ -25,7 +26,9 @@ export function subtreeHighlight(id, ids, processById) {
 }
 
 // The highlight for a band of the chart (see stack.js for layer keys).
+// The "other" band (top_bands.js) stands for every band outside the top N.
 export function layerHighlight(layer, context) {
+  if (layer.key === 'other') return { kind: 'other', key: 'other', label: layer.label, ids: layer.ids };
   if (layer.key.startsWith('g:')) return groupHighlight(layer.name, context.idsByName);
   return processHighlight(layer.ids[0], { ...context, grouped: false });
 }

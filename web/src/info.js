@@ -3,7 +3,7 @@
 // machine. Rows are a virtual list: a service can have thousands alive at once.
 
 import { byTestId, el, fillCells } from './dom.js';
-import { formatBytes, formatElapsed, formatPercent } from './format.js';
+import { formatBytes, formatPercent } from './format.js';
 import { groupTitle, kGroupCountMeaning } from './groups.js';
 import { infoRows } from './info_model.js';
 import { sampleSide, stepSide } from './steps.js';
@@ -12,7 +12,8 @@ import { VirtualList } from './virtual_list.js';
 const kRowHeight = 22;
 
 export class InfoPanel {
-  // options: source, recording, processById, idsByName, onRowClick(row)
+  // options: source, recording, processById, idsByName, time() (the page's time format,
+  // time_format.js), onRowClick(row)
   constructor(root, options) {
     this.root = root;
     this.options = options;
@@ -43,7 +44,7 @@ export class InfoPanel {
   makeColumns() {
     const bytes = (v) => (v == null ? '—' : formatBytes(v));
     const columns = [
-      { title: 'Process', className: 'c-name', text: (r) => r.name },
+      { title: 'Process', className: 'c-name', text: (r) => (r.short ? `${r.name} · ${r.short}` : r.name) },
       // A group shows its number of processes where a process shows its pid.
       { title: 'PID', className: 'c-num', text: (r) => (r.count ? `×${r.count}` : r.pid ?? ''), tip: `process id; for a group, ${kGroupCountMeaning}` },
       { title: 'PPID', className: 'c-num c-ppid', text: (r) => r.ppid ?? '' },
@@ -122,10 +123,9 @@ export class InfoPanel {
 
   renderHeading() {
     if (!this.at) return;
-    const start = this.meta.start_ms ?? 0;
-    byTestId('info-time', this.root).textContent = `+${formatElapsed(this.at.t - start, 3)}`;
+    byTestId('info-time', this.root).textContent = this.options.time().at(this.at.t);
     const why = { pinned: 'pinned', hover: 'under the cursor', peak: 'the peak' }[this.how] || '';
-    byTestId('info-why', this.root).textContent = why + this.sampleNote(start);
+    byTestId('info-why', this.root).textContent = why + this.sampleNote();
     this.root.dataset.t = String(this.at.t);
     this.root.dataset.askedT = String(this.askedT ?? this.at.t);
     this.root.dataset.how = this.how || '';
@@ -134,9 +134,9 @@ export class InfoPanel {
   // When the sample shown is not at the time asked for (an event's time between two
   // samples), which one it is and why; in the report, whose points are a thinned subset,
   // that it is the nearest embedded one.
-  sampleNote(start) {
+  sampleNote() {
     if (this.askedT == null || this.askedT === this.at.t) return this.at.nearest ? ' · nearest recorded point' : '';
-    const asked = `+${formatElapsed(this.askedT - start, 3)}`;
+    const asked = this.options.time().at(this.askedT);
     const sample = this.at.nearest ? 'embedded sample' : 'sample';
     const earlier = this.at.t < this.askedT;
     if (this.side() === 'after') {

@@ -14,6 +14,7 @@ export function processRows(at, processById) {
       id: p.id,
       ids: [p.id],
       name: process.name ?? `#${p.id}`,
+      short: process.short ?? null,
       pid: process.pid ?? null,
       ppid: process.ppid ?? null,
       rss: p.rss,

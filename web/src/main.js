@@ -7,6 +7,8 @@
 //   source  'server' or 'embedded';  layers  the bands drawn (key, label, ids)
 //   startMs, endMs  the recording's span (chart x is seconds since startMs)
 //   processes  the recording's process list
+//   series  the last /api/series answer the chart was built from
+//   legend  the legend's bands, largest in view first: key, label, ids, area, hidden
 //   frame   what the chart draws: t, x, total, layers and their cumulative tops (cum)
 //   marks   the flags the chart drew last (markers, signals): t, kind, x in CSS px from
 //           the plot's left, label (a marker's text, or null when it did not fit)
@@ -18,6 +20,8 @@
 //           full chart; with {preview: true|false, points}
 //   panes   the splitters between the panels (panes.js)
 //   preview the loading preview while it is shown (its uPlot instance: preview.u)
+//   revealTreeNode(id)  expands the tree down to a process and scrolls to it
+//   chartLitKeys()  the keys of the bands the chart draws lit (the highlight's)
 
 import { startApp } from './controller.js';
 import { Panes } from './panes.js';

@@ -32,7 +32,9 @@ export function hueForKey(key) {
 }
 
 // Fill, edge and dimmed fill of a band on a light background.
+// The "other" band (top_bands.js) is grey: it is no process of its own.
 export function layerColors(key) {
+  if (key === 'other') return { fill: 'hsl(0 0% 78%)', stroke: 'hsl(0 0% 52%)', dim: 'hsl(0 0% 92%)' };
   const hue = hueForKey(key).toFixed(1);
   return {
     fill: `hsl(${hue} 62% 68%)`,

@@ -2,9 +2,13 @@
 // A series covers points offset .. offset+values.length-1 and counts as 0 elsewhere
 // (the process is not alive there). A "layer" is one band of the stacked chart: one
 // process, or in grouped mode every process of one command name summed point by point.
-// Layers stack in id order (start order); a group sits at its first process's place.
+// Layers come in id order (start order), a group at its first process's place;
+// buildFrame stacks them by size (top_bands.js).
 
 import { groupLabel } from './groups.js';
+import { processLabel } from './short_command.js';
+import { indexRange } from './search.js';
+import { kDefaultTopN, topLayers } from './top_bands.js';
 
 export function singleLayers(series, processById) {
   return series.map((s) => {
@@ -13,7 +17,7 @@ export function singleLayers(series, processById) {
     return {
       key: `p:${s.id}`,
       name,
-      label: process ? `${name} ${process.pid}` : name,
+      label: process ? processLabel(process) : name,
       ids: [s.id],
       offset: s.offset,
       values: s.values,
@@ -99,18 +103,25 @@ export function layerSpan(layer, n, i0 = 0, i1 = n - 1) {
 // Everything the chart draws for one /api/series answer: x in seconds since the
 // recording's start (uPlot's numeric axis then puts ticks on round elapsed times), the
 // layers in stacking order and their cumulative tops, the total line and MemAvailable.
-export function buildFrame(data, processById, grouped, startMs, idsByName) {
+// `bands`: {topN, hidden, xMin, xMax} picks the bands (top_bands.js) by their area
+// between xMin and xMax (seconds, the visible window); `legend` lists them, hidden too.
+export function buildFrame(data, processById, grouped, startMs, idsByName, bands = {}) {
   const n = data.t.length;
-  const layers = grouped ? groupedLayers(data.series, processById, idsByName) : singleLayers(data.series, processById);
+  const all = grouped ? groupedLayers(data.series, processById, idsByName) : singleLayers(data.series, processById);
+  const x = data.t.map((t) => (t - startMs) / 1000);
+  const [i0, i1] = indexRange(x, bands.xMin ?? -Infinity, bands.xMax ?? Infinity);
+  const { legend, stacked } = topLayers(all, { n: bands.topN ?? kDefaultTopN, i0, i1, hidden: bands.hidden });
   return {
     metric: data.metric,
     grouped: Boolean(grouped),
     exact: Boolean(data.exact),
     t: data.t,
-    x: data.t.map((t) => (t - startMs) / 1000),
+    x,
     total: data.total,
     available: data.mem_available || null,
-    layers,
-    cum: stackLayers(layers, n),
+    bandCount: all.length,
+    legend,
+    layers: stacked,
+    cum: stackLayers(stacked, n),
   };
 }

@@ -4,6 +4,8 @@
 //
 //   metric       id of the metric the chart shows
 //   grouped      bands per command name instead of per process
+//   topN         how many bands the chart draws, the rest summed as "other" (0: all)
+//   hidden       Set of the band keys the legend hid
 //   showAvailable  the machine's MemAvailable line
 //   view         {from, to}: the chart's visible window, ms since the epoch
 //   hoverT       tick under the mouse, or null

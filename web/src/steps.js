@@ -44,6 +44,31 @@ export function stepVertices(first, last, side) {
   return vertices;
 }
 
+// Adds the step line through values[first..last] to `path` (moveTo/lineTo, as Path2D):
+// the vertices of stepVertices, forwards or `reverse`d, without building them (the chart
+// draws every band on every frame). Starts with a moveTo when `move`, else goes on with a
+// lineTo. xs[i] and ys(value) are canvas positions. Returns how many vertices it added.
+export function traceSteps(path, xs, ys, values, first, last, side, reverse, move) {
+  const after = side === 'after';
+  const start = reverse ? last : first;
+  if (move) path.moveTo(xs[start], ys(values[start]));
+  else path.lineTo(xs[start], ys(values[start]));
+  if (!reverse) {
+    for (let i = first + 1; i <= last; i++) {
+      if (after) path.lineTo(xs[i], ys(values[i - 1]));
+      else path.lineTo(xs[i - 1], ys(values[i]));
+      path.lineTo(xs[i], ys(values[i]));
+    }
+  } else {
+    for (let i = last; i > first; i--) {
+      if (after) path.lineTo(xs[i], ys(values[i - 1]));
+      else path.lineTo(xs[i - 1], ys(values[i]));
+      path.lineTo(xs[i - 1], ys(values[i - 1]));
+    }
+  }
+  return 1 + 2 * (last - first);
+}
+
 // The highest of `values` the steps show in [xMin, xMax]: the points inside, and the one
 // whose step enters the window from outside (the last before xMin for 'after', the
 // first after xMax for 'before'). Nulls are skipped; 0 for no data.

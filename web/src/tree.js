@@ -54,7 +54,7 @@ export class TreePanel {
   }
 
   refresh() {
-    this.rows = flattenVisible(this.tree, this.expanded);
+    this.rows = flattenVisible(this.tree, this.expanded, this.keep);
     this.list.setCount(this.rows.length);
     this.root.dataset.rows = String(this.rows.length);
   }
@@ -67,6 +67,14 @@ export class TreePanel {
   toggle(id) {
     if (this.expanded.has(id)) this.expanded.delete(id);
     else this.expanded.add(id);
+    this.refresh();
+  }
+
+  // A search's filter (process_search.js): only its matches and their ancestors, or
+  // everything again with null.
+  setFilter(keep) {
+    this.keep = keep;
+    this.root.dataset.filtered = String(Boolean(keep));
     this.refresh();
   }
 

@@ -45,16 +45,19 @@ export function defaultExpanded(tree, maxDepth = 3) {
   return expanded;
 }
 
-// The rows on screen, in depth-first order: {id, depth, hasChildren, expanded}.
-export function flattenVisible(tree, expanded) {
+// The rows on screen, in depth-first order: {id, depth, hasChildren, expanded}. With
+// `keep` (a search's matches and their ancestors), only those nodes, all open.
+export function flattenVisible(tree, expanded, keep = null) {
   const rows = [];
   // An explicit stack, not recursion: a chain of nested shells can be thousands deep.
   const stack = [];
   for (let i = tree.roots.length - 1; i >= 0; i--) stack.push([tree.roots[i], 0]);
   while (stack.length) {
     const [id, depth] = stack.pop();
-    const kids = tree.children.get(id) || [];
-    const open = expanded.has(id);
+    if (keep && !keep.has(id)) continue;
+    const all = tree.children.get(id) || [];
+    const kids = keep ? all.filter((kid) => keep.has(kid)) : all;
+    const open = keep ? true : expanded.has(id);
     rows.push({ id, depth, hasChildren: kids.length > 0, expanded: open });
     if (open) for (let i = kids.length - 1; i >= 0; i--) stack.push([kids[i], depth + 1]);
   }

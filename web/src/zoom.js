@@ -48,3 +48,33 @@ export function wheelFactor(deltaY, deltaMode) {
 export function isFullView(view, min, max) {
   return view.from <= min && view.to >= max;
 }
+
+// The lifetime of a set of processes: from the first sample of any to the last of any
+// (first_ms .. last_ms), or null when none was sampled.
+export function lifetimeOf(ids, processById) {
+  let from = Infinity;
+  let to = -Infinity;
+  for (const id of ids) {
+    const p = processById.get(id);
+    if (!p || p.first_ms == null || p.last_ms == null) continue;
+    from = Math.min(from, p.first_ms);
+    to = Math.max(to, p.last_ms);
+  }
+  return Number.isFinite(from) ? { from, to } : null;
+}
+
+// Below this share of the view, a highlighted lifetime is a sliver (a tenth of the
+// chart: a band too thin to find or point at) or nothing on screen.
+export const kSliverShare = 0.1;
+
+// The view to show a highlighted lifetime in: unchanged (the same object) when it is in
+// view and wide enough to see; else the lifetime with a fifth of its length as margin on
+// each side (at least a tick's worth: `minMarginMs`), clamped to the recording.
+export function viewForLifetime(view, life, min, max, minMarginMs = 0) {
+  if (!life) return view;
+  const span = view.to - view.from;
+  const inView = life.from >= view.from && life.to <= view.to;
+  if (inView && life.to - life.from >= span * kSliverShare) return view;
+  const margin = Math.max((life.to - life.from) / 5, minMarginMs);
+  return clampView(life.from - margin, life.to + margin, min, max);
+}

@@ -59,7 +59,7 @@ describe('canopy report --html', () => {
       await pinFirstTickFrom(page, child.peak_rss_ms);
       const row = (await infoRows(page)).find((r) => r.id === child.id);
       assert.ok(row, `no row for the ${mib} MiB child`);
-      assert.equal(row.cells[0], 'canopy_workload');
+      assert.equal(row.cells[0].split(' · ')[0], 'canopy_workload');
       assert.equal(row.cells[1], String(child.pid));
       const rss = parseBytes(row.cells[3]);
       assert.ok(rss >= mib * MiB && rss <= (mib + 8) * MiB, `${mib} MiB child shows ${row.cells[3]}`);

@@ -148,11 +148,11 @@ describe('canopy view: steps', () => {
     const after = ticks.find((t) => t >= exec.t);
     await page.click(`[data-testid="event-row"][data-kind="exec"][data-t="${exec.t}"]`);
     const start = recording.meta.start_ms;
-    const asked = `+${formatElapsed(exec.t - start, 3)}`;
+    const asked = formatElapsed(exec.t - start, 3);
     assert.equal(await page.locator('[data-testid="pinned-time"]').textContent(), `pinned at ${asked}`);
     const panel = page.locator('[data-testid="info-panel"]');
     await page.waitForFunction((t) => Number(document.querySelector('[data-testid="info-panel"]').dataset.t) === t, before);
-    assert.equal(await page.locator('[data-testid="info-time"]').textContent(), `+${formatElapsed(before - start, 3)}`);
+    assert.equal(await page.locator('[data-testid="info-time"]').textContent(), formatElapsed(before - start, 3));
     assert.equal(await page.locator('[data-testid="info-why"]').textContent(),
       `pinned ${asked} · the last sample before it (values hold until the next sample)`);
     assert.equal(await panel.getAttribute('data-asked-t'), String(exec.t));

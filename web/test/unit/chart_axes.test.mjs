@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { byteIncrsFor, elapsedDecimals, elapsedLabels, yLabels } from '../../src/chart_axes.js';
+import { timeFormat } from '../../src/time_format.js';
+import { byteIncrsFor, elapsedDecimals, timeLabels, yLabels, yTitle } from '../../src/chart_axes.js';
 
 const MiB = 1048576;
 const GiB = 1024 * MiB;
@@ -27,6 +28,18 @@ test('elapsed labels get the decimals their step needs', () => {
   assert.equal(elapsedDecimals(0.2), 1);
   assert.equal(elapsedDecimals(0.05), 2);
   assert.equal(elapsedDecimals(0.001), 3);
-  assert.deepEqual(elapsedLabels([0, 0.2, 0.4], 0.2), ['0:00.0', '0:00.2', '0:00.4']);
-  assert.deepEqual(elapsedLabels([0, 60, 3600], 60), ['0:00', '1:00', '1:00:00']);
+  const elapsed = timeFormat({ startMs: 5000 });
+  assert.deepEqual(timeLabels([0, 0.2, 0.4], 0.2, elapsed, 5000), ['0:00.0', '0:00.2', '0:00.4']);
+  assert.deepEqual(timeLabels([0, 60, 3600], 60, elapsed, 5000), ['0:00', '1:00', '1:00:00']);
+  // The same ticks on the wall clock at UTC+01:00, the recording starting 10:00:00 UTC.
+  const start = Date.UTC(2026, 10, 22, 10, 0, 0);
+  const wall = timeFormat({ clock: 'wall', startMs: start, utcOffsetS: 3600 });
+  assert.deepEqual(timeLabels([0, 0.2, 0.4], 0.2, wall, start), ['11:00:00.0', '11:00:00.2', '11:00:00.4']);
+  assert.deepEqual(timeLabels([0, 60, 3600], 60, wall, start), ['11:00:00', '11:01:00', '12:00:00']);
+});
+
+test('axis titles name the unit; CPU is a share of one core and says the ceiling', () => {
+  assert.equal(yTitle('CPU', 'percent', 8), 'CPU, % of one core (8 CPUs: 800%)');
+  assert.equal(yTitle('CPU', 'percent', null), 'CPU, % of one core');
+  assert.match(yTitle('Resident', 'bytes'), /^Resident, bytes/);
 });

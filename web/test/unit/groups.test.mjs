@@ -38,3 +38,19 @@ test('the title says what the count counts, and how many a moment holds', () => 
   assert.equal(groupCount('ld', idsByName, 3), 3); // a name missing from the list: what is known
   assert.equal(groupLabel('ld', idsByName), 'ld ×0');
 });
+
+test('peak concurrency: the most processes alive at once, ends inclusive', async () => {
+  const { groupsByDefault, kAutoGroupAbove, peakConcurrency } = await import('../../src/groups.js');
+  const at = (first, last) => ({ first_ms: first, last_ms: last });
+  assert.equal(peakConcurrency([]), 0);
+  assert.equal(peakConcurrency([at(0, 10), at(10, 20), at(21, 30)]), 2); // touch at 10
+  assert.equal(peakConcurrency([at(0, 100), at(5, 6), at(7, 8), at(9, 10), { first_ms: null, last_ms: null }]), 2);
+  // 600 compilers, 8 at a time, one after another: many processes, few at once.
+  const build = Array.from({ length: 600 }, (_, i) => at(Math.floor(i / 8) * 100, Math.floor(i / 8) * 100 + 90));
+  assert.equal(peakConcurrency(build), 8);
+  assert.equal(groupsByDefault(build), false);
+  // Workers all alive together: grouped.
+  const workers = Array.from({ length: kAutoGroupAbove + 1 }, () => at(0, 1000));
+  assert.equal(groupsByDefault(workers), true);
+  assert.equal(groupsByDefault(workers.slice(1)), false);
+});

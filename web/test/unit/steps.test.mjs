@@ -60,3 +60,20 @@ test('the report reads a pinned time between two points on the side the chart dr
   assert.equal(atFromSeries(series, 'rss', 1100, 1000, 'after').t, 2000);
   assert.equal(atFromSeries(series, 'rss', 1900, 1000).t, 2000); // nearest, as before
 });
+
+test('traceSteps draws the vertices of stepVertices, both ways, without building them', async () => {
+  const { stepVertices: vertices, traceSteps } = await import('../../src/steps.js');
+  const xs = [0, 10, 20, 30, 40];
+  const values = [5, 7, 2, 9, 4];
+  for (const side of ['after', 'before']) {
+    const calls = [];
+    const path = { moveTo: (x, y) => calls.push(['m', x, y]), lineTo: (x, y) => calls.push(['l', x, y]) };
+    const count = traceSteps(path, xs, (v) => v, values, 1, 4, side, false, true);
+    const expected = vertices(1, 4, side).map(([i, j], k) => [k === 0 ? 'm' : 'l', xs[i], values[j]]);
+    assert.deepEqual(calls, expected);
+    assert.equal(count, expected.length);
+    calls.length = 0;
+    traceSteps(path, xs, (v) => v, values, 1, 4, side, true, false);
+    assert.deepEqual(calls, [...expected].reverse().map(([, x, y]) => ['l', x, y]));
+  }
+});

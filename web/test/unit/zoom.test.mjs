@@ -44,3 +44,28 @@ test('isFullView', () => {
   assert.equal(isFullView({ from: 1000, to: 11000 }, min, max), true);
   assert.equal(isFullView({ from: 1000, to: 10000 }, min, max), false);
 });
+
+test('a short-lived highlight brings its lifetime into view, a visible one keeps the view', async () => {
+  const { lifetimeOf, viewForLifetime } = await import('../../src/zoom.js');
+  const processById = new Map([
+    [1, { first_ms: 1000, last_ms: 905000 }],
+    [2, { first_ms: 400000, last_ms: 403000 }],
+    [3, { first_ms: 401000, last_ms: 406000 }],
+    [4, { first_ms: null, last_ms: null }],
+  ]);
+  const full = { from: 0, to: 905000 };
+  const life = lifetimeOf([2, 3, 4], processById);
+  assert.deepEqual(life, { from: 400000, to: 406000 });
+  // 6 s of 905 s: zoomed to it, a fifth of its length each side.
+  assert.deepEqual(viewForLifetime(full, life, 0, 905000), { from: 398800, to: 407200 });
+  // The root's lifetime is the whole run: the view stays the same object.
+  const whole = lifetimeOf([1], processById);
+  assert.equal(viewForLifetime(full, whole, 0, 905000), full);
+  // Wide enough but out of view: brought in.
+  const late = { from: 0, to: 100000 };
+  assert.deepEqual(viewForLifetime(late, life, 0, 905000), { from: 398800, to: 407200 });
+  // A margin of at least a tick for a process seen once.
+  assert.deepEqual(viewForLifetime(full, { from: 5000, to: 5000 }, 0, 905000, 100), { from: 4900, to: 5100 });
+  assert.equal(lifetimeOf([4, 9], processById), null);
+  assert.equal(viewForLifetime(full, null, 0, 905000), full);
+});
