@@ -248,7 +248,7 @@ void CpuProfiling::stack_addresses(const probe::PerfSample& sample, const std::v
     object_mappings_.push_back({m.start, m.end, m.bias, m.object_id});
   }
   unwind::UnwoundStack dwarf = unwinder_->unwind(sample.pid, sample.tid, object_mappings_, registers, sample.user_stack);
-  if (dwarf.frames.size() <= 1 && !dwarf.complete) {
+  if (dwarf.frames.empty() || (dwarf.frames.size() == 1 && !dwarf.complete)) {
     add_frame_pointer_chain(0);
     return;
   }
@@ -256,11 +256,15 @@ void CpuProfiling::stack_addresses(const probe::PerfSample& sample, const std::v
     addresses_.push_back(frame.pc + (frame.activation ? 1 : 0));
   }
   const unwind::UnwoundFrame& last = dwarf.frames.back();
-  if (!dwarf.complete && !last.activation) {
-    auto same = std::find(sample.user_ips.begin() + std::min<size_t>(1, sample.user_ips.size()), sample.user_ips.end(),
-                          last.pc);
-    if (same != sample.user_ips.end()) {
-      add_frame_pointer_chain(static_cast<size_t>(same - sample.user_ips.begin()) + 1);
+  if (!dwarf.complete && !last.activation && sample.user_ips.size() > 1) {
+    // The same depth in both, or less in the walk, which skips a leaf function's caller;
+    // the deepest match first, so that a recursive function's one return address, at
+    // every depth, does not join the walk too early and repeat frames.
+    for (size_t at = std::min(dwarf.frames.size() - 1, sample.user_ips.size() - 1); at >= 1; --at) {
+      if (sample.user_ips[at] == last.pc) {
+        add_frame_pointer_chain(at + 1);
+        break;
+      }
     }
   }
 }

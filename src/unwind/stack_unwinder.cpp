@@ -180,7 +180,9 @@ UnwoundStack StackUnwinder::unwind(pid_t pid, pid_t tid, std::span<const ObjectM
     return out;
   }
   sample_ = Sample{tid, &registers, stack, false, &out};
-  out.complete = dwfl_getthread_frames(process->dwfl.get(), tid, take_frame, &sample_) == 0;
+  // libdwfl ends a walk whose return address could not be read as it ends one whose CFI
+  // says there is no caller (the register is left undefined): only the second is whole.
+  out.complete = dwfl_getthread_frames(process->dwfl.get(), tid, take_frame, &sample_) == 0 && !sample_.read_past_copy;
   sample_ = Sample{};
   return out;
 }
