@@ -238,6 +238,37 @@ TEST(CpuProfile, AProgramBuiltWithoutFramePointersStillGetsStacksThatReachMain) 
   EXPECT_EQ(through_main, in_the_two);
 }
 
+// A stack deeper than the 8 KiB copy, in code with frame pointers: 100 frames of
+// `descend` over 25 KiB, under hot_function. The DWARF walk stops where the copy ends,
+// and the kernel's frame-pointer walk (102 frames, within its 127) completes it from
+// the frame where the two agree, at the same depth: every sample of hot_function has
+// main beneath it and exactly 100 frames of descend, none lost or repeated (descend's
+// one return address is at every depth). Deterministic: no sample count to bound.
+TEST(CpuProfile, AStackDeeperThanTheCopyIsCompletedByFramePointers) {
+  TempDir dir;
+  std::string path = dir.file("deep.canopy");
+  auto result = run({kCanopy, "record", "-q", "--cpu-profile=999", "-o", path, "--", kCpuWorkload, "deep", "0.5"});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  auto folded = run({kCanopy, "export", path, "--format", "collapsed"});
+  ASSERT_EQ(folded.exit_status, 0) << folded.err;
+  int64_t hot = 0;
+  std::istringstream lines(folded.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find(";hot_function ") == std::string::npos) {
+      continue;
+    }
+    hot += std::stoll(line.substr(line.rfind(' ') + 1));
+    std::string expected = ";main";
+    for (int i = 0; i < 100; ++i) {
+      expected += ";descend";
+    }
+    expected += ";hot_function ";
+    // main, then exactly 100 of descend (one more would stand between main and these).
+    EXPECT_NE(line.find(expected), std::string::npos) << line;
+  }
+  EXPECT_GT(hot, 0);
+}
+
 // record --pid: the attached root's threads, and a descendant that was already running
 // (the child the workload forked before canopy came), with its mappings from /proc.
 // The child has about 2.7 s of its 3 s of CPU left when canopy attaches: some 2700
