@@ -6,7 +6,7 @@ JOBS ?= $(shell nproc)
 
 PREFIX ?= /usr/local
 
-.PHONY: deps deps-build build build-canopy docs-screenshot test test-asan install package demo bench bench-compare bench-idle bench-unrelated bench-viewer bench-logs bench-export bench-build bench-heap clean
+.PHONY: deps deps-build build build-canopy docs-screenshot test test-asan install package demo bench bench-compare bench-idle bench-unrelated bench-viewer bench-logs bench-export bench-build bench-heap bench-cpu clean
 
 deps:
 	@scripts/deps.sh
@@ -62,6 +62,7 @@ bench: build
 	@bench/export.sh $(BUILD)
 	@bench/build_cost.sh
 	@python3 bench/heap.py $(BUILD)
+	@python3 bench/cpu_profile.py $(BUILD)
 
 # canopy against pidstat, atop, top, a ps loop and collectl on four workloads.
 bench-compare: build
@@ -103,6 +104,12 @@ bench-export: build
 bench-heap: build
 	@cmake --build $(BUILD) -j $(JOBS) --target canopy canopy_bench_heap_ring canopy_bench_measured_run
 	@python3 bench/heap.py $(BUILD)
+
+# The CPU profiler at 99 Hz against the build alone and perf record -F 99 -g, on the
+# build workload of bench-compare (bench/cpu-results.md).
+bench-cpu: build
+	@cmake --build $(BUILD) -j $(JOBS) --target canopy canopy_bench_measured_run
+	@python3 bench/cpu_profile.py $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) build-demo

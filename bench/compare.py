@@ -672,6 +672,9 @@ def main():
             "reads); CPU per process-sample for the peers (they read every process on the machine, not "
             "the workload's: compare their CPU seconds instead).",
             "",
+            "The CPU profiler's cost on the build workload, against `perf record -F 99 -g`: "
+            "[cpu-results.md](cpu-results.md) (`make bench-cpu`).",
+            "",
             "## Targets",
             "",
         ] + report.targets() + report.pidstat_against_floor()

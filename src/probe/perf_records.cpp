@@ -2,6 +2,7 @@
 
 #include <linux/perf_event.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace canopy::probe {
@@ -51,8 +52,48 @@ std::string c_string(std::span<const unsigned char> bytes) {
   return std::string(text, strnlen(text, bytes.size()));
 }
 
-// { u32 pid, tid; u64 time; u64 nr; u64 ips[nr]; }. The callchain opens with a context
-// marker (PERF_CONTEXT_KERNEL, PERF_CONTEXT_USER); addresses follow their context.
+// { u64 abi; u64 regs[weight(mask)]; } (regs only when abi is not PERF_SAMPLE_REGS_ABI_NONE)
+// then { u64 size; char data[size]; u64 dyn_size; } (dyn_size only when size is not 0).
+// False when the record is too short for what it says it holds.
+bool user_registers_and_stack(FieldReader& in, PerfSample& out) {
+  uint64_t abi = 0;
+  if (!in.read(abi)) {
+    return false;
+  }
+  if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
+    out.user_registers.resize(static_cast<size_t>(PerfUserRegister::count));
+    for (uint64_t& value : out.user_registers) {
+      if (!in.read(value)) {
+        return false;
+      }
+    }
+    // A 32-bit task's registers are not the x86-64 DWARF set the unwinder expects.
+    if (abi != PERF_SAMPLE_REGS_ABI_64) {
+      out.user_registers.clear();
+    }
+  }
+  uint64_t size = 0;
+  if (!in.read(size)) {
+    return false;
+  }
+  if (size == 0) {
+    return true;
+  }
+  if (size > in.rest().size()) {
+    return false;
+  }
+  std::span<const unsigned char> data = in.rest().subspan(0, static_cast<size_t>(size));
+  uint64_t dyn_size = 0;
+  if (!in.skip(static_cast<size_t>(size)) || !in.read(dyn_size)) {
+    return false;
+  }
+  out.user_stack.assign(data.begin(), data.begin() + static_cast<ptrdiff_t>(std::min(dyn_size, size)));
+  return true;
+}
+
+// { u32 pid, tid; u64 time; u64 nr; u64 ips[nr]; } and, when the events ask for them, the
+// user registers and stack. The callchain opens with a context marker
+// (PERF_CONTEXT_KERNEL, PERF_CONTEXT_USER); addresses follow their context.
 std::optional<PerfRecord> sample(FieldReader& in) {
   PerfSample out;
   uint64_t count = 0;
@@ -71,6 +112,10 @@ std::optional<PerfRecord> sample(FieldReader& in) {
     if (in_user) {
       out.user_ips.push_back(ip);
     }
+  }
+  // A sample without them ends here: the events of a kernel that cannot copy stacks.
+  if (!in.rest().empty() && !user_registers_and_stack(in, out)) {
+    return std::nullopt;
   }
   return out;
 }

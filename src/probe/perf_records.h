@@ -4,7 +4,9 @@
 // its size, never misread. Layouts are those of <linux/perf_event.h>.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <span>
 #include <string>
@@ -13,7 +15,23 @@
 
 namespace canopy::probe {
 
-// PERF_RECORD_SAMPLE with sample_type TID | TIME | CALLCHAIN.
+// The user-space registers a sample carries (PERF_SAMPLE_REGS_USER, x86-64 only): the
+// sixteen general registers and the instruction pointer, which are DWARF registers 0 to
+// 16 of x86-64, all that a frame's CFI may name. Their bits in sample_regs_user (the
+// kernel's enum perf_event_x86_regs), in the order the sample holds their values.
+enum class PerfUserRegister { ax, bx, cx, dx, si, di, bp, sp, ip, r8, r9, r10, r11, r12, r13, r14, r15, count };
+inline constexpr int kPerfUserRegisterBits[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 16, 17, 18, 19, 20, 21, 22, 23};
+static_assert(std::size(kPerfUserRegisterBits) == static_cast<size_t>(PerfUserRegister::count));
+constexpr uint64_t perf_user_registers_mask() {
+  uint64_t mask = 0;
+  for (int bit : kPerfUserRegisterBits) {
+    mask |= uint64_t{1} << bit;
+  }
+  return mask;
+}
+
+// PERF_RECORD_SAMPLE with sample_type TID | TIME | CALLCHAIN, and where the events ask
+// for them (perf_sampling.h, x86-64) REGS_USER | STACK_USER.
 struct PerfSample {
   int32_t pid = 0;
   int32_t tid = 0;
@@ -21,6 +39,14 @@ struct PerfSample {
   // User-space addresses, innermost first: the interrupted instruction, then return
   // addresses. The kernel's context markers and any kernel addresses are left out.
   std::vector<uint64_t> user_ips;
+  // The user-space registers when the sample was taken, indexed by PerfUserRegister;
+  // empty when the sample has none (not asked for, or a task without a user context).
+  std::vector<uint64_t> user_registers;
+  // The bytes of the user stack from the sampled stack pointer up, as far as the kernel
+  // could copy them (its dyn_size); empty when not asked for or nothing was copied.
+  std::vector<unsigned char> user_stack;
+
+  uint64_t user_register(PerfUserRegister which) const { return user_registers[static_cast<size_t>(which)]; }
 };
 
 // PERF_RECORD_MMAP2: an executable mapping of a file (or of anonymous memory, "//anon",

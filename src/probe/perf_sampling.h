@@ -33,6 +33,8 @@ struct CpuSamplingGrant {
   bool kernel_time = false;
   // MMAP2 records carry build-ids (Linux 5.12+).
   bool build_ids = false;
+  // Samples carry the user registers and a copy of the user stack (x86-64 only).
+  bool user_stacks = false;
 };
 
 // Calls `visit` with each whole record between `tail` and `head` of a ring's data area

@@ -73,7 +73,8 @@ std::string CpuProfiling::description() const {
   const probe::CpuSamplingGrant& grant = samplings_.front().grant();
   return std::to_string(frequency_hz_) + " Hz, " +
          (grant.kernel_time ? "user and kernel time" : "user time only (kernel time unseen)") +
-         ", frame-pointer stacks" + (grant.build_ids ? "" : ", no build-ids from the kernel");
+         (grant.user_stacks ? ", stacks by DWARF CFI and frame pointers" : ", frame-pointer stacks") +
+         (grant.build_ids ? "" : ", no build-ids from the kernel");
 }
 
 void CpuProfiling::start(store::Writer& writer, ProfileStacks& stacks, const RecordingClock& clock,
@@ -146,6 +147,7 @@ void CpuProfiling::handle(const probe::PerfRecord& record) {
   } else if (const auto* comm = std::get_if<probe::PerfComm>(&record)) {
     if (comm->exec) {
       mappings_.erase(comm->pid);  // a new program: the old one's mappings are gone
+      unwinder_->forget(comm->pid);
     }
   } else if (const auto* fork = std::get_if<probe::PerfFork>(&record)) {
     if (fork->pid != fork->parent_pid) {  // a process (a thread shares its parent's)
@@ -158,6 +160,7 @@ void CpuProfiling::handle(const probe::PerfRecord& record) {
   } else if (const auto* exit = std::get_if<probe::PerfExit>(&record)) {
     if (exit->pid == exit->tid) {
       mappings_.erase(exit->pid);
+      unwinder_->forget(exit->pid);
     }
   } else if (const auto* lost = std::get_if<probe::PerfLost>(&record)) {
     samples_lost_ += static_cast<int64_t>(lost->lost);
@@ -192,7 +195,8 @@ void CpuProfiling::add_mapping(const probe::PerfMmap& reported) {
     uint64_t bias = probe::elf_load_bias(mmap.path, mmap.start, mmap.file_offset);
     known = vaddr_at_offset_.emplace(key, mmap.start - bias).first;
   }
-  Mapping added{mmap.start, end, mmap.start - known->second, stacks_->module_id(mmap.path, mmap.build_id_hex)};
+  Mapping added{mmap.start, end, mmap.start - known->second, stacks_->module_id(mmap.path, mmap.build_id_hex),
+                unwinder_->object_id(mmap.path, mmap.build_id_hex)};
   auto at = std::upper_bound(mappings.begin(), mappings.end(), added.start,
                              [](uint64_t start, const Mapping& m) { return start < m.start; });
   mappings.insert(at, added);
@@ -207,16 +211,71 @@ int64_t CpuProfiling::frame_id(const std::vector<Mapping>& mappings, uint64_t pc
   return stacks_->frame_id(std::nullopt, pc);
 }
 
+// Which stack a sample gets. The DWARF unwinder's frames are right wherever it goes:
+// CFI describes every instruction of code built with or without frame pointers, and a
+// leaf function's caller is not skipped, so they come first. It stops short where the
+// copy ends (a deep stack), or at code without CFI (JIT code, an object it cannot
+// open); the kernel's frame-pointer walk had the whole stack to read, so from the
+// frame where the two agree on a return address on, the walk's frames are the rest of
+// the same stack. Where DWARF gave nothing past the sampled instruction, the walk is all
+// there is (JIT code with frame pointers, say). Where the sample has no copy (another
+// architecture, a task without a user context), the walk alone, as before.
+void CpuProfiling::stack_addresses(const probe::PerfSample& sample, const std::vector<Mapping>& mappings) {
+  addresses_.clear();
+  auto add_frame_pointer_chain = [&](size_t from) {
+    for (size_t i = from; i < sample.user_ips.size(); ++i) {
+      // Every frame of the shared stack table is a return address, which readers look
+      // up one byte back (the call's line). The first is the interrupted instruction
+      // itself: stored one byte on, so that the same lookup lands on it.
+      addresses_.push_back(sample.user_ips[i] + (i == 0 ? 1 : 0));
+    }
+  };
+  if (sample.user_registers.empty() || sample.user_stack.empty()) {
+    add_frame_pointer_chain(0);
+    return;
+  }
+  using Register = probe::PerfUserRegister;
+  static constexpr Register kDwarfOrder[unwind::kDwarfRegisterCount] = {
+      Register::ax,  Register::dx,  Register::cx,  Register::bx,  Register::si,  Register::di,
+      Register::bp,  Register::sp,  Register::r8,  Register::r9,  Register::r10, Register::r11,
+      Register::r12, Register::r13, Register::r14, Register::r15, Register::ip};
+  unwind::DwarfRegisters registers;
+  for (size_t i = 0; i < registers.size(); ++i) {
+    registers[i] = sample.user_register(kDwarfOrder[i]);
+  }
+  object_mappings_.clear();
+  for (const Mapping& m : mappings) {
+    object_mappings_.push_back({m.start, m.end, m.bias, m.object_id});
+  }
+  unwind::UnwoundStack dwarf = unwinder_->unwind(sample.pid, sample.tid, object_mappings_, registers, sample.user_stack);
+  if (dwarf.frames.empty() || (dwarf.frames.size() == 1 && !dwarf.complete)) {
+    add_frame_pointer_chain(0);
+    return;
+  }
+  for (const unwind::UnwoundFrame& frame : dwarf.frames) {
+    addresses_.push_back(frame.pc + (frame.activation ? 1 : 0));
+  }
+  const unwind::UnwoundFrame& last = dwarf.frames.back();
+  if (!dwarf.complete && !last.activation && sample.user_ips.size() > 1) {
+    // The same depth in both, or less in the walk, which skips a leaf function's caller;
+    // the deepest match first, so that a recursive function's one return address, at
+    // every depth, does not join the walk too early and repeat frames.
+    for (size_t at = std::min(dwarf.frames.size() - 1, sample.user_ips.size() - 1); at >= 1; --at) {
+      if (sample.user_ips[at] == last.pc) {
+        add_frame_pointer_chain(at + 1);
+        break;
+      }
+    }
+  }
+}
+
 void CpuProfiling::add_sample(const probe::PerfSample& sample) {
   static const std::vector<Mapping> kNone;
   auto found = mappings_.find(sample.pid);
   const std::vector<Mapping>& mappings = found == mappings_.end() ? kNone : found->second;
+  stack_addresses(sample, mappings);
   frames_.clear();
-  for (size_t i = 0; i < sample.user_ips.size(); ++i) {
-    // Every frame of the shared stack table is a return address, which readers look up
-    // one byte back (the call's line). The first is the interrupted instruction itself:
-    // stored one byte on, so that the same lookup lands on it.
-    uint64_t pc = sample.user_ips[i] + (i == 0 ? 1 : 0);
+  for (uint64_t pc : addresses_) {
     frames_.push_back(frame_id(mappings, pc));
   }
   store::CpuSampleRow row;

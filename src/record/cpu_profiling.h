@@ -2,7 +2,10 @@
 // the gated command before it execs (probe/perf_sampling.h), their ring buffers read
 // by the sampling loop, each sample's user stack resolved against the mappings the
 // kernel reported for its process (MMAP2 records, build-ids included) into the
-// profilers' shared stacks (profile_stacks.h), and written as cpu_sample rows.
+// profilers' shared stacks (profile_stacks.h), and written as cpu_sample rows. A user
+// stack is unwound by DWARF CFI from the copy the sample carries (unwind/), as soon as
+// it is read, while the objects it ran are still on disk; the kernel's frame-pointer
+// walk fills in what that cannot reach. The copy itself is never stored.
 #pragma once
 
 #include <sys/types.h>
@@ -10,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <tuple>
 #include <optional>
 #include <string>
@@ -22,6 +26,7 @@
 #include "record/profile_stacks.h"
 #include "record/recording_clock.h"
 #include "store/writer.h"
+#include "unwind/stack_unwinder.h"
 
 namespace canopy::record {
 
@@ -69,6 +74,7 @@ class CpuProfiling {
     uint64_t end;
     uint64_t bias;  // pc - bias: the address in the object's own address space
     int64_t module_id;
+    int64_t object_id;  // the unwinder's
   };
   struct TimedRecord {
     uint64_t time_ns;
@@ -79,6 +85,9 @@ class CpuProfiling {
   void add_mapping(const probe::PerfMmap& mmap);
   void add_sample(const probe::PerfSample& sample);
   int64_t frame_id(const std::vector<Mapping>& mappings, uint64_t pc);
+  // The sample's user stack as addresses readers look up one byte back (the call's
+  // line): return addresses, and an interrupted instruction one byte on.
+  void stack_addresses(const probe::PerfSample& sample, const std::vector<Mapping>& mappings);
 
   std::vector<probe::CpuSampling> samplings_;  // one for the gated command; one per thread attached to
   int64_t frequency_hz_;
@@ -94,6 +103,10 @@ class CpuProfiling {
   std::unordered_map<pid_t, int64_t> process_ids_;
   std::vector<TimedRecord> waiting_;  // read, not yet handled: newer than the last read's moment
   std::vector<int64_t> frames_;       // add_sample's buffer
+  std::vector<uint64_t> addresses_;   // stack_addresses' result
+  std::vector<unwind::ObjectMapping> object_mappings_;  // stack_addresses' buffer
+  // On the heap: its libdwfl sessions point at it, and CpuProfiling moves.
+  std::unique_ptr<unwind::StackUnwinder> unwinder_ = std::make_unique<unwind::StackUnwinder>();
   // The virtual address at a mapped file offset, by (path, build-id, offset): the same
   // in every process, read from the object's program headers once.
   std::map<std::tuple<std::string, std::string, uint64_t>, uint64_t> vaddr_at_offset_;

@@ -28,6 +28,7 @@ namespace canopy::testing {
 namespace {
 
 const std::string kCpuWorkload = CANOPY_CPU_WORKLOAD_BIN;
+const std::string kCpuWorkloadNoFramePointers = CANOPY_CPU_WORKLOAD_NOFP_BIN;
 constexpr int64_t kSamplesTheBoundNeeds = 1200;
 
 // `canopy profile --json` of one process (pid 0: merged), the recording's own account.
@@ -61,7 +62,7 @@ void expect_the_split(const nlohmann::json& group) {
   const double cold_share = static_cast<double>(cold_self) / static_cast<double>(samples);
   EXPECT_NEAR(hot_share, 0.7, 0.1) << hot_self << " of " << samples;
   EXPECT_NEAR(cold_share, 0.3, 0.1) << cold_self << " of " << samples;
-  // Frame-pointer stacks reach main through the workload's own frames.
+  // The stacks reach main through the workload's own frames.
   auto [main_self, main_total] = samples_of(group, "main");
   EXPECT_GE(main_total, hot_total + cold_total) << "main is below every sample of the two functions";
   EXPECT_GT(samples_of(group, "split").second, 0);
@@ -142,7 +143,9 @@ TEST(CpuProfile, CollapsedAndPprofExportsAgreeWithTheProfile) {
     int64_t count = std::stoll(line.substr(space + 1));
     folded_total += count;
     if (line.find(";hot_function ") != std::string::npos) {
-      EXPECT_EQ(line.rfind("__libc_start_call_main;main;split;hot_function ", 0), 0u) << line;
+      // Unwound by CFI to the program's entry point, below main.
+      EXPECT_EQ(line.rfind("_start;", 0), 0u) << line;
+      EXPECT_NE(line.find(";__libc_start_call_main;main;split;hot_function "), std::string::npos) << line;
       folded_hot += count;
     }
   }
@@ -195,6 +198,75 @@ TEST(CpuProfile, CollapsedAndPprofExportsAgreeWithTheProfile) {
   EXPECT_EQ(row_of("hot_function").flat, hot_self);
   EXPECT_GT(through_main, hot_self);
   EXPECT_EQ(row_of("main").cum, through_main);
+}
+
+// The same workload built with -O2 -fomit-frame-pointer: the kernel's frame-pointer walk
+// gives the sampled function alone (rbp is no frame pointer there), so it is the copied
+// stack, unwound by CFI, that reaches main. The CFI covers every instruction of the
+// workload's functions and their stack is a few hundred bytes, far within the 8 KiB
+// copy: every sample of hot_function and cold_function must come with main and split
+// beneath it, not most. The shares are judged as above (at least 1200 samples of 2 s
+// of CPU at 999 Hz: a miss of 10 points has probability under 7.6e-11).
+TEST(CpuProfile, AProgramBuiltWithoutFramePointersStillGetsStacksThatReachMain) {
+  TempDir dir;
+  std::string path = dir.file("nofp.canopy");
+  auto result =
+      run({kCanopy, "record", "-q", "--cpu-profile=999", "-o", path, "--", kCpuWorkloadNoFramePointers, "split", "2"});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  nlohmann::json json = profile_json(path, 0);
+  ASSERT_EQ(json["groups"].size(), 1u) << json.dump();
+  expect_the_split(json["groups"][0]);
+
+  auto folded = run({kCanopy, "export", path, "--format", "collapsed"});
+  ASSERT_EQ(folded.exit_status, 0) << folded.err;
+  int64_t in_the_two = 0;
+  int64_t through_main = 0;
+  std::istringstream lines(folded.out);
+  for (std::string line; std::getline(lines, line);) {
+    const int64_t count = std::stoll(line.substr(line.rfind(' ') + 1));
+    if (line.find(";hot_function ") != std::string::npos || line.find(";cold_function ") != std::string::npos) {
+      in_the_two += count;
+      if (line.find(";main;split;hot_function ") != std::string::npos ||
+          line.find(";main;split;cold_function ") != std::string::npos) {
+        through_main += count;
+      } else {
+        ADD_FAILURE() << "a stack that does not reach main: " << line;
+      }
+    }
+  }
+  EXPECT_GE(in_the_two, kSamplesTheBoundNeeds * 9 / 10);
+  EXPECT_EQ(through_main, in_the_two);
+}
+
+// A stack deeper than the 8 KiB copy, in code with frame pointers: 100 frames of
+// `descend` over 25 KiB, under hot_function. The DWARF walk stops where the copy ends,
+// and the kernel's frame-pointer walk (102 frames, within its 127) completes it from
+// the frame where the two agree, at the same depth: every sample of hot_function has
+// main beneath it and exactly 100 frames of descend, none lost or repeated (descend's
+// one return address is at every depth). Deterministic: no sample count to bound.
+TEST(CpuProfile, AStackDeeperThanTheCopyIsCompletedByFramePointers) {
+  TempDir dir;
+  std::string path = dir.file("deep.canopy");
+  auto result = run({kCanopy, "record", "-q", "--cpu-profile=999", "-o", path, "--", kCpuWorkload, "deep", "0.5"});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  auto folded = run({kCanopy, "export", path, "--format", "collapsed"});
+  ASSERT_EQ(folded.exit_status, 0) << folded.err;
+  int64_t hot = 0;
+  std::istringstream lines(folded.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find(";hot_function ") == std::string::npos) {
+      continue;
+    }
+    hot += std::stoll(line.substr(line.rfind(' ') + 1));
+    std::string expected = ";main";
+    for (int i = 0; i < 100; ++i) {
+      expected += ";descend";
+    }
+    expected += ";hot_function ";
+    // main, then exactly 100 of descend (one more would stand between main and these).
+    EXPECT_NE(line.find(expected), std::string::npos) << line;
+  }
+  EXPECT_GT(hot, 0);
 }
 
 // record --pid: the attached root's threads, and a descendant that was already running
@@ -302,7 +374,7 @@ TEST(CpuProfile, AnUnprivilegedUserProfilesItsOwnProcessesOrIsToldWhyNot) {
   auto paranoid = probe::read_perf_event_paranoid();
   ASSERT_TRUE(paranoid.has_value());
   if (*paranoid <= 2) {
-    EXPECT_EQ(said, "999 Hz, user time only (kernel time unseen), frame-pointer stacks");
+    EXPECT_EQ(said, "999 Hz, user time only (kernel time unseen), stacks by DWARF CFI and frame pointers");
     EXPECT_EQ(result.err, "");
     nlohmann::json json = profile_json(path, 0);
     ASSERT_EQ(json["groups"].size(), 1u) << json.dump();

@@ -83,6 +83,79 @@ TEST(PerfRecords, ASampleWhoseChainOverrunsItIsRefused) {
   EXPECT_FALSE(parse_perf_record(bytes).has_value());
 }
 
+// With REGS_USER | STACK_USER after the chain: { u64 abi; u64 regs[17]; } and
+// { u64 size; char data[size]; u64 dyn_size; }, as the x86-64 events ask for them.
+PerfRecordBytes sample_with_stack(uint64_t abi, uint64_t stack_size, uint64_t dyn_size) {
+  PerfRecordBytes record(PERF_RECORD_SAMPLE);
+  record.add(uint32_t{42}).add(uint32_t{43}).add(uint64_t{7}).add(uint64_t{2});
+  record.add(static_cast<uint64_t>(PERF_CONTEXT_USER)).add(uint64_t{0x401000});
+  record.add(abi);
+  if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
+    for (uint64_t i = 0; i < static_cast<uint64_t>(PerfUserRegister::count); ++i) {
+      record.add(0x1000 + i);  // ax = 0x1000, bx = 0x1001, ... in the sample's order
+    }
+  }
+  record.add(stack_size);
+  for (uint64_t i = 0; i < stack_size; ++i) {
+    record.add(static_cast<unsigned char>(i));
+  }
+  if (stack_size != 0) {
+    record.add(dyn_size);
+  }
+  return record;
+}
+
+TEST(PerfRecords, ASampleCarriesItsUserRegistersAndTheCopiedPartOfItsStack) {
+  auto bytes = sample_with_stack(PERF_SAMPLE_REGS_ABI_64, 64, 40).bytes();
+  auto parsed = parse_perf_record(bytes);
+  ASSERT_TRUE(parsed.has_value());
+  const PerfSample& sample = std::get<PerfSample>(*parsed);
+  EXPECT_EQ(sample.user_ips, (std::vector<uint64_t>{0x401000}));
+  ASSERT_EQ(sample.user_registers.size(), 17u);
+  // The mask's bits in order: ax..ip are bits 0 to 8, r8..r15 bits 16 to 23.
+  EXPECT_EQ(sample.user_register(PerfUserRegister::ax), 0x1000u);
+  EXPECT_EQ(sample.user_register(PerfUserRegister::sp), 0x1007u);
+  EXPECT_EQ(sample.user_register(PerfUserRegister::ip), 0x1008u);
+  EXPECT_EQ(sample.user_register(PerfUserRegister::r8), 0x1009u);
+  EXPECT_EQ(sample.user_register(PerfUserRegister::r15), 0x1010u);
+  EXPECT_EQ(perf_user_registers_mask(), 0xff01ffu);
+  // Only the dyn_size bytes the kernel could copy, of the size it reserved.
+  ASSERT_EQ(sample.user_stack.size(), 40u);
+  EXPECT_EQ(sample.user_stack[0], 0);
+  EXPECT_EQ(sample.user_stack[39], 39);
+  EXPECT_EQ(perf_record_time_ns(bytes), 7u);
+}
+
+TEST(PerfRecords, ASampleWithoutAUserContextHasNoRegistersNorStack) {
+  // A task sampled with no user registers (abi NONE: no regs follow), nothing copied.
+  auto parsed = parse_perf_record(sample_with_stack(PERF_SAMPLE_REGS_ABI_NONE, 0, 0).bytes());
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_TRUE(std::get<PerfSample>(*parsed).user_registers.empty());
+  EXPECT_TRUE(std::get<PerfSample>(*parsed).user_stack.empty());
+  // A 32-bit task's registers are read past, and not given as x86-64's.
+  auto compat = parse_perf_record(sample_with_stack(PERF_SAMPLE_REGS_ABI_32, 16, 16).bytes());
+  ASSERT_TRUE(compat.has_value());
+  EXPECT_TRUE(std::get<PerfSample>(*compat).user_registers.empty());
+  EXPECT_EQ(std::get<PerfSample>(*compat).user_stack.size(), 16u);
+}
+
+TEST(PerfRecords, ASampleWhoseStackOverrunsItIsRefused) {
+  auto bytes = sample_with_stack(PERF_SAMPLE_REGS_ABI_64, 64, 64).bytes();
+  // The stack's size field, 16 bytes after the registers: claim more than is there.
+  const size_t size_at = sizeof(perf_event_header) + 8 + 8 + 8 + 16 + 8 + 17 * 8;
+  uint64_t claimed = 4096;
+  std::memcpy(bytes.data() + size_at, &claimed, sizeof claimed);
+  EXPECT_FALSE(parse_perf_record(bytes).has_value());
+  // And one cut short inside its registers.
+  auto cut = sample_with_stack(PERF_SAMPLE_REGS_ABI_64, 0, 0).bytes();
+  cut.resize(cut.size() - 16);
+  perf_event_header header;
+  std::memcpy(&header, cut.data(), sizeof header);
+  header.size = static_cast<uint16_t>(cut.size());
+  std::memcpy(cut.data(), &header, sizeof header);
+  EXPECT_FALSE(parse_perf_record(cut).has_value());
+}
+
 TEST(PerfRecords, AnMmap2RecordGivesTheMappingAndTheKernelsBuildId) {
   PerfRecordBytes record(PERF_RECORD_MMAP2, PERF_RECORD_MISC_MMAP_BUILD_ID);
   record.add(uint32_t{7}).add(uint32_t{7}).add(uint64_t{0x555555554000}).add(uint64_t{0x3000}).add(uint64_t{0x1000});

@@ -6,6 +6,9 @@
 //                                is one of work, whatever the machine's speed or load
 //   cpu_workload spawn SECONDS   first spends a tenth of SECONDS in main itself, then
 //                                forks and execs `split SECONDS`, and waits for it
+//   cpu_workload deep SECONDS    spends SECONDS in hot_function called at the bottom of
+//                                kDeepFrames calls of `descend`, each with kDeepPadBytes
+//                                on its stack: a stack deeper than the profiler's copy
 //
 // C: no runtime that runs code of its own before main. The loop's body is a macro, not
 // a function, so that no third function (inlined or not) holds the samples.
@@ -60,6 +63,22 @@ __attribute__((noinline)) static int split(double seconds) {
   return 0;
 }
 
+enum { kDeepFrames = 100, kDeepPadBytes = 256 };  // 100 frames of over 256 bytes: > 25 KiB
+
+__attribute__((noinline)) static unsigned long descend(int depth, double seconds) {
+  volatile char pad[kDeepPadBytes];
+  pad[0] = (char)depth;
+  if (depth > 1) {
+    return descend(depth - 1, seconds) + (unsigned long)pad[0];  // not a tail call: the frame stays
+  }
+  unsigned long acc = 1;
+  double start = cpu_seconds();
+  while (cpu_seconds() - start < seconds) {
+    acc = hot_function(acc);
+  }
+  return acc + (unsigned long)pad[0];
+}
+
 static int spawn(const char* self, const char* seconds_text) {
   double seconds = atof(seconds_text);
   unsigned long acc = 1;
@@ -87,11 +106,20 @@ static int spawn(const char* self, const char* seconds_text) {
 
 int main(int argc, char** argv) {
   if (argc == 3 && argv[1][0] == 's' && argv[1][1] == 'p' && argv[1][2] == 'l') {
-    return split(atof(argv[2]));
+    // Not `return split(...)`: at -O2 (the build without frame pointers) that is a
+    // jump, and main would be on no stack of split's.
+    int status = split(atof(argv[2]));
+    fflush(stdout);
+    return status;
   }
   if (argc == 3 && argv[1][0] == 's' && argv[1][1] == 'p' && argv[1][2] == 'a') {
     return spawn(argv[0], argv[2]);
   }
-  fprintf(stderr, "usage: %s split SECONDS | spawn SECONDS\n", argv[0]);
+  if (argc == 3 && argv[1][0] == 'd') {
+    unsigned long acc = descend(kDeepFrames, atof(argv[2]));
+    printf("deep %lu\n", acc & 1);
+    return 0;
+  }
+  fprintf(stderr, "usage: %s split SECONDS | spawn SECONDS | deep SECONDS\n", argv[0]);
   return 2;
 }

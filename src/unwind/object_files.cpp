@@ -1,0 +1,121 @@
+#include "unwind/object_files.h"
+
+#include <elf.h>
+#include <elfutils/libdwelf.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <sys/auxv.h>
+
+#include <cstring>
+
+namespace canopy::unwind {
+namespace {
+
+std::string hex_of(const unsigned char* bytes, size_t count) {
+  static const char digits[] = "0123456789abcdef";
+  std::string text;
+  for (size_t i = 0; i < count; ++i) {
+    text += digits[bytes[i] >> 4];
+    text += digits[bytes[i] & 15];
+  }
+  return text;
+}
+
+// The vDSO's image in this process: from its ELF header to the end of its section
+// headers, which come last in the kernel's vdso64.so.
+std::vector<unsigned char> vdso_image() {
+  const auto* base = reinterpret_cast<const unsigned char*>(::getauxval(AT_SYSINFO_EHDR));
+  if (base == nullptr) {
+    return {};
+  }
+  Elf64_Ehdr header;
+  std::memcpy(&header, base, sizeof header);
+  if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64) {
+    return {};
+  }
+  size_t size = header.e_shoff + size_t{header.e_shnum} * header.e_shentsize;
+  if (size < sizeof header || size > (size_t{1} << 20)) {
+    return {};
+  }
+  return std::vector<unsigned char>(base, base + size);
+}
+
+}  // namespace
+
+std::unique_ptr<ObjectFile> ObjectFile::open(const std::string& path, const std::string& build_id_hex) {
+  static const bool version_set = elf_version(EV_CURRENT) != EV_NONE;
+  if (!version_set) {
+    return nullptr;
+  }
+  std::unique_ptr<ObjectFile> file(new ObjectFile());
+  if (path == "[vdso]") {
+    file->image_ = vdso_image();
+    if (file->image_.empty()) {
+      return nullptr;
+    }
+    file->elf_ = elf_memory(reinterpret_cast<char*>(file->image_.data()), file->image_.size());
+  } else if (!path.empty() && path[0] == '/') {
+    file->fd_.reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!file->fd_) {
+      return nullptr;
+    }
+    file->elf_ = elf_begin(file->fd_.get(), ELF_C_READ, nullptr);
+  }
+  if (file->elf_ == nullptr || elf_kind(file->elf_) != ELF_K_ELF || !file->read_layout()) {
+    return nullptr;
+  }
+  if (!build_id_hex.empty() && path != "[vdso]") {
+    const void* bits = nullptr;
+    ssize_t size = dwelf_elf_gnu_build_id(file->elf_, &bits);
+    if (size <= 0 || hex_of(static_cast<const unsigned char*>(bits), static_cast<size_t>(size)) != build_id_hex) {
+      return nullptr;
+    }
+  }
+  return file;
+}
+
+bool ObjectFile::read_layout() {
+  size_t count = 0;
+  if (elf_getphdrnum(elf_, &count) != 0) {
+    return false;
+  }
+  bool first = true;
+  for (size_t i = 0; i < count; ++i) {
+    GElf_Phdr segment;
+    if (gelf_getphdr(elf_, static_cast<int>(i), &segment) == nullptr || segment.p_type != PT_LOAD) {
+      continue;
+    }
+    if (first) {
+      load_start_ = segment.p_vaddr & -segment.p_align;
+      first = false;
+    }
+    load_end_ = std::max<uint64_t>(load_end_, segment.p_vaddr + segment.p_memsz);
+  }
+  return !first && load_end_ > load_start_;
+}
+
+ObjectFile::~ObjectFile() {
+  if (elf_ != nullptr) {
+    elf_end(elf_);
+  }
+}
+
+Elf* ObjectFile::new_reference() const { return elf_begin(fd_ ? fd_.get() : -1, ELF_C_READ, elf_); }
+
+std::shared_ptr<const ObjectFile> ObjectFiles::get(const std::string& path, const std::string& build_id_hex) {
+  Key key{path, build_id_hex};
+  if (auto known = by_key_.find(key); known != by_key_.end()) {
+    entries_.splice(entries_.begin(), entries_, known->second);
+    return known->second->file;
+  }
+  std::shared_ptr<const ObjectFile> file = ObjectFile::open(path, build_id_hex);
+  entries_.push_front({key, file});
+  by_key_[key] = entries_.begin();
+  if (entries_.size() > capacity_) {
+    by_key_.erase(entries_.back().key);
+    entries_.pop_back();
+  }
+  return file;
+}
+
+}  // namespace canopy::unwind
