@@ -11,12 +11,9 @@
 #include <string>
 
 #include "common/result.h"
+#include "web/http_listener.h"
 #include "web/view_data.h"
 #include "web/web_module.h"
-
-namespace httplib {
-class Server;
-}
 
 namespace canopy::web {
 
@@ -38,16 +35,13 @@ class ViewServer final : public ViewService {
 
  private:
   ViewServer(const ViewData& data, const ServerOptions& options);
-  std::string authority() const;  // host:port as a browser sends it in Host
   void add_routes();
   bool request_allowed(const std::string& host, const std::string& origin, const std::string& fetch_site) const;
 
   const ViewData& data_;
   ServerOptions options_;
-  int port_ = 0;
-  int listening_fd_ = -1;  // owned by http_
   std::string recording_body_;
-  std::unique_ptr<httplib::Server> http_;
+  HttpListener listener_;
 };
 
 }  // namespace canopy::web
