@@ -49,6 +49,9 @@ Result<std::unique_ptr<MetricsServing>> MetricsServing::start(const std::string&
 }
 
 MetricsServing::~MetricsServing() {
+  if (!thread_.joinable()) {
+    return;  // the server could not bind: nothing runs
+  }
   // httplib ignores stop() until its accept loop runs: ask until serve() has returned.
   while (!serve_returned_) {
     service_->stop();
