@@ -33,6 +33,7 @@ test_packages=(
   golang-go  # builds pprof from those sources: a test opens the export in pprof itself
   heaptrack valgrind linux-perf  # the heap bench's peers, and its profile of a missed target
   prometheus  # promtool checks /metrics' text, and a test has Prometheus scrape record --metrics
+  prometheus-process-exporter  # the metrics bench's peer
 )
 npm_dirs=(web tests/consumers)
 packages=("${build_packages[@]}" "${test_packages[@]}")
@@ -76,6 +77,9 @@ if [ ${#missing[@]} -ne 0 ]; then
   if [[ " ${missing[*]} " == *" prometheus "* ]] && [ -d /run/systemd/system ]; then
     echo "deps: stopping and disabling the prometheus daemon the package started (the test runs its own)"
     $sudo systemctl disable --now prometheus prometheus-node-exporter >/dev/null 2>&1 || true
+  fi
+  if [[ " ${missing[*]} " == *" prometheus-process-exporter "* ]] && [ -d /run/systemd/system ]; then
+    $sudo systemctl disable --now prometheus-process-exporter >/dev/null 2>&1 || true
   fi
 fi
 
