@@ -20,7 +20,19 @@ exporter=$(command -v prometheus-process-exporter || true)
 
 work=$(mktemp -d)
 pids=()
+# The processes below PID, from the children lists (the recorded tree, which outlives
+# canopy's end otherwise: only its root hears of canopy's SIGTERM).
+descendants() {
+  local child
+  for child in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+    echo "$child"
+    descendants "$child"
+  done
+}
 cleanup() {
+  if [ -n "${canopy_pid:-}" ]; then
+    for pid in $(descendants "$canopy_pid"); do kill "$pid" 2>/dev/null || true; done
+  fi
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
   rm -rf "$work"
