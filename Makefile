@@ -6,7 +6,7 @@ JOBS ?= $(shell nproc)
 
 PREFIX ?= /usr/local
 
-.PHONY: deps deps-build build build-canopy docs-screenshot test test-asan install package demo bench bench-compare bench-idle bench-unrelated bench-viewer bench-logs bench-export bench-build bench-heap bench-cpu clean
+.PHONY: deps deps-build build build-canopy docs-screenshot test test-asan install package demo bench bench-compare bench-idle bench-unrelated bench-viewer bench-logs bench-export bench-build bench-heap bench-cpu bench-metrics clean
 
 deps:
 	@scripts/deps.sh
@@ -110,6 +110,12 @@ bench-heap: build
 bench-cpu: build
 	@cmake --build $(BUILD) -j $(JOBS) --target canopy canopy_bench_measured_run
 	@python3 bench/cpu_profile.py $(BUILD)
+
+# /metrics' scrape time on a tree of 200 processes, early and late in a recording,
+# beside prometheus-process-exporter (bench/metrics-results.md).
+bench-metrics: build
+	@cmake --build $(BUILD) -j $(JOBS) --target canopy canopy_workload
+	@bench/metrics.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) build-demo

@@ -21,7 +21,8 @@ _canopy_command_spec()
         record)
             valued='--pid -i --interval -o --output --pss-interval
                 --memory-limit --swap-limit --cpu-limit --cpus --nice --cpu-time
-                --max-processes --timeout --kill-grace --max-peak --max-cpu --heap-interval'
+                --max-processes --timeout --kill-grace --max-peak --max-cpu --heap-interval
+                --metrics --metrics-top'
             options="$help $valued -f --force -q --quiet --pss --capture-output
                 --no-process-events --no-cgroup --heap --cpu-profile"
             positionals='command'

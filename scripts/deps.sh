@@ -32,6 +32,8 @@ test_packages=(
   protobuf-compiler golang-github-google-pprof-dev  # protoc reads the pprof export with pprof's profile.proto
   golang-go  # builds pprof from those sources: a test opens the export in pprof itself
   heaptrack valgrind linux-perf  # the heap bench's peers, and its profile of a missed target
+  prometheus  # promtool checks /metrics' text, and a test has Prometheus scrape record --metrics
+  prometheus-process-exporter  # the metrics bench's peer
 )
 npm_dirs=(web tests/consumers)
 packages=("${build_packages[@]}" "${test_packages[@]}")
@@ -69,6 +71,15 @@ if [ ${#missing[@]} -ne 0 ]; then
   if [[ " ${missing[*]} " == *" collectl "* ]] && [ -d /run/systemd/system ]; then
     echo "deps: stopping and disabling the collectl daemon the package started (the bench runs its own)"
     $sudo systemctl disable --now collectl >/dev/null 2>&1 || true
+  fi
+  # Likewise prometheus: the test starts its own on a free port, with a config of its
+  # own; the package's daemon would scrape and store behind every other figure.
+  if [[ " ${missing[*]} " == *" prometheus "* ]] && [ -d /run/systemd/system ]; then
+    echo "deps: stopping and disabling the prometheus daemon the package started (the test runs its own)"
+    $sudo systemctl disable --now prometheus prometheus-node-exporter >/dev/null 2>&1 || true
+  fi
+  if [[ " ${missing[*]} " == *" prometheus-process-exporter "* ]] && [ -d /run/systemd/system ]; then
+    $sudo systemctl disable --now prometheus-process-exporter >/dev/null 2>&1 || true
   fi
 fi
 

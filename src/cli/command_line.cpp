@@ -120,6 +120,19 @@ void add_cpu_profile_option(CLI::App& cmd, RecordCliOptions& cli) {
       ->group("CPU profile (where the tree's CPU time goes)");
 }
 
+void add_metrics_options(CLI::App& cmd, RecordCliOptions& cli) {
+  const char* group = "Live figures (Prometheus)";
+  take_listen_address(cmd.add_option("--metrics", cli.metrics,
+                                     "Serve the tree's figures at http://ADDR:PORT/metrics for Prometheus while "
+                                     "recording (ADDR:PORT, :PORT or PORT; loopback unless an address is given)"))
+      ->group(group);
+  take_integer(cmd.add_option("--metrics-top", cli.metrics_top,
+                              "Commands with series of their own on /metrics, by resident memory; the rest are "
+                              "one group (default 10)"),
+               1, 1000)
+      ->group(group);
+}
+
 }  // namespace
 
 CLI::App* add_record_command(CLI::App& app, RecordCliOptions& cli) {
@@ -155,6 +168,7 @@ CLI::App* add_record_command(CLI::App& app, RecordCliOptions& cli) {
   add_cpu_profile_option(*cmd, cli);
   add_limit_options(*cmd, options.limits);
   add_budget_options(*cmd, cli.budgets);
+  add_metrics_options(*cmd, cli);
   cmd->add_option("command", options.command, "The command to run and its arguments");
   // Everything from the command's name on belongs to the command, options included,
   // as with `time`: `canopy record make -j8` works without `--`.

@@ -47,6 +47,8 @@ struct RecordCliOptions {
   bool interval_given = false;
   std::string heap_flag;  // --heap's value as given, parsed into record.heap_rate_bytes
   std::string cpu_profile_flag;  // --cpu-profile's, parsed into record.cpu_profile_hz
+  std::string metrics;           // --metrics ADDR:PORT, checked as it is read; empty: none
+  int64_t metrics_top = 10;      // --metrics-top (web::kDefaultMetricsTopCommands)
 };
 CLI::App* add_record_command(CLI::App& app, RecordCliOptions& options);
 int run_record_command(const RecordCliOptions& options);

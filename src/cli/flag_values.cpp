@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "common/units.h"
+#include "web/listen_address.h"
 
 namespace canopy::cli {
 namespace {
@@ -106,6 +107,13 @@ CLI::Option* take_ip_address(CLI::Option* option) {
     if (inet_pton(AF_INET, text.c_str(), &address) != 1 && inet_pton(AF_INET6, text.c_str(), &address) != 1) {
       return Error{"not an IPv4 or IPv6 address"};
     }
+    return text;
+  });
+}
+
+CLI::Option* take_listen_address(CLI::Option* option) {
+  return add_check(option, "ADDR:PORT", [](const std::string& text) -> Result<std::string> {
+    RETURN_IF_ERROR(web::parse_listen_address(text));
     return text;
   });
 }

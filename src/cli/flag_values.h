@@ -30,5 +30,7 @@ CLI::Option* take_number(CLI::Option* option, double least, double most);
 CLI::Option* take_size(CLI::Option* option, int64_t least_bytes);
 CLI::Option* take_duration(CLI::Option* option, int64_t least_ms);
 CLI::Option* take_ip_address(CLI::Option* option);
+// ADDR:PORT, :PORT or PORT (web/listen_address.h), kept as given.
+CLI::Option* take_listen_address(CLI::Option* option);
 
 }  // namespace canopy::cli

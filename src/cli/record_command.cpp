@@ -6,6 +6,7 @@
 #include "cli/budget_options.h"
 #include "cli/commands.h"
 #include "cli/heap_leak_names.h"
+#include "cli/metrics_serving.h"
 #include "common/terminal_text.h"
 #include "common/text.h"
 #include "record/recorder.h"
@@ -73,7 +74,19 @@ int run_record_command(const RecordCliOptions& cli) {
     return record::kExitRecorderFailed;
   }
   const record::Warn warn = [](std::string_view message) { print_error(message); };
-  record::RecordOutcome outcome = record::record(options, warn);
+  std::unique_ptr<MetricsServing> metrics;
+  record::RecordOptions recording_options = options;
+  if (!cli.metrics.empty()) {
+    auto started = MetricsServing::start(cli.metrics, cli.metrics_top);
+    if (!started) {
+      print_error(started.error().message);
+      return record::kExitRecorderFailed;
+    }
+    metrics = std::move(*started);
+    recording_options.live_figures = &metrics->feed();
+  }
+  record::RecordOutcome outcome = record::record(recording_options, warn);
+  metrics.reset();  // the tree has ended: nothing more to scrape
   if (outcome.failure) {
     print_error(outcome.failure->message);
   }

@@ -1,4 +1,3 @@
-#include <arpa/inet.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -15,6 +14,7 @@
 
 #include "cli/commands.h"
 #include "common/terminal_text.h"
+#include "web/listen_address.h"
 #include "web/server.h"
 #include "web/view_loading.h"
 #include "web/web_module.h"
@@ -47,15 +47,6 @@ void open_browser(const std::string& url) {
   posix_spawn_file_actions_destroy(&actions);
 }
 
-bool is_loopback_address(const std::string& address) {
-  in_addr v4{};
-  if (inet_pton(AF_INET, address.c_str(), &v4) == 1) {
-    return (ntohl(v4.s_addr) >> 24) == 127;
-  }
-  in6_addr v6{};
-  return inet_pton(AF_INET6, address.c_str(), &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
-}
-
 }  // namespace
 
 int run_view_command(const ViewOptions& options) {
@@ -84,7 +75,7 @@ int run_view_command(const ViewOptions& options) {
     return 1;
   }
   std::string url = (*server)->url();
-  if (!is_loopback_address(options.listen)) {
+  if (!web::is_loopback_address(options.listen)) {
     print_error("warning: listening on " + options.listen +
                 ", so other machines can read this recording; it holds command lines, which can hold secrets");
   }

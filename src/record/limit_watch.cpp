@@ -116,6 +116,7 @@ void LimitWatch::name_killed(int64_t t_ms) {
     note(row.end_ms.value_or(t_ms), row.id,
          "OOM kill: " + row.name + " (pid " + std::to_string(row.pid) + ") at " + format_bytes(memory) +
              " resident, under the tree's --memory-limit " + format_bytes(limits_.memory_bytes.value_or(0)));
+    ++oom_kills_by_command_[row.name];
     sigkilled_.pop_back();
     --oom_kills_unnamed_;
   }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "record/command_cgroup.h"
@@ -32,6 +33,11 @@ class LimitWatch {
   // (daemons, orphans) is stopped too, SIGKILL when the grace runs out. Returns true
   // while some of it may still be running, so the caller keeps reaping.
   bool stop_leftovers(int64_t t_ms);
+
+  // The cgroup's counters as last read (zeros without a cgroup).
+  const CgroupReading& counters() const { return last_; }
+  // The OOM kills named so far, by the killed process's command.
+  const std::unordered_map<std::string, int64_t>& oom_kills_by_command() const { return oom_kills_by_command_; }
 
   // What hit: "timeout", "cpu-time", "memory", "max-processes"; empty when nothing.
   const std::string& hit() const { return hit_; }
@@ -65,6 +71,7 @@ class LimitWatch {
   bool memory_limit_reached_ = false;
   int64_t oom_kills_unnamed_ = 0;          // counted by the cgroup, process not yet seen ending
   std::vector<store::ProcessRow> sigkilled_;  // recent SIGKILL ends, candidates for OOM kills
+  std::unordered_map<std::string, int64_t> oom_kills_by_command_;
   std::string hit_;
 };
 

@@ -10,6 +10,8 @@
 
 namespace canopy::record {
 
+class LiveFiguresSink;  // live_figures.h
+
 inline constexpr int64_t kDefaultIntervalMs = 100;
 inline constexpr int64_t kDefaultHeapRateBytes = 512 * 1024;
 inline constexpr int64_t kDefaultHeapIntervalMs = 2000;
@@ -68,6 +70,8 @@ struct RecordOptions {
   // record --cpu-profile[=HZ]: the kernel samples every thread of the tree this many
   // times a second of CPU it uses. Empty: no CPU profile.
   std::optional<int64_t> cpu_profile_hz;
+  // record --metrics: told the tree's figures after every tick (live_figures.h).
+  LiveFiguresSink* live_figures = nullptr;
 };
 
 // The interval from CANOPY_INTERVAL, else ONLOOKER_POLL_INTERVAL (for users coming

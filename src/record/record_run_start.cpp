@@ -271,6 +271,10 @@ Status RecordRun::create_recording() {
   if (run_mode_) {
     session_->limits = &*limit_watch_;
   }
+  if (options_.live_figures) {
+    live_figures_.emplace(*options_.live_figures);
+    session_->live = &*live_figures_;
+  }
   write_start_meta(*writer_, options_, host, session_->clock.start_ms(), root_);
   store::RecordingMeta watched;
   if (capture_) {

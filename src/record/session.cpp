@@ -157,6 +157,9 @@ void tick(Session& s, EventsReady ready) {
   if (s.limits) {
     s.limits->tick(t);
   }
+  if (s.live) {
+    s.live->publish(t, s.sampler, s.limits);
+  }
   s.writer.commit_if_due(t, t + s.options.interval_ms);
   if (s.writer.failure()) {
     (*s.warn)(s.writer.failure()->message + "; recording stopped, the command goes on");

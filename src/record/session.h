@@ -17,6 +17,7 @@
 #include "record/cpu_profiling.h"
 #include "record/heap_profiling.h"
 #include "record/limit_watch.h"
+#include "record/live_figures_book.h"
 #include "record/mark_channel.h"
 #include "record/options.h"
 #include "record/output_capture.h"
@@ -46,6 +47,7 @@ struct Session {
   const Warn* warn = nullptr;                        // told of a write error
   HeapProfiling* heap = nullptr;                     // record --heap
   CpuProfiling* cpu = nullptr;                       // record --cpu-profile
+  LiveFiguresBook* live = nullptr;                   // record --metrics
 };
 
 // Which event sockets to drain: both, unless epoll said which ones have something.

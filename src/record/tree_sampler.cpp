@@ -233,6 +233,7 @@ int64_t TreeSampler::tick(int64_t t_ms) {
   }
   writer_.add_tick(row);
   last_tick_ms_ = t_ms;
+  last_tick_cpu_ns_ = row.cpu_ns;
   return t_ms;
 }
 
@@ -244,6 +245,18 @@ std::vector<pid_t> TreeSampler::alive_pids() const {
     }
   }
   return pids;
+}
+
+void TreeSampler::live_processes(std::vector<LiveProcess>& out) const {
+  out.clear();
+  for (const auto& [pid, p] : alive_) {
+    if (p.exited) {
+      continue;
+    }
+    out.push_back({p.row.id, &p.row.name, p.values.rss_bytes().value_or(0),
+                   p.values[store::kRssAnonBytes].value_or(0), p.values[store::kSwapBytes].value_or(0),
+                   p.cpu.user_ns, p.cpu.system_ns, p.threads});
+  }
 }
 
 std::vector<store::ProcessRow> TreeSampler::take_killed() {

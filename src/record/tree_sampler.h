@@ -48,6 +48,18 @@ class ProgramWatch {
   virtual void on_exec_time(int64_t process_id, uint64_t exec_ns) = 0;
 };
 
+// One live process of the tree as the latest tick left it (see live_processes).
+struct LiveProcess {
+  int64_t process_id = 0;
+  const std::string* name = nullptr;  // valid until the sampler's next call
+  int64_t rss_bytes = 0;
+  int64_t anon_bytes = 0;
+  int64_t swap_bytes = 0;
+  int64_t cpu_user_ns = 0;
+  int64_t cpu_system_ns = 0;
+  int64_t threads = 0;
+};
+
 struct SamplerOptions {
   bool pss = false;
   int64_t pss_interval_ms = 1000;
@@ -110,6 +122,10 @@ class TreeSampler {
   size_t alive_count() const { return alive_.size(); }
   // The tree's processes still running (and not yet seen ending).
   std::vector<pid_t> alive_pids() const;
+  // The same, with their figures as last sampled (no read): for the live figures.
+  void live_processes(std::vector<LiveProcess>& out) const;
+  // The tree's cumulative CPU as the latest tick wrote it.
+  int64_t last_tick_cpu_ns() const { return last_tick_cpu_ns_; }
   // Processes that ended killed by a signal since the last call: the limit watch
   // names the process a limit hit (SIGXCPU: CPU time; SIGKILL: maybe an OOM kill).
   std::vector<store::ProcessRow> take_killed();
@@ -280,6 +296,7 @@ class TreeSampler {
   int64_t process_count_ = 0;
   int64_t ended_cpu_ns_ = 0;  // CPU of processes that have left the tree
   int64_t last_tick_ms_ = std::numeric_limits<int64_t>::min() / 2;  // none yet
+  int64_t last_tick_cpu_ns_ = 0;
   int64_t latest_seen_ms_ = std::numeric_limits<int64_t>::min() / 2;
 };
 

@@ -1,22 +1,15 @@
 #include "web/server.h"
 
-#include <sys/socket.h>
 #include <httplib.h>
 
 #include "common/json_dump.h"
 #include "common/text.h"
 #include "web/assets.h"
-#include "web/connection_threads.h"
 
 namespace canopy::web {
 namespace {
 
 constexpr size_t kMaxPoints = 20000;
-
-// How long a connection may stay silent, between requests or within one, before the
-// server closes it and frees its thread (httplib's default is 5 s for both). Seconds
-// are plenty on loopback, and a browser reconnects without a sound.
-constexpr time_t kIdleTimeoutS = 2;
 
 // Scripts only from the page's own origin (no inline, no eval); uPlot sets inline styles.
 constexpr const char* kContentSecurityPolicy =
@@ -171,62 +164,22 @@ void answer_profile(const httplib::Request& req, httplib::Response& res, const V
 }  // namespace
 
 ViewServer::ViewServer(const ViewLoading& loading, const ServerOptions& options)
-    : loading_(loading),
-      options_(options),
-      http_(std::make_unique<httplib::Server>()) {
-  http_->new_task_queue = [] { return new ConnectionThreads(); };
-  http_->set_keep_alive_timeout(kIdleTimeoutS);
-  http_->set_read_timeout(kIdleTimeoutS, 0);
-  http_->set_socket_options([this](socket_t fd) {
-    httplib::default_socket_options(fd);
-    listening_fd_ = fd;  // the last one made is the one bound
-  });
-}
+    : loading_(loading), options_(options) {}
 
 ViewServer::~ViewServer() = default;
 
 Result<std::unique_ptr<ViewService>> ViewServer::bind(const ViewLoading& loading, const ServerOptions& options) {
   std::unique_ptr<ViewServer> server(new ViewServer(loading, options));
-  if (options.listen.find(':') != std::string::npos) {
-    server->http_->set_address_family(AF_INET6);
-  }
-  bool bound = false;
-  if (options.port == 0) {
-    server->port_ = server->http_->bind_to_any_port(options.listen);
-    bound = server->port_ > 0;
-  } else {
-    server->port_ = options.port;
-    bound = server->http_->bind_to_port(options.listen, options.port);
-  }
-  if (!bound) {
-    return Error{"cannot listen on " + options.listen + " port " + std::to_string(options.port) + ": " +
-                 std::strerror(errno)};
-  }
-  // Debian's cpp-httplib listens with a backlog of 5 (CPPHTTPLIB_LISTEN_BACKLOG, built
-  // into the library): the kernel drops the SYN of a connection that arrives while 6
-  // wait to be accepted, and the client tries again a second later. A browser opening
-  // its connections at once, or a few idle ones, would make a request wait that second.
-  // Should this fail, the backlog stays as it was: slower, not wrong.
-  ::listen(server->listening_fd_, SOMAXCONN);
+  RETURN_IF_ERROR(server->listener_.bind(options.listen, options.port));
   server->add_routes();
   return std::unique_ptr<ViewService>(std::move(server));
 }
 
-std::string ViewServer::authority() const {
-  bool v6 = options_.listen.find(':') != std::string::npos;
-  return (v6 ? "[" + options_.listen + "]" : options_.listen) + ":" + std::to_string(port_);
-}
+std::string ViewServer::url() const { return "http://" + listener_.authority() + "/"; }
 
-std::string ViewServer::url() const { return "http://" + authority() + "/"; }
+Status ViewServer::serve() { return listener_.serve(); }
 
-Status ViewServer::serve() {
-  if (!http_->listen_after_bind()) {
-    return Error{"the server stopped: " + std::string(std::strerror(errno))};
-  }
-  return Ok{};
-}
-
-void ViewServer::stop() { http_->stop(); }
+void ViewServer::stop() { listener_.stop(); }
 
 const std::string& ViewServer::recording_body() {
   std::call_once(recording_body_once_, [this] { recording_body_ = json_dump(data().recording); });
@@ -235,13 +188,7 @@ const std::string& ViewServer::recording_body() {
 
 bool ViewServer::request_allowed(const std::string& host, const std::string& origin,
                                  const std::string& fetch_site) const {
-  std::string port = ":" + std::to_string(port_);
-  // A page on another site may make the browser send requests here, and DNS rebinding
-  // may even make them look same-origin; only the Host header tells the second apart.
-  bool any_address = options_.listen == "0.0.0.0" || options_.listen == "::";
-  bool host_ok = any_address || host == "127.0.0.1" + port || host == "localhost" + port ||
-                 host == "[::1]" + port || host == authority();
-  if (!host_ok) {
+  if (!listener_.host_allowed(host)) {
     return false;
   }
   if (!origin.empty() && origin != "http://" + host) {
@@ -251,7 +198,7 @@ bool ViewServer::request_allowed(const std::string& host, const std::string& ori
 }
 
 void ViewServer::add_routes() {
-  httplib::Server& http = *http_;
+  httplib::Server& http = listener_.http();
   http.set_default_headers({
       {"Content-Security-Policy", kContentSecurityPolicy},
       {"X-Content-Type-Options", "nosniff"},

@@ -12,13 +12,10 @@
 #include <string>
 
 #include "common/result.h"
+#include "web/http_listener.h"
 #include "web/view_data.h"
 #include "web/view_loading.h"
 #include "web/web_module.h"
-
-namespace httplib {
-class Server;
-}
 
 namespace canopy::web {
 
@@ -46,17 +43,14 @@ class ViewServer final : public ViewService {
   const ViewData& data() const { return *loading_.data(); }
   // GET /api/recording once loaded, serialised on first use.
   const std::string& recording_body();
-  std::string authority() const;  // host:port as a browser sends it in Host
   void add_routes();
   bool request_allowed(const std::string& host, const std::string& origin, const std::string& fetch_site) const;
 
   const ViewLoading& loading_;
   ServerOptions options_;
-  int port_ = 0;
-  int listening_fd_ = -1;  // owned by http_
   std::once_flag recording_body_once_;
   std::string recording_body_;
-  std::unique_ptr<httplib::Server> http_;
+  HttpListener listener_;
 };
 
 }  // namespace canopy::web

@@ -1,13 +1,13 @@
 // canopy-web.so: the parts of canopy that need cpp-httplib and OpenSSL, which are the
-// viewer's server (`canopy view`) and the self-contained HTML report
-// (`canopy report --html`).
+// viewer's server (`canopy view`), the self-contained HTML report
+// (`canopy report --html`) and /metrics' server (`canopy record --metrics`).
 //
 // Loading those libraries (and Debian's cpp-httplib reading OpenSSL's configuration at
 // load) costs every canopy process about 5 ms of CPU before main, against about 2 ms
 // for all the rest (a bare `main` linked to the same libraries: 7.1 ms with them, 2.0
 // ms without; this machine, `perf stat -r 50`). A recorder wrapped around every CI step
 // pays that on each one. So the canopy binary does not link them: it loads this module,
-// only for the two commands that need it (where it looks: load_web_module below).
+// only for the commands that need it (where it looks: load_web_module below).
 #pragma once
 
 #include <memory>
@@ -18,8 +18,10 @@
 
 namespace canopy::web {
 
-struct ServerOptions;  // server.h
-class ViewLoading;     // view_loading.h
+struct ServerOptions;         // server.h
+struct MetricsServerOptions;  // metrics_server.h
+class MetricsFeed;            // metrics_feed.h
+class ViewLoading;            // view_loading.h
 
 // The viewer's server as canopy sees it: pure virtual, so canopy calls the module's
 // code through the vtable without linking it (ViewServer, server.h, implements it).
@@ -32,11 +34,23 @@ class ViewService {
   virtual void stop() = 0;
 };
 
+// /metrics' server (`record --metrics`), likewise (MetricsServer implements it).
+class MetricsService {
+ public:
+  virtual ~MetricsService() = default;
+  // Where to scrape, with the token when the server asks for one.
+  virtual std::string url() const = 0;
+  virtual Status serve() = 0;
+  virtual void stop() = 0;
+};
+
 // The module's entry points, as plain function pointers: the same declarations as in
 // server.h and html_report.h.
 struct WebModule {
   Result<std::unique_ptr<ViewService>> (*bind_view_server)(const ViewLoading& loading, const ServerOptions& options);
   Result<std::string> (*render_html_report)(const ViewData& data);
+  Result<std::unique_ptr<MetricsService>> (*bind_metrics_server)(const MetricsFeed& feed,
+                                                                  const MetricsServerOptions& options);
 };
 
 // The module's file name, and its one exported symbol (a function returning the table).

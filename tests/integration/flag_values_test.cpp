@@ -39,6 +39,14 @@ TEST(FlagValues, RecordRefusesBadValuesInOneLineAnd125) {
       {{"--cpu-limit", "0"}, "--cpu-limit '0': must be from 0.1 to 100000"},
       {{"--cpu-limit", "half"}, "--cpu-limit 'half': not a number"},
       {{"--nice", "20"}, "--nice '20': must be from -20 to 19"},
+      {{"--metrics", "nonsense"},
+       "--metrics 'nonsense': the port 'nonsense' is not a number from 0 to 65535 (ADDR:PORT, :PORT or PORT)"},
+      {{"--metrics", ":70000"},
+       "--metrics ':70000': the port '70000' is not a number from 0 to 65535 (ADDR:PORT, :PORT or PORT)"},
+      {{"--metrics", "1.2.3:9464"},
+       "--metrics '1.2.3:9464': '1.2.3' is not an IPv4 address (write an IPv6 one in brackets: [::1]:PORT)"},
+      {{"--metrics", "[::g]:9464"}, "--metrics '[::g]:9464': '::g' is not an IPv6 address"},
+      {{"--metrics-top", "0"}, "--metrics-top '0': must be from 1 to 1000"},
   };
   TempDir dir;
   std::string path = dir.file("never.canopy");

@@ -91,6 +91,17 @@ bool Started::wait_for_output(const std::string& text) {
   return true;
 }
 
+bool Started::wait_for_error_output(const std::string& text) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (result_.err.find(text) == std::string::npos) {
+    if (err_fd_ < 0 || std::chrono::steady_clock::now() > deadline) {
+      return false;
+    }
+    pump(100);
+  }
+  return true;
+}
+
 void Started::signal(int signal) const { ::kill(pid_, signal); }
 
 Finished Started::wait() {

@@ -40,8 +40,11 @@ class Started {
   pid_t pid() const { return pid_; }
   // Blocks until a line of stdout contains `text` (or the process ends).
   bool wait_for_output(const std::string& text);
+  // The same, for a line of stderr.
+  bool wait_for_error_output(const std::string& text);
   // What it has written to stdout so far.
   const std::string& output() const { return result_.out; }
+  const std::string& error_output() const { return result_.err; }
   void signal(int signal) const;
   Finished wait();
 

@@ -1,0 +1,63 @@
+#include "cli/metrics_serving.h"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <chrono>
+
+#include "common/terminal_text.h"
+#include "web/listen_address.h"
+#include "web/metrics_server.h"
+
+namespace canopy::cli {
+
+Result<std::unique_ptr<MetricsServing>> MetricsServing::start(const std::string& listen, int64_t top_commands) {
+  ASSIGN_OR_RETURN(auto address, web::parse_listen_address(listen));
+  ASSIGN_OR_RETURN(auto module, web::load_web_module());
+  std::unique_ptr<MetricsServing> serving(new MetricsServing());
+  web::MetricsServerOptions options;
+  options.listen = address.address;
+  options.port = address.port;
+  options.top_commands = top_commands;
+  options.require_token = !web::is_loopback_address(address.address);
+  auto service = module->bind_metrics_server(serving->feed_, options);
+  if (!service) {
+    return Error{"--metrics: " + service.error().message};
+  }
+  serving->service_ = std::move(*service);
+  if (options.require_token) {
+    print_error("warning: --metrics listens on " + address.address +
+                ", so other machines can reach it; it answers only requests with the token in the URL below, "
+                "and tells the tree's command names");
+  }
+  print_error("metrics at " + serving->service_->url());
+  // The recorder's loop takes its signals through a signalfd, with them blocked: none
+  // may be delivered to this thread instead, so it starts with every signal blocked.
+  sigset_t all;
+  sigfillset(&all);
+  sigset_t before;
+  pthread_sigmask(SIG_SETMASK, &all, &before);
+  MetricsServing* self = serving.get();
+  serving->thread_ = std::thread([self] {
+    if (auto served = self->service_->serve(); !served) {
+      print_error("--metrics: " + served.error().message);
+    }
+    self->serve_returned_ = true;
+  });
+  pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  return serving;
+}
+
+MetricsServing::~MetricsServing() {
+  if (!thread_.joinable()) {
+    return;  // the server could not bind: nothing runs
+  }
+  // httplib ignores stop() until its accept loop runs: ask until serve() has returned.
+  while (!serve_returned_) {
+    service_->stop();
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  thread_.join();
+}
+
+}  // namespace canopy::cli

@@ -1,0 +1,57 @@
+// The recorder's latest figures of the tree, for whoever watches it live (`record
+// --metrics`). The sampling loop builds them at each tick from what it holds already
+// (never a second read of /proc) and hands them to a sink: publishing is a pointer
+// swap, so a slow reader never holds the loop up, and record/ knows nothing of who
+// reads them or how (HTTP is web/'s).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace canopy::record {
+
+// The processes of the tree that ran one command (their name, as /proc/PID/stat gives
+// it), live ones and ended ones.
+struct LiveCommandFigures {
+  std::string command;
+  // Of its live processes.
+  int64_t rss_bytes = 0;
+  int64_t anon_bytes = 0;
+  int64_t swap_bytes = 0;
+  int64_t processes = 0;
+  int64_t threads = 0;
+  // Cumulative and never decreasing: its ended processes' CPU stays in, and a process
+  // that exec'd another command keeps what it used before in this one.
+  int64_t cpu_user_ns = 0;
+  int64_t cpu_system_ns = 0;
+  int64_t oom_kills = 0;  // of its processes, as the limit watch named them
+};
+
+struct LiveFigures {
+  int64_t t_ms = 0;  // the tick's time, ms since the epoch
+  // The tree's live processes.
+  int64_t rss_bytes = 0;
+  int64_t anon_bytes = 0;
+  int64_t swap_bytes = 0;
+  int64_t processes = 0;
+  int64_t threads = 0;
+  int64_t cpu_ns = 0;             // cumulative, ended processes included
+  int64_t processes_started = 0;  // every process seen in the tree so far
+  // From the command's cgroup (run mode with one); cumulative.
+  int64_t oom_kills = 0;
+  int64_t memory_limit_hits = 0;
+  int64_t pids_limit_hits = 0;
+  // Every command the tree has run so far, in no particular order.
+  std::vector<LiveCommandFigures> commands;
+};
+
+class LiveFiguresSink {
+ public:
+  virtual ~LiveFiguresSink() = default;
+  // Called by the sampling loop after each tick; must not block for long.
+  virtual void publish(std::shared_ptr<const LiveFigures> figures) = 0;
+};
+
+}  // namespace canopy::record

@@ -1,0 +1,53 @@
+// Builds the live figures (live_figures.h) from the sampler's latest tick, and keeps
+// the one thing the tick does not: each command's CPU so far, which must never go
+// down while processes end and exec. A process's CPU belongs to the command it ran
+// when it used it; on an exec what it used so far stays with the old command.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "record/limit_watch.h"
+#include "record/live_figures.h"
+#include "record/tree_sampler.h"
+
+namespace canopy::record {
+
+class LiveFiguresBook {
+ public:
+  explicit LiveFiguresBook(LiveFiguresSink& sink) : sink_(sink) {}
+
+  // After a tick: the figures as the sampler and the limit watch now hold them, to the
+  // sink. `limits`: the run's limit watch, for the cgroup's counters; nullptr without one.
+  void publish(int64_t t_ms, const TreeSampler& sampler, const LimitWatch* limits);
+
+  // The figures as publish() would hand them, for tests.
+  std::shared_ptr<LiveFigures> build(int64_t t_ms, const TreeSampler& sampler, const LimitWatch* limits);
+
+ private:
+  struct ProcessBook {
+    std::string command;
+    int64_t user_ns = 0;  // as last seen
+    int64_t system_ns = 0;
+    int64_t user_base_ns = 0;  // what it used before it ran `command`
+    int64_t system_base_ns = 0;
+    uint64_t seen_round = 0;
+  };
+  struct Spent {
+    int64_t user_ns = 0;
+    int64_t system_ns = 0;
+  };
+  void close(const ProcessBook& process);
+
+  LiveFiguresSink& sink_;
+  std::unordered_map<int64_t, ProcessBook> processes_;  // by process id, live at the last round
+  std::unordered_map<std::string, Spent> ended_;         // CPU left behind by ended or exec'd processes
+  std::vector<LiveProcess> live_;                        // scratch
+  uint64_t round_ = 0;
+  int64_t tree_cpu_ns_ = 0;
+};
+
+}  // namespace canopy::record

@@ -1,0 +1,118 @@
+// The live figures the recorder publishes (record/live_figures_book.h), from a sampler
+// reading a fake /proc (support/fake_proc.h): a command's CPU stays with it when its
+// processes end or exec another program, and the tree's figures are its processes'.
+#include "record/live_figures_book.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "support/fake_proc_recording.h"
+
+namespace canopy::record {
+namespace {
+
+using canopy::testing::become_zombie;
+using canopy::testing::FakeProcess;
+using canopy::testing::kChildPid;
+using canopy::testing::kPagesPerMiB;
+using canopy::testing::kRootPid;
+using canopy::testing::kSecondPid;
+using canopy::testing::rss_bytes;
+using LiveFiguresBookTest = canopy::testing::FakeProcTest;
+
+class KeptFigures final : public LiveFiguresSink {
+ public:
+  void publish(std::shared_ptr<const LiveFigures> figures) override { published.push_back(std::move(figures)); }
+  std::vector<std::shared_ptr<const LiveFigures>> published;
+};
+
+const LiveCommandFigures* live_command(const LiveFigures& figures, const std::string& name) {
+  for (const auto& c : figures.commands) {
+    if (c.command == name) {
+      return &c;
+    }
+  }
+  return nullptr;
+}
+
+TEST_F(LiveFiguresBookTest, ACommandKeepsItsCpuWhenItsProcessesExecAndEnd) {
+  FakeProcess make{.pid = kRootPid, .name = "make", .resident_pages = 2 * kPagesPerMiB,
+                   .children = {kChildPid, kSecondPid}, .other_threads = {{kRootPid + 10}}};
+  FakeProcess cc1{.pid = kChildPid, .ppid = kRootPid, .name = "cc1", .start_ticks = 2000, .user_ticks = 5,
+                  .system_ticks = 1, .run_ns = 60'000'000, .resident_pages = 40 * kPagesPerMiB};
+  FakeProcess cc1_second{.pid = kSecondPid, .ppid = kRootPid, .name = "cc1", .start_ticks = 2001, .user_ticks = 2,
+                         .run_ns = 20'000'000, .resident_pages = 30 * kPagesPerMiB};
+  proc_.write(make);
+  proc_.write(cc1);
+  proc_.write(cc1_second);
+  TreeSampler& sampler = start();
+  ASSERT_TRUE(sampler.add_root(kRootPid, 0));
+  KeptFigures sink;
+  LiveFiguresBook book(sink);
+
+  sampler.tick(100);
+  book.publish(100, sampler, nullptr);
+  // Round 1: the two cc1 are one group; the tree is the three processes.
+  const LiveFigures& first = *sink.published.back();
+  EXPECT_EQ(first.t_ms, 100);
+  EXPECT_EQ(first.processes, 3);
+  EXPECT_EQ(first.threads, 4);  // make has two
+  EXPECT_EQ(first.rss_bytes, rss_bytes(make) + rss_bytes(cc1) + rss_bytes(cc1_second));
+  const LiveCommandFigures* group = live_command(first, "cc1");
+  ASSERT_NE(group, nullptr);
+  EXPECT_EQ(group->processes, 2);
+  EXPECT_EQ(group->threads, 2);
+  EXPECT_EQ(group->rss_bytes, rss_bytes(cc1) + rss_bytes(cc1_second));
+  const int64_t cc1_cpu_ns = group->cpu_user_ns + group->cpu_system_ns;
+  EXPECT_EQ(cc1_cpu_ns, 80'000'000);  // both run times, the best total the sampler has
+
+  // Round 2: the first cc1 execs `as` (after 40 ms more as cc1) and the second ends.
+  cc1.run_ns += 40'000'000;
+  cc1.user_ticks += 4;
+  canopy::testing::exec(cc1, "as", "/usr/bin/as", {"as", "x.s"});
+  become_zombie(cc1_second);
+  cc1_second.run_ns += 10'000'000;
+  cc1_second.user_ticks += 1;
+  proc_.write(cc1);
+  proc_.write(cc1_second);
+  sampler.tick(200);
+  book.publish(200, sampler, nullptr);
+  const LiveFigures& second = *sink.published.back();
+  EXPECT_EQ(second.processes, 2);
+  const LiveCommandFigures* cc1_after = live_command(second, "cc1");
+  const LiveCommandFigures* as = live_command(second, "as");
+  ASSERT_NE(cc1_after, nullptr);
+  ASSERT_NE(as, nullptr);
+  EXPECT_EQ(cc1_after->processes, 0);
+  EXPECT_EQ(cc1_after->rss_bytes, 0);
+  // What cc1 used as seen at its last tick stays with it: never less than before. The
+  // exec'd process's CPU up to the exec (as far as a tick saw it) is cc1's, not as's.
+  EXPECT_GE(cc1_after->cpu_user_ns + cc1_after->cpu_system_ns, cc1_cpu_ns);
+  EXPECT_EQ(as->processes, 1);
+  EXPECT_EQ(as->rss_bytes, rss_bytes(cc1));
+  const int64_t as_cpu_ns = as->cpu_user_ns + as->cpu_system_ns;
+  EXPECT_EQ(as_cpu_ns + 60'000'000, 101'000'000);  // all it used since the last tick: 40 ms and the exec's 1 ms
+  EXPECT_GE(second.cpu_ns, 60'000'000 + 41'000'000 + 30'000'000 - 1);  // the tree's counts the ended one's end too
+
+  // Round 3: as ends too. Every command's counters stand where they stood, or higher.
+  become_zombie(cc1);
+  proc_.write(cc1);
+  sampler.tick(300);
+  book.publish(300, sampler, nullptr);
+  const LiveFigures& third = *sink.published.back();
+  EXPECT_EQ(third.processes, 1);
+  for (const auto& before : second.commands) {
+    const LiveCommandFigures* after = live_command(third, before.command);
+    ASSERT_NE(after, nullptr) << before.command;
+    EXPECT_GE(after->cpu_user_ns, before.cpu_user_ns) << before.command;
+    EXPECT_GE(after->cpu_system_ns, before.cpu_system_ns) << before.command;
+  }
+  EXPECT_GE(third.cpu_ns, second.cpu_ns);
+  finish(300);
+}
+
+}  // namespace
+}  // namespace canopy::record
