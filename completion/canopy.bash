@@ -23,7 +23,7 @@ _canopy_command_spec()
                 --memory-limit --swap-limit --cpu-limit --cpus --nice --cpu-time
                 --max-processes --timeout --kill-grace --max-peak --max-cpu --heap-interval'
             options="$help $valued -f --force -q --quiet --pss --capture-output
-                --no-process-events --no-cgroup --heap --cpu-profile"
+                --no-process-events --no-cgroup --heap --cpu-profile --live"
             positionals='command'
             ;;
         report)
