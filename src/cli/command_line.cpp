@@ -121,7 +121,7 @@ void add_cpu_profile_option(CLI::App& cmd, RecordCliOptions& cli) {
 }
 
 void add_metrics_options(CLI::App& cmd, RecordCliOptions& cli) {
-  const char* group = "Live figures (Prometheus)";
+  const char* group = "Live figures (Prometheus, the terminal)";
   take_listen_address(cmd.add_option("--metrics", cli.metrics,
                                      "Serve the tree's figures at http://ADDR:PORT/metrics for Prometheus while "
                                      "recording (ADDR:PORT, :PORT or PORT; loopback unless an address is given)"))
@@ -130,6 +130,10 @@ void add_metrics_options(CLI::App& cmd, RecordCliOptions& cli) {
                               "Commands with series of their own on /metrics, by resident memory; the rest are "
                               "one group (default 10)"),
                1, 1000)
+      ->group(group);
+  cmd.add_flag("--live", cli.live,
+               "Redraw a table of the tree's biggest processes at the bottom of the terminal once a second "
+               "while recording (nothing when stderr is not a terminal)")
       ->group(group);
 }
 

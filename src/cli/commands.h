@@ -49,6 +49,7 @@ struct RecordCliOptions {
   std::string cpu_profile_flag;  // --cpu-profile's, parsed into record.cpu_profile_hz
   std::string metrics;           // --metrics ADDR:PORT, checked as it is read; empty: none
   int64_t metrics_top = 10;      // --metrics-top (web::kDefaultMetricsTopCommands)
+  bool live = false;             // --live: the tree's table on the terminal while it runs
 };
 CLI::App* add_record_command(CLI::App& app, RecordCliOptions& options);
 int run_record_command(const RecordCliOptions& options);

@@ -1,5 +1,6 @@
 #include <sys/wait.h>
 
+#include <chrono>
 #include <cstdio>
 
 #include "analyze/summary.h"
@@ -7,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/heap_leak_names.h"
 #include "cli/metrics_serving.h"
+#include "cli/terminal_live_view.h"
 #include "common/terminal_text.h"
 #include "common/text.h"
 #include "record/recorder.h"
@@ -83,9 +85,18 @@ int run_record_command(const RecordCliOptions& cli) {
       return record::kExitRecorderFailed;
     }
     metrics = std::move(*started);
-    recording_options.live_figures = &metrics->feed();
+    recording_options.live_figures.push_back(&metrics->feed());
+  }
+  std::unique_ptr<TerminalLiveView> live;
+  if (cli.live) {
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    live = TerminalLiveView::start(std::chrono::duration_cast<std::chrono::milliseconds>(now).count());
+    if (live) {
+      recording_options.live_figures.push_back(live.get());
+    }
   }
   record::RecordOutcome outcome = record::record(recording_options, warn);
+  live.reset();     // the table erased before the summary
   metrics.reset();  // the tree has ended: nothing more to scrape
   if (outcome.failure) {
     print_error(outcome.failure->message);

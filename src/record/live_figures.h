@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,15 @@ struct LiveCommandFigures {
   int64_t oom_kills = 0;  // of its processes, as the limit watch named them
 };
 
+// One live process of the tree, for a view per process (record --live).
+struct LiveProcessFigures {
+  int64_t pid = 0;
+  std::string command;
+  int64_t rss_bytes = 0;
+  int64_t threads = 0;
+  double cpu_percent = 0;  // of one core, since the previous tick (0 at its first)
+};
+
 struct LiveFigures {
   int64_t t_ms = 0;  // the tick's time, ms since the epoch
   // The tree's live processes.
@@ -45,6 +55,14 @@ struct LiveFigures {
   int64_t pids_limit_hits = 0;
   // Every command the tree has run so far, in no particular order.
   std::vector<LiveCommandFigures> commands;
+  // The tree's live processes one by one, in no particular order.
+  std::vector<LiveProcessFigures> each_process;
+  // The highest resident total of a tick so far, and when.
+  int64_t peak_rss_bytes = 0;
+  int64_t peak_t_ms = 0;
+  // The command's cgroup's own high-water mark (run mode with a cgroup): exact, what
+  // the tree held at once between ticks too, shared pages counted once.
+  std::optional<int64_t> cgroup_peak_bytes;
 };
 
 class LiveFiguresSink {

@@ -20,6 +20,12 @@ std::shared_ptr<LiveFigures> LiveFiguresBook::build(int64_t t_ms, const TreeSamp
   for (const LiveProcess& p : live_) {
     auto [it, first_sight] = processes_.try_emplace(p.process_id);
     ProcessBook& book = it->second;
+    // Its CPU since the previous tick, as a share of one core.
+    double cpu_percent = 0;
+    if (!first_sight && last_t_ms_ && t_ms > *last_t_ms_) {
+      int64_t used_ns = std::max<int64_t>(0, p.cpu_user_ns + p.cpu_system_ns - book.user_ns - book.system_ns);
+      cpu_percent = static_cast<double>(used_ns) / static_cast<double>((t_ms - *last_t_ms_) * 10'000);
+    }
     if (!first_sight && book.command != *p.name) {
       close(book);  // exec'd: what it used so far stays with what it ran
       book.user_base_ns = book.user_ns;
@@ -42,6 +48,7 @@ std::shared_ptr<LiveFigures> LiveFiguresBook::build(int64_t t_ms, const TreeSamp
     c.cpu_user_ns += book.user_ns - book.user_base_ns;
     c.cpu_system_ns += book.system_ns - book.system_base_ns;
 
+    figures->each_process.push_back({p.pid, book.command, p.rss_bytes, p.threads, cpu_percent});
     figures->rss_bytes += p.rss_bytes;
     figures->anon_bytes += p.anon_bytes;
     figures->swap_bytes += p.swap_bytes;
@@ -76,6 +83,16 @@ std::shared_ptr<LiveFigures> LiveFiguresBook::build(int64_t t_ms, const TreeSamp
   tree_cpu_ns_ = std::max(tree_cpu_ns_, sampler.last_tick_cpu_ns());
   figures->cpu_ns = tree_cpu_ns_;
   figures->processes_started = sampler.process_count();
+  if (figures->rss_bytes > peak_rss_bytes_) {
+    peak_rss_bytes_ = figures->rss_bytes;
+    peak_t_ms_ = t_ms;
+  }
+  figures->peak_rss_bytes = peak_rss_bytes_;
+  figures->peak_t_ms = peak_t_ms_;
+  if (limits) {
+    figures->cgroup_peak_bytes = limits->counters().memory_peak_bytes;
+  }
+  last_t_ms_ = t_ms;
   figures->commands.reserve(commands.size());
   for (auto& [command, c] : commands) {
     c.command = command;
@@ -85,7 +102,10 @@ std::shared_ptr<LiveFigures> LiveFiguresBook::build(int64_t t_ms, const TreeSamp
 }
 
 void LiveFiguresBook::publish(int64_t t_ms, const TreeSampler& sampler, const LimitWatch* limits) {
-  sink_.publish(build(t_ms, sampler, limits));
+  std::shared_ptr<const LiveFigures> figures = build(t_ms, sampler, limits);
+  for (LiveFiguresSink* sink : sinks_) {
+    sink->publish(figures);
+  }
 }
 
 }  // namespace canopy::record

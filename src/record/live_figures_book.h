@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -18,10 +19,11 @@ namespace canopy::record {
 
 class LiveFiguresBook {
  public:
-  explicit LiveFiguresBook(LiveFiguresSink& sink) : sink_(sink) {}
+  // Each tick's figures go to every sink (record --metrics, --live).
+  explicit LiveFiguresBook(std::vector<LiveFiguresSink*> sinks) : sinks_(std::move(sinks)) {}
 
   // After a tick: the figures as the sampler and the limit watch now hold them, to the
-  // sink. `limits`: the run's limit watch, for the cgroup's counters; nullptr without one.
+  // sinks. `limits`: the run's limit watch, for the cgroup's counters; nullptr without one.
   void publish(int64_t t_ms, const TreeSampler& sampler, const LimitWatch* limits);
 
   // The figures as publish() would hand them, for tests.
@@ -42,12 +44,15 @@ class LiveFiguresBook {
   };
   void close(const ProcessBook& process);
 
-  LiveFiguresSink& sink_;
+  std::vector<LiveFiguresSink*> sinks_;
   std::unordered_map<int64_t, ProcessBook> processes_;  // by process id, live at the last round
   std::unordered_map<std::string, Spent> ended_;         // CPU left behind by ended or exec'd processes
   std::vector<LiveProcess> live_;                        // scratch
   uint64_t round_ = 0;
   int64_t tree_cpu_ns_ = 0;
+  std::optional<int64_t> last_t_ms_;  // the previous round's tick
+  int64_t peak_rss_bytes_ = 0;
+  int64_t peak_t_ms_ = 0;
 };
 
 }  // namespace canopy::record

@@ -70,8 +70,9 @@ struct RecordOptions {
   // record --cpu-profile[=HZ]: the kernel samples every thread of the tree this many
   // times a second of CPU it uses. Empty: no CPU profile.
   std::optional<int64_t> cpu_profile_hz;
-  // record --metrics: told the tree's figures after every tick (live_figures.h).
-  LiveFiguresSink* live_figures = nullptr;
+  // record --metrics and --live: told the tree's figures after every tick
+  // (live_figures.h).
+  std::vector<LiveFiguresSink*> live_figures;
 };
 
 // The interval from CANOPY_INTERVAL, else ONLOOKER_POLL_INTERVAL (for users coming

@@ -96,7 +96,7 @@ class RecordRun {
   std::optional<TreeSampler> sampler_;
   std::optional<Session> session_;
   std::optional<LimitWatch> limit_watch_;
-  std::optional<LiveFiguresBook> live_figures_;  // record --metrics
+  std::optional<LiveFiguresBook> live_figures_;  // record --metrics, --live
 
   int launch_failure_status_ = kExitRecorderFailed;  // 126 or 127 when exec failed
   bool loop_ok_ = true;

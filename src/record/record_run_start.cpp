@@ -271,8 +271,8 @@ Status RecordRun::create_recording() {
   if (run_mode_) {
     session_->limits = &*limit_watch_;
   }
-  if (options_.live_figures) {
-    live_figures_.emplace(*options_.live_figures);
+  if (!options_.live_figures.empty()) {
+    live_figures_.emplace(options_.live_figures);
     session_->live = &*live_figures_;
   }
   write_start_meta(*writer_, options_, host, session_->clock.start_ms(), root_);

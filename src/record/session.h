@@ -47,7 +47,7 @@ struct Session {
   const Warn* warn = nullptr;                        // told of a write error
   HeapProfiling* heap = nullptr;                     // record --heap
   CpuProfiling* cpu = nullptr;                       // record --cpu-profile
-  LiveFiguresBook* live = nullptr;                   // record --metrics
+  LiveFiguresBook* live = nullptr;                   // record --metrics, --live
 };
 
 // Which event sockets to drain: both, unless epoll said which ones have something.

@@ -253,7 +253,7 @@ void TreeSampler::live_processes(std::vector<LiveProcess>& out) const {
     if (p.exited) {
       continue;
     }
-    out.push_back({p.row.id, &p.row.name, p.values.rss_bytes().value_or(0),
+    out.push_back({p.row.id, pid, &p.row.name, p.values.rss_bytes().value_or(0),
                    p.values[store::kRssAnonBytes].value_or(0), p.values[store::kSwapBytes].value_or(0),
                    p.cpu.user_ns, p.cpu.system_ns, p.threads});
   }

@@ -51,6 +51,7 @@ class ProgramWatch {
 // One live process of the tree as the latest tick left it (see live_processes).
 struct LiveProcess {
   int64_t process_id = 0;
+  pid_t pid = 0;
   const std::string* name = nullptr;  // valid until the sampler's next call
   int64_t rss_bytes = 0;
   int64_t anon_bytes = 0;

@@ -51,7 +51,7 @@ TEST_F(LiveFiguresBookTest, ACommandKeepsItsCpuWhenItsProcessesExecAndEnd) {
   TreeSampler& sampler = start();
   ASSERT_TRUE(sampler.add_root(kRootPid, 0));
   KeptFigures sink;
-  LiveFiguresBook book(sink);
+  LiveFiguresBook book({&sink});
 
   sampler.tick(100);
   book.publish(100, sampler, nullptr);
@@ -112,6 +112,53 @@ TEST_F(LiveFiguresBookTest, ACommandKeepsItsCpuWhenItsProcessesExecAndEnd) {
   }
   EXPECT_GE(third.cpu_ns, second.cpu_ns);
   finish(300);
+}
+
+TEST_F(LiveFiguresBookTest, EachProcessWithItsCpuShareAndTheTreePeakSoFar) {
+  FakeProcess make{.pid = kRootPid, .name = "make", .resident_pages = 2 * kPagesPerMiB, .children = {kChildPid}};
+  FakeProcess cc1{.pid = kChildPid, .ppid = kRootPid, .name = "cc1", .start_ticks = 2000, .user_ticks = 5,
+                  .run_ns = 50'000'000, .resident_pages = 40 * kPagesPerMiB};
+  proc_.write(make);
+  proc_.write(cc1);
+  TreeSampler& sampler = start();
+  ASSERT_TRUE(sampler.add_root(kRootPid, 0));
+  KeptFigures sink;
+  KeptFigures second_sink;
+  LiveFiguresBook book({&sink, &second_sink});
+  sampler.tick(100);
+  book.publish(100, sampler, nullptr);
+  const LiveFigures& first = *sink.published.back();
+  EXPECT_EQ(second_sink.published.back(), sink.published.back()) << "every sink is told the same figures";
+  ASSERT_EQ(first.each_process.size(), 2u);
+  for (const LiveProcessFigures& p : first.each_process) {
+    EXPECT_EQ(p.cpu_percent, 0) << p.command << ": no previous tick to take a rate from";
+  }
+  EXPECT_EQ(first.peak_rss_bytes, rss_bytes(make) + rss_bytes(cc1));
+  EXPECT_EQ(first.peak_t_ms, 100);
+
+  // 100 ms later cc1 has used 75 ms more and freed half its memory: 75% of a core, and
+  // the peak stays at the first tick.
+  cc1.run_ns += 75'000'000;
+  cc1.user_ticks += 7;
+  cc1.resident_pages = 20 * kPagesPerMiB;
+  proc_.write(cc1);
+  sampler.tick(200);
+  book.publish(200, sampler, nullptr);
+  const LiveFigures& second = *sink.published.back();
+  const LiveProcessFigures* compiler = nullptr;
+  for (const LiveProcessFigures& p : second.each_process) {
+    if (p.command == "cc1") {
+      compiler = &p;
+    }
+  }
+  ASSERT_NE(compiler, nullptr);
+  EXPECT_EQ(compiler->pid, kChildPid);
+  EXPECT_EQ(compiler->rss_bytes, rss_bytes(cc1));
+  EXPECT_NEAR(compiler->cpu_percent, 75.0, 0.01);
+  EXPECT_EQ(second.peak_rss_bytes, first.peak_rss_bytes);
+  EXPECT_EQ(second.peak_t_ms, 100);
+  EXPECT_EQ(second.cgroup_peak_bytes, std::nullopt);  // no cgroup without a limit watch
+  finish(200);
 }
 
 }  // namespace
