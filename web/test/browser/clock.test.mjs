@@ -3,9 +3,8 @@
 // on the wall clock of the recording (its UTC offset, not the viewer's), kept in the URL.
 // Axis titles name the unit; the CPU chart draws the machine's CPU count as a ceiling.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { after, before, describe, test } from 'node:test';
-import { environment, kTreeCommand, launchBrowser, record, screenshot, startView, tempDir, waitReady, watchErrors } from './harness.mjs';
+import { before, describe, test } from 'node:test';
+import { kTreeCommand, screenshot, treeViewSuite, waitReady, watchErrors } from './harness.mjs';
 
 // The standard tree, and a child busy on one core for 1.5 s of its own CPU time.
 const kCommand = ['sh', '-c', `"$W" spin 1500 & ${kTreeCommand[2]}`];
@@ -23,34 +22,17 @@ function wallText(tMs, offsetS) {
 }
 
 describe('canopy view: time format and clock', () => {
-  let env;
-  let dir;
-  let rec;
-  let server;
-  let browser;
-  let recording;
+  const suite = treeViewSuite('canopy-clock-', kCommand);
   let events;
 
   before(async () => {
-    env = environment();
-    dir = tempDir('canopy-clock-');
-    rec = record(env, dir, 'tree', [], kCommand);
-    server = await startView(env, rec.file);
-    browser = await launchBrowser();
-    recording = await (await fetch(`${server.url}api/recording`)).json();
-    events = (await (await fetch(`${server.url}api/events`)).json()).events;
-  });
-
-  after(async () => {
-    if (browser) await browser.close();
-    if (server) server.stop();
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    events = (await (await fetch(`${suite.server.url}api/events`)).json()).events;
   });
 
   async function open(hash = '') {
-    const page = await (await browser.newContext({ viewport: { width: 1600, height: 1000 } })).newPage();
+    const page = await (await suite.browser.newContext({ viewport: { width: 1600, height: 1000 } })).newPage();
     const errors = watchErrors(page);
-    await page.goto(`${server.url}${hash}`);
+    await page.goto(`${suite.server.url}${hash}`);
     await waitReady(page);
     return { page, errors };
   }
@@ -85,8 +67,8 @@ describe('canopy view: time format and clock', () => {
     const { page, errors } = await open();
     const exec = events.find((e) => e.kind === 'exec');
     assert.ok(exec, 'the tree has exec events');
-    const start = recording.meta.start_ms;
-    const offset = recording.meta.utc_offset_s;
+    const start = suite.recording.meta.start_ms;
+    const offset = suite.recording.meta.utc_offset_s;
     assert.ok(Number.isInteger(offset), `the recording keeps its UTC offset (${offset})`);
 
     const since = await pinAndRead(page, exec);
@@ -110,7 +92,7 @@ describe('canopy view: time format and clock', () => {
     const range = await page.locator('[data-testid="view-range"]').textContent();
     // The whole run's range, to the second (rounded).
     assert.ok(range.startsWith(`${wallText(Math.round(start / 1000) * 1000, offset).slice(0, 8)} – `), range);
-    await screenshot(page, env, 'clock-wall');
+    await screenshot(page, suite.env, 'clock-wall');
 
     // Kept in the URL: a reload opens on the wall clock.
     await page.reload();
@@ -125,7 +107,7 @@ describe('canopy view: time format and clock', () => {
     assert.match(await page.evaluate(() => window.canopyView.chart.axes[1].label(window.canopyView.chart)), /bytes/);
     await page.selectOption('[data-testid="metric-select"]', 'cpu');
     await page.waitForFunction(() => document.querySelector('[data-testid="chart"]').dataset.metric === 'cpu');
-    const cpus = recording.meta.cpu_count;
+    const cpus = suite.recording.meta.cpu_count;
     assert.ok(cpus >= 1, `the recording keeps the CPU count (${cpus})`);
     const got = await page.evaluate(() => {
       const u = window.canopyView.chart;
@@ -152,7 +134,7 @@ describe('canopy view: time format and clock', () => {
     } else {
       assert.equal(got.ceiling, undefined);
     }
-    await screenshot(page, env, 'clock-cpu-ceiling');
+    await screenshot(page, suite.env, 'clock-cpu-ceiling');
     assert.deepEqual(errors, []);
   });
 });

@@ -80,16 +80,16 @@ export function startView(env, file) {
   });
 }
 
-// The setup most suites share, as node:test hooks of the calling suite: the standard
-// tree recorded once, `canopy view` serving it, Chromium, and the recording as the API
-// gives it; all removed after the suite. The returned object's fields are set once the
-// suite's `before` has run.
-export function treeViewSuite(prefix) {
+// The setup most suites share, as node:test hooks of the calling suite: a command (the
+// standard tree unless told) recorded once, `canopy view` serving it, Chromium, and the
+// recording as the API gives it; all removed after the suite. The returned object's
+// fields are set once the suite's `before` has run.
+export function treeViewSuite(prefix, command = kTreeCommand) {
   const suite = { env: null, dir: null, rec: null, server: null, browser: null, recording: null };
   before(async () => {
     suite.env = environment();
     suite.dir = tempDir(prefix);
-    suite.rec = record(suite.env, suite.dir, 'tree', [], kTreeCommand);
+    suite.rec = record(suite.env, suite.dir, 'tree', [], command);
     suite.server = await startView(suite.env, suite.rec.file);
     suite.browser = await launchBrowser();
     suite.recording = await (await fetch(`${suite.server.url}api/recording`)).json();

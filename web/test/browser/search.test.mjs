@@ -2,44 +2,23 @@
 // and in the panel, filters the tree to them (with their ancestors), and shows the first;
 // Enter zooms the chart to each match in turn; "/" focuses the box, Esc clears it.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { after, before, describe, test } from 'node:test';
-import { environment, holdChildren, kTreeCommand, launchBrowser, record, screenshot, startView, tempDir, waitReady, watchErrors } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { holdChildren, screenshot, treeViewSuite, waitReady, watchErrors } from './harness.mjs';
 
 describe('canopy view: search', () => {
-  let env;
-  let dir;
-  let rec;
-  let server;
-  let browser;
-  let recording;
-
-  before(async () => {
-    env = environment();
-    dir = tempDir('canopy-search-');
-    rec = record(env, dir, 'tree', [], kTreeCommand);
-    server = await startView(env, rec.file);
-    browser = await launchBrowser();
-    recording = await (await fetch(`${server.url}api/recording`)).json();
-  });
-
-  after(async () => {
-    if (browser) await browser.close();
-    if (server) server.stop();
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const suite = treeViewSuite('canopy-search-');
 
   test('a command-line word highlights, filters and jumps; Esc clears', async () => {
-    const page = await (await browser.newContext({ viewport: { width: 1600, height: 1000 } })).newPage();
+    const page = await (await suite.browser.newContext({ viewport: { width: 1600, height: 1000 } })).newPage();
     const errors = watchErrors(page);
-    await page.goto(`${server.url}#group=process`);
+    await page.goto(`${suite.server.url}#group=process`);
     await waitReady(page);
     const rowsBefore = Number(await page.locator('[data-testid="tree-panel"]').getAttribute('data-rows'));
 
     // The tree's hold children are the processes whose command line says "child".
-    const children = [...holdChildren(recording.processes).values()].map((p) => p.id).sort((a, b) => a - b);
+    const children = [...holdChildren(suite.recording.processes).values()].map((p) => p.id).sort((a, b) => a - b);
     assert.equal(children.length, 3);
-    const byId = new Map(recording.processes.map((p) => [p.id, p]));
+    const byId = new Map(suite.recording.processes.map((p) => [p.id, p]));
     const ancestors = new Set();
     for (const id of children) for (let p = byId.get(byId.get(id).parent); p; p = byId.get(p.parent)) ancestors.add(p.id);
 
@@ -57,7 +36,7 @@ describe('canopy view: search', () => {
     // The chart lights the bands of the matches.
     const lit = await page.evaluate(() => [...window.canopyView.chartLitKeys()].sort());
     assert.deepEqual(lit, children.map((id) => `p:${id}`).sort());
-    await screenshot(page, env, 'search-child');
+    await screenshot(page, suite.env, 'search-child');
 
     // Enter: the chart shows the first match's lifetime; again, the second's.
     for (const [k, id] of children.slice(0, 2).entries()) {
