@@ -17,7 +17,8 @@
 //   revealEvent(line)  scrolls the events pane to a line (an index among the enabled kinds)
 //   firstChart  resolves when the first chart is drawn: the loading preview (the tree's
 //           total, preview.js) when the server is still loading the samples, else the
-//           full chart; with {preview: true|false, points}
+//           full chart; with {preview: true|false, points} (rejects on a load error
+//           before it)
 //   panes   the splitters between the panels (panes.js)
 //   preview the loading preview while it is shown (its uPlot instance: preview.u)
 //   revealTreeNode(id)  expands the tree down to a process and scrolls to it
@@ -34,9 +35,11 @@ hook.ready = new Promise((resolve, reject) => {
   hook.rejectReady = reject;
 });
 hook.ready.catch(() => {}); // reported on the page; a test awaiting it still sees it
-hook.firstChart = new Promise((resolve) => {
+hook.firstChart = new Promise((resolve, reject) => {
   hook.resolveFirstChart = resolve;
+  hook.rejectFirstChart = reject; // a load error before any chart: a test sees it at once
 });
+hook.firstChart.catch(() => {});
 window.canopyView = hook;
 
 async function boot() {
@@ -57,6 +60,7 @@ async function boot() {
     await startApp(source, hook, recording);
   } catch (error) {
     showFatal(error);
+    hook.rejectFirstChart(error);
     hook.rejectReady(error);
   }
 }

@@ -4,9 +4,10 @@
 // It is replaced by the full page (controller.js) when the recording has loaded.
 
 import uPlot from 'uplot';
-import { makeAxes } from './chart_axes.js';
+import { makeAxes, yTitle } from './chart_axes.js';
 import { byTestId } from './dom.js';
 import { renderHeader } from './header.js';
+import { timeFormat } from './time_format.js';
 
 const kFill = 'rgba(31, 35, 40, 0.12)';
 const kStroke = '#1f2328';
@@ -39,6 +40,8 @@ export class LoadingPreview {
     this.status.textContent = 'loading the processes… (the tree’s total meanwhile)';
     const plot = byTestId('chart').querySelector('.chart-plot');
     const { width, height } = plot.parentElement.getBoundingClientRect();
+    const startMs = previewStart(recording);
+    const time = timeFormat({ startMs }); // the wall-clock switch comes with the full page
     this.u = new uPlot(
       {
         width: Math.max(200, Math.floor(width)),
@@ -47,7 +50,12 @@ export class LoadingPreview {
         cursor: { show: false },
         padding: [12, 28, 0, 0],
         scales: { x: { time: false, range: () => [0, previewSpan(recording)] }, y: { range: (u, min, max) => [0, max > 0 ? max * 1.05 : 1] } },
-        axes: makeAxes(() => 'bytes'),
+        axes: makeAxes(() => 'bytes', {
+          timeOf: () => time,
+          startMs,
+          xTitle: () => time.title,
+          yTitleOf: () => yTitle('Resident, the tree’s total', 'bytes'),
+        }),
         series: [{}, { label: 'Tree total', stroke: kStroke, fill: kFill, width: 1, points: { show: false }, paths: uPlot.paths.stepped({ align: 1 }) }],
       },
       previewData(recording),
