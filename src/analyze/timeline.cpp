@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <span>
 
 #include "analyze/downsample.h"
@@ -26,6 +27,11 @@ uint32_t to_kib(std::optional<int64_t> bytes) {
 int64_t to_bytes(uint32_t kib) { return static_cast<int64_t>(kib) * 1024; }
 
 bool is_rate(Metric metric) { return metric == Metric::kCpu; }
+
+uint64_t steady_now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 }  // namespace
 
@@ -53,99 +59,160 @@ std::vector<Metric> recorded_metrics(const store::RecordingMeta& meta) {
 
 Result<Timeline> Timeline::load(const store::Reader& reader) {
   Timeline timeline;
-  ASSIGN_OR_RETURN(auto ticks, reader.ticks());
-  for (const store::TickRow& tick : ticks) {
-    timeline.t_ms_.push_back(tick.t_ms);
-    bool known = tick.mem_total_bytes > 0;
-    timeline.mem_available_.push_back(known ? std::optional(tick.mem_available_bytes) : std::nullopt);
-    if (known) {
-      timeline.mem_total_ = tick.mem_total_bytes;
-    }
-  }
   timeline.metrics_ = recorded_metrics(reader.meta());
   timeline.has_pss_ = std::ranges::count(timeline.metrics_, Metric::kPss) > 0;
+  RETURN_IF_ERROR(timeline.extend(reader, /*complete=*/true));
+  return timeline;
+}
 
-  ASSIGN_OR_RETURN(auto processes, reader.processes());
-  timeline.processes_ = std::move(processes);
-  // The rows a killed recorder left without peak and CPU take them from the samples
-  // read below, as the report's do (process_figures.h).
-  std::vector<bool> lacking(timeline.processes_.size());
-  for (size_t i = 0; i < lacking.size(); ++i) {
-    lacking[i] = lacks_figures(timeline.processes_[i]);
-  }
-  // Process ids are dense from 1 (rowids in order of discovery).
-  std::vector<int32_t> index_of;
-  const auto& t = timeline.t_ms_;
-  for (size_t i = 0; i < timeline.processes_.size(); ++i) {
-    const store::ProcessRow& row = timeline.processes_[i];
-    if (row.id >= 0) {
-      if (static_cast<size_t>(row.id) >= index_of.size()) {
-        index_of.resize(static_cast<size_t>(row.id) + 1, -1);
-      }
-      index_of[static_cast<size_t>(row.id)] = static_cast<int32_t>(i);
+Status Timeline::extend(const store::Reader& reader, bool complete, int64_t subtree_period_ms) {
+  const size_t old_ticks = t_ms_.size();
+  ASSIGN_OR_RETURN(auto ticks, t_ms_.empty() ? reader.ticks() : reader.ticks_after(t_ms_.back()));
+  for (const store::TickRow& tick : ticks) {
+    t_ms_.push_back(tick.t_ms);
+    bool known = tick.mem_total_bytes > 0;
+    mem_available_.push_back(known ? std::optional(tick.mem_available_bytes) : std::nullopt);
+    if (known) {
+      mem_total_ = tick.mem_total_bytes;
     }
-    Track track;
-    // Alive from the tick it was first seen to the last tick it was seen alive; with
-    // no last_seen (a recorder killed while it ran) to the end of the recording.
-    int64_t last_ms = row.last_seen_ms.value_or(t.empty() ? 0 : t.back());
-    ptrdiff_t first = std::lower_bound(t.begin(), t.end(), row.first_seen_ms) - t.begin();
-    ptrdiff_t last = (std::upper_bound(t.begin(), t.end(), last_ms) - t.begin()) - 1;
-    if (first <= last) {
-      track.first = static_cast<uint32_t>(first);
-      track.last = static_cast<uint32_t>(last);
-    }
-    timeline.tracks_.push_back(std::move(track));
   }
+  size_t dirty_from = old_ticks;
+  RETURN_IF_ERROR(read_processes(reader, dirty_from));
 
+  const auto& t = t_ms_;
   if (!t.empty()) {
     constexpr store::SampleColumn kShown[] = {store::kRssAnonBytes, store::kRssFileBytes, store::kRssShmemBytes,
                                               store::kSwapBytes,    store::kCpuUserNs,    store::kCpuSystemNs,
                                               store::kThreads,      store::kPssBytes};
     // PSS is the last column of a row: skip decoding up to it when it was never recorded.
-    std::span<const store::SampleColumn> shown(kShown, timeline.has_pss_ ? 8 : 7);
-    size_t tick = 0;
-    auto status = reader.for_each_sample(
+    std::span<const store::SampleColumn> shown(kShown, has_pss_ ? 8 : 7);
+    // Rows come in time order, so the tick of each is found by walking forward; a row
+    // between ticks (a child's last figures, taken when it exited) counts at the next
+    // tick, and rows after the last tick (a finished recording's) at the last.
+    size_t tick = old_ticks > 0 ? old_ticks - 1 : 0;
+    const int64_t up_to_ms = complete ? INT64_MAX : t.back();
+    auto status = reader.for_each_sample_after(
+        cursor_, up_to_ms,
         [&](int64_t t_ms, int64_t process_id, const store::SampleValues& v) {
-          if (process_id < 0 || static_cast<size_t>(process_id) >= index_of.size() || index_of[process_id] < 0) {
+          if (process_id < 0 || static_cast<size_t>(process_id) >= index_of_.size() || index_of_[process_id] < 0) {
             return;
           }
-          // Rows come in time order, so the tick of each is found by walking forward; a
-          // row between ticks (a child's last figures, taken when it exited) counts at
-          // the next tick, and rows after the last tick at the last.
           if (tick > 0 && t_ms <= t[tick - 1]) {
             tick = std::lower_bound(t.begin(), t.end(), t_ms) - t.begin();
           }
           while (tick + 1 < t.size() && t[tick] < t_ms) {
             ++tick;
           }
-          auto process = static_cast<size_t>(index_of[process_id]);
-          timeline.add_change(process, static_cast<uint32_t>(tick), v);
-          if (lacking[process]) {
-            take_sample_figures(timeline.processes_[process], t_ms, v);
+          auto process = static_cast<size_t>(index_of_[process_id]);
+          add_change(process, static_cast<uint32_t>(tick), v);
+          dirty_from = std::min(dirty_from, tick);
+          SampleFigures& figures = sample_figures_[process];
+          std::optional<int64_t> rss = v.rss_bytes();
+          if (rss && (!figures.peak_rss_bytes || *rss > *figures.peak_rss_bytes)) {
+            figures.peak_rss_bytes = rss;
+            figures.peak_rss_t_ms = t_ms;
           }
+          figures.cpu_user_ns = v[store::kCpuUserNs].value_or(0);
+          figures.cpu_system_ns = v[store::kCpuSystemNs].value_or(0);
         },
         shown);
     if (!status) {
       return status.error();
     }
   }
-  // CPU is stored cumulative; the chart shows the rate over each interval.
-  for (size_t i = 0; i < timeline.tracks_.size(); ++i) {
-    Track& track = timeline.tracks_[i];
-    int64_t start_ms = timeline.processes_[i].start_ms;
-    for (size_t k = 0; k < track.changes.size(); ++k) {
-      Change& c = track.changes[k];
-      int64_t previous_tick_ms = c.tick > 0 ? t[c.tick - 1] : start_ms;
-      int64_t interval_ms = t[c.tick] - previous_tick_ms;
-      // A process's first figure is all it used since it started: a rate over this
-      // interval only if it started within it (in attach mode it may be days old).
-      int64_t used_ns = k > 0 ? c.cpu_ns - track.changes[k - 1].cpu_ns : start_ms >= previous_tick_ms ? c.cpu_ns : 0;
-      c.cpu_percent = interval_ms > 0 && used_ns > 0 ? static_cast<float>(used_ns / (interval_ms * 1e4)) : 0.0f;
+  for (size_t i = 0; i < tracks_.size(); ++i) {
+    rate_cpu(tracks_[i], processes_[i].start_ms);
+    // The rows a killed recorder left, and those of processes still alive, lack the
+    // peak and the CPU: they take them from the samples, as the report's do
+    // (process_figures.h).
+    store::ProcessRow& row = processes_[i];
+    const SampleFigures& figures = sample_figures_[i];
+    if (lacks_figures(row) && (figures.peak_rss_bytes || figures.cpu_user_ns)) {
+      if (figures.peak_rss_bytes && (!row.peak_rss_bytes || *figures.peak_rss_bytes > *row.peak_rss_bytes)) {
+        row.peak_rss_bytes = figures.peak_rss_bytes;
+        row.peak_rss_t_ms = figures.peak_rss_t_ms;
+      }
+      row.cpu_user_ns = figures.cpu_user_ns;
+      row.cpu_system_ns = figures.cpu_system_ns;
     }
   }
-  timeline.compute_totals();
-  timeline.compute_subtrees();
-  return timeline;
+  compute_totals_from(dirty_from);
+  const auto now_ms = static_cast<int64_t>(steady_now_ms());
+  if (complete || subtree_period_ms <= 0 || now_ms - subtrees_done_at_ms_ >= subtree_period_ms) {
+    compute_subtrees();
+    subtrees_done_at_ms_ = now_ms;
+    subtrees_stale_ = false;
+  } else {
+    subtrees_.resize(processes_.size());  // the new ones' come with the next pass
+    subtrees_stale_ = true;
+  }
+  return Ok{};
+}
+
+// The first tick where a process alive at ticks [first, last] is no longer alive at
+// the same ticks as one alive at the track's.
+size_t Timeline::first_difference(const Track& track, uint32_t first, uint32_t last) {
+  const bool was_alive = track.first <= track.last;
+  const bool is_alive = first <= last;
+  if (!was_alive || !is_alive) {
+    return was_alive ? track.first : first;
+  }
+  if (track.first != first) {
+    return std::min(track.first, first);
+  }
+  return static_cast<size_t>(std::min(track.last, last)) + 1;
+}
+
+Status Timeline::read_processes(const store::Reader& reader, size_t& dirty_from) {
+  ASSIGN_OR_RETURN(auto processes, reader.processes());
+  processes_ = std::move(processes);
+  tracks_.resize(processes_.size());
+  sample_figures_.resize(processes_.size());
+  // Process ids are dense from 1 (rowids in order of discovery).
+  const auto& t = t_ms_;
+  for (size_t i = 0; i < processes_.size(); ++i) {
+    const store::ProcessRow& row = processes_[i];
+    if (row.id >= 0) {
+      if (static_cast<size_t>(row.id) >= index_of_.size()) {
+        index_of_.resize(static_cast<size_t>(row.id) + 1, -1);
+      }
+      index_of_[static_cast<size_t>(row.id)] = static_cast<int32_t>(i);
+    }
+    // Alive from the tick it was first seen to the last tick it was seen alive; with
+    // no last_seen (a recorder killed while it ran, or one still running) to the end
+    // of the recording.
+    int64_t last_ms = row.last_seen_ms.value_or(t.empty() ? 0 : t.back());
+    ptrdiff_t first = std::lower_bound(t.begin(), t.end(), row.first_seen_ms) - t.begin();
+    ptrdiff_t last = (std::upper_bound(t.begin(), t.end(), last_ms) - t.begin()) - 1;
+    Track& track = tracks_[i];
+    uint32_t new_first = 1;
+    uint32_t new_last = 0;
+    if (first <= last) {
+      new_first = static_cast<uint32_t>(first);
+      new_last = static_cast<uint32_t>(last);
+    }
+    if (new_first != track.first || new_last != track.last) {
+      dirty_from = std::min(dirty_from, first_difference(track, new_first, new_last));
+      track.first = new_first;
+      track.last = new_last;
+    }
+  }
+  return Ok{};
+}
+
+// CPU is stored cumulative; the chart shows the rate over each interval.
+void Timeline::rate_cpu(Track& track, int64_t start_ms) {
+  const auto& t = t_ms_;
+  for (size_t k = track.rated; k < track.changes.size(); ++k) {
+    Change& c = track.changes[k];
+    int64_t previous_tick_ms = c.tick > 0 ? t[c.tick - 1] : start_ms;
+    int64_t interval_ms = t[c.tick] - previous_tick_ms;
+    // A process's first figure is all it used since it started: a rate over this
+    // interval only if it started within it (in attach mode it may be days old).
+    int64_t used_ns = k > 0 ? c.cpu_ns - track.changes[k - 1].cpu_ns : start_ms >= previous_tick_ms ? c.cpu_ns : 0;
+    c.cpu_percent = interval_ms > 0 && used_ns > 0 ? static_cast<float>(used_ns / (interval_ms * 1e4)) : 0.0f;
+  }
+  track.rated = static_cast<uint32_t>(track.changes.size());
 }
 
 void Timeline::add_change(size_t process, uint32_t tick, const store::SampleValues& v) {
@@ -158,9 +225,11 @@ void Timeline::add_change(size_t process, uint32_t tick, const store::SampleValu
   c.pss_kib = v[store::kPssBytes] ? to_kib(v[store::kPssBytes]) : kNoPss;
   c.threads = static_cast<uint32_t>(std::max<int64_t>(0, v[store::kThreads].value_or(0)));
   c.cpu_ns = v.cpu_ns().value_or(0);
-  std::vector<Change>& changes = tracks_[process].changes;
+  Track& track = tracks_[process];
+  std::vector<Change>& changes = track.changes;
   if (!changes.empty() && changes.back().tick == c.tick) {
     changes.back() = c;  // the later row of the same tick is the newer figure
+    track.rated = std::min<uint32_t>(track.rated, static_cast<uint32_t>(changes.size() - 1));
   } else {
     changes.push_back(c);
   }
@@ -190,13 +259,28 @@ const Timeline::Change* Timeline::change_at(const Track& track, uint32_t tick) c
 
 std::vector<Metric> Timeline::metrics() const { return metrics_; }
 
-void Timeline::compute_totals() {
-  totals_.assign(kMetricCount, std::vector<double>(t_ms_.size(), 0.0));
+void Timeline::compute_totals_from(size_t from) {
+  const size_t n = t_ms_.size();
+  totals_.resize(kMetricCount);
   for (const MetricInfo& info : kMetrics) {
     std::vector<double>& total = totals_[static_cast<size_t>(info.metric)];
+    total.resize(n, 0.0);
+    if (from >= n) {
+      continue;
+    }
+    std::fill(total.begin() + static_cast<ptrdiff_t>(from), total.end(), 0.0);
+    // Each track's changes from the first that can count at `from` on.
+    auto changes_from = [&](const Track& track) {
+      auto begin = std::lower_bound(track.changes.begin(), track.changes.end(), static_cast<uint32_t>(from),
+                                    [](const Change& c, uint32_t tick) { return c.tick < tick; });
+      return std::span<const Change>(begin, track.changes.end());
+    };
     if (is_rate(info.metric)) {
       for (const Track& track : tracks_) {
-        for (const Change& c : track.changes) {
+        if (track.first > track.last || track.last < from) {
+          continue;
+        }
+        for (const Change& c : changes_from(track)) {
           if (c.tick >= track.first && c.tick <= track.last) {
             total[c.tick] += value(c, info.metric);
           }
@@ -204,25 +288,31 @@ void Timeline::compute_totals() {
       }
       continue;
     }
-    // A level carried forward: add each step where it happens, then sum up.
-    std::vector<double> step(t_ms_.size() + 1, 0.0);
+    // A level carried forward: add each step where it happens, then sum up; a process
+    // alive at `from` starts there at the level in effect.
+    std::vector<double> step(n - from + 1, 0.0);
     for (const Track& track : tracks_) {
-      double level = 0;
-      for (const Change& c : track.changes) {
-        if (c.tick < track.first || c.tick > track.last) {
+      if (track.first > track.last || track.last < from) {
+        continue;
+      }
+      const uint32_t start = std::max(track.first, static_cast<uint32_t>(from));
+      const Change* at_start = change_at(track, start);
+      // (A change before its first tick, which the loop of a whole load skipped, too.)
+      double level = at_start && at_start->tick >= track.first ? value(*at_start, info.metric) : 0.0;
+      step[start - from] += level;
+      for (const Change& c : changes_from(track)) {
+        if (c.tick <= start || c.tick > track.last) {
           continue;
         }
         double v = value(c, info.metric);
-        step[c.tick] += v - level;
+        step[c.tick - from] += v - level;
         level = v;
       }
-      if (track.first <= track.last) {
-        step[track.last + 1] -= level;
-      }
+      step[track.last + 1 - from] -= level;
     }
     double running = 0;
-    for (size_t i = 0; i < t_ms_.size(); ++i) {
-      running += step[i];
+    for (size_t i = from; i < n; ++i) {
+      running += step[i - from];
       total[i] = running;
     }
   }

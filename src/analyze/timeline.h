@@ -91,6 +91,16 @@ struct Subtree {
 class Timeline {
  public:
   static Result<Timeline> load(const store::Reader& reader);
+  // Reads what a recording still being written gained since the load or the previous
+  // extend (`canopy view` following it, view_follow.h): the ticks since, the process
+  // rows (new ones, and ended ones' figures), and the sample rows up to the last tick
+  // (a row after it waits for the tick it belongs to), or every row when `complete`
+  // (the recorder has finished). Within one Reader snapshot (begin_snapshot). The
+  // totals are redone from the first tick that changed only; the subtrees' peaks, a
+  // pass over every sample, at most once per `subtree_period_ms` but when complete.
+  Status extend(const store::Reader& reader, bool complete, int64_t subtree_period_ms = 0);
+  // Whether the subtrees lag the ticks (extend skipped them within the period).
+  bool subtrees_stale() const { return subtrees_stale_; }
 
   const std::vector<int64_t>& ticks() const { return t_ms_; }
   const std::vector<store::ProcessRow>& processes() const { return processes_; }
@@ -133,15 +143,35 @@ class Timeline {
   struct Track {
     uint32_t first = 1;
     uint32_t last = 0;  // first > last: never alive at a tick
+    uint32_t rated = 0;  // changes[0, rated) have their cpu_percent
     std::vector<Change> changes;
+  };
+  // What the samples say of a process's peak and CPU, for a row the recorder could not
+  // give them (a killed recorder's, a process still alive): see process_figures.h.
+  struct SampleFigures {
+    std::optional<int64_t> peak_rss_bytes;
+    int64_t peak_rss_t_ms = 0;
+    std::optional<int64_t> cpu_user_ns;
+    std::optional<int64_t> cpu_system_ns;
   };
 
   static double value(const Change& c, Metric metric);
   // The change in effect at `tick` (the last at or before it), or nullptr.
   const Change* change_at(const Track& track, uint32_t tick) const;
   void add_change(size_t process, uint32_t tick, const store::SampleValues& v);
-  void compute_totals();
+  static size_t first_difference(const Track& track, uint32_t first, uint32_t last);
+  // Takes the process rows again; the earliest tick whose totals they change.
+  Status read_processes(const store::Reader& reader, size_t& dirty_from);
+  void rate_cpu(Track& track, int64_t start_ms);
+  // The totals at ticks from `from` on, from the changes in effect there.
+  void compute_totals_from(size_t from);
   void compute_subtrees();
+
+  store::Reader::SampleCursor cursor_;  // the sample rows read so far
+  std::vector<int32_t> index_of_;       // process id to index into processes_
+  std::vector<SampleFigures> sample_figures_;  // indexed like processes_
+  int64_t subtrees_done_at_ms_ = INT64_MIN;  // steady clock
+  bool subtrees_stale_ = false;
 
   std::vector<int64_t> t_ms_;
   std::vector<std::optional<int64_t>> mem_available_;

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <simdjson.h>
 #include <unordered_map>
@@ -123,22 +124,30 @@ Result<Reader> Reader::open(const std::string& path, Verify verify) {
       return Error{"cannot open '" + path + "': the recording is truncated or corrupt (" + one_line(verdict) + ")"};
     }
   }
+  RETURN_IF_ERROR(reader.read_meta_and_bounds());
+  return reader;
+}
+
+Status Reader::read_meta_and_bounds() {
+  sqlite3* db = db_.get();
+  const std::string& path = path_;
+  int rc;
   auto meta = prepare(db, "SELECT " + column_list(kMetaTable) + " FROM meta");
   if (!meta) {
     if (sqlite3_errcode(db) == SQLITE_ERROR) {
       return Error{"cannot open '" + path + "': not a canopy recording (no meta table)"};
     }
-    return reader.read_error();
+    return read_error();
   }
   std::map<std::string, std::string> meta_rows;
   while ((rc = sqlite3_step(meta->get())) == SQLITE_ROW) {
     meta_rows[column_text(meta->get(), meta_column::kKey)] = column_text(meta->get(), meta_column::kValue);
   }
   if (rc != SQLITE_DONE) {
-    return reader.read_error();
+    return read_error();
   }
-  reader.meta_ = meta_from_rows(meta_rows);
-  auto version = reader.meta_.format_version;
+  meta_ = meta_from_rows(meta_rows);
+  auto version = meta_.format_version;
   if (!version) {
     return Error{"cannot open '" + path + "': not a canopy recording (no format_version in meta)"};
   }
@@ -146,9 +155,9 @@ Result<Reader> Reader::open(const std::string& path, Verify verify) {
     return Error{"cannot open '" + path + "': recorded in format " + std::to_string(*version) +
                  " by a newer canopy; this canopy reads up to format " + std::to_string(kNewestFormatVersion)};
   }
-  reader.format_version_ = *version;
+  format_version_ = *version;
   RecordingBounds::ProcessIds ids;
-  auto counted = reader.each_row("SELECT count(*), min(id), max(id) FROM process", [&](sqlite3_stmt* s) {
+  auto counted = each_row("SELECT count(*), min(id), max(id) FROM process", [&](sqlite3_stmt* s) {
     ids = {sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2)};
     return Status(Ok{});
   });
@@ -156,8 +165,8 @@ Result<Reader> Reader::open(const std::string& path, Verify verify) {
     return counted.error();
   }
   ASSIGN_OR_RETURN(auto bounds, RecordingBounds::of(path, meta_rows, ids));
-  reader.bounds_ = bounds;
-  return reader;
+  bounds_ = bounds;
+  return Ok{};
 }
 
 Status Reader::each_row(std::string_view sql, const RowVisitor& on_row) const { return each_row(sql, {}, on_row); }
@@ -217,10 +226,11 @@ Result<std::vector<ProcessRow>> Reader::processes() const {
 }
 
 template <typename Row>
-Result<std::vector<Row>> Reader::rows_in_time_order(const char* what) const {
+Result<std::vector<Row>> Reader::rows_in_time_order(const char* what, std::optional<int64_t> after_ms) const {
   std::vector<Row> rows;
   const Table& table = RowFields<Row>::kTable;
-  auto status = each_row(std::string("SELECT ") + column_list(table) + " FROM " + table.name + " ORDER BY t_ms",
+  std::string after = after_ms ? " WHERE t_ms > " + std::to_string(*after_ms) : "";
+  auto status = each_row(std::string("SELECT ") + column_list(table) + " FROM " + table.name + after + " ORDER BY t_ms",
                          [&](sqlite3_stmt* s) {
                            auto row = read_fields<Row>(s);
                            if (auto problem = bounds_.time_problem(what, row.t_ms)) {
@@ -245,7 +255,30 @@ Result<std::vector<CgroupTickRow>> Reader::cgroup_ticks() const {
 
 Result<std::vector<TickRow>> Reader::ticks() const { return rows_in_time_order<TickRow>("a tick"); }
 
+Result<std::vector<TickRow>> Reader::ticks_after(int64_t t_ms) const {
+  return rows_in_time_order<TickRow>("a tick", t_ms);
+}
+
+Status Reader::begin_snapshot() {
+  if (sqlite3_exec(db_.get(), "BEGIN", nullptr, nullptr, nullptr) != SQLITE_OK) {
+    return read_error();
+  }
+  Status read = read_meta_and_bounds();
+  if (!read) {
+    end_snapshot();
+  }
+  return read;
+}
+
+void Reader::end_snapshot() { sqlite3_exec(db_.get(), "COMMIT", nullptr, nullptr, nullptr); }
+
 Status Reader::for_each_sample(const SampleVisitor& visit, std::span<const SampleColumn> columns) const {
+  SampleCursor cursor;
+  return for_each_sample_after(cursor, std::numeric_limits<int64_t>::max(), visit, columns);
+}
+
+Status Reader::for_each_sample_after(SampleCursor& cursor, int64_t up_to_ms, const SampleVisitor& visit,
+                                     std::span<const SampleColumn> columns) const {
   std::vector<SampleColumn> all;
   if (columns.empty()) {
     for (int c = 0; c < kSampleColumnCount; ++c) {
@@ -253,42 +286,57 @@ Status Reader::for_each_sample(const SampleVisitor& visit, std::span<const Sampl
     }
     columns = all;
   }
-  std::string sql = std::string("SELECT ") + kSampleTableColumns[sample_column::kTMs].name + ", " +
+  std::string sql = std::string("SELECT rowid, ") + kSampleTableColumns[sample_column::kTMs].name + ", " +
                     kSampleTableColumns[sample_column::kProcessId].name;
   for (SampleColumn c : columns) {
     sql += std::string(", ") + kSampleColumnNames[c];
   }
-  sql += " FROM sample ORDER BY rowid";  // rows are appended in time order
+  // Rows are appended in time order.
+  sql += " FROM sample WHERE rowid > " + std::to_string(cursor.rowid) + " ORDER BY rowid";
   // Process ids are dense from 1, so the carried values live in a vector by id.
-  std::vector<SampleValues> current;
-  return each_row(sql, [&](sqlite3_stmt* s) {
-    int64_t t_ms = sqlite3_column_int64(s, 0);
-    int64_t process_id = sqlite3_column_int64(s, 1);
+  std::vector<SampleValues>& current = cursor.carried;
+  constexpr int kFirstValue = 3;
+  auto stmt = prepare(db_.get(), sql);
+  if (!stmt) {
+    return read_error();
+  }
+  int rc;
+  while ((rc = sqlite3_step(stmt->get())) == SQLITE_ROW) {
+    sqlite3_stmt* s = stmt->get();
+    int64_t t_ms = sqlite3_column_int64(s, 1);
+    if (t_ms > up_to_ms) {
+      return Ok{};
+    }
+    int64_t process_id = sqlite3_column_int64(s, 2);
     if (auto problem = bounds_.time_problem("a sample", t_ms)) {
-      return Status(corrupt(*problem));
+      return corrupt(*problem);
     }
     if (auto problem = bounds_.process_problem("a sample", process_id)) {
-      return Status(corrupt(*problem));
+      return corrupt(*problem);
     }
     if (static_cast<size_t>(process_id) >= current.size()) {
       current.resize(static_cast<size_t>(process_id) + 1);
     }
     SampleValues& values = current[static_cast<size_t>(process_id)];
     for (size_t i = 0; i < columns.size(); ++i) {
-      int column = static_cast<int>(i) + 2;
+      int column = static_cast<int>(i) + kFirstValue;
       if (sqlite3_column_type(s, column) == SQLITE_NULL) {
         continue;
       }
       int64_t value = sqlite3_column_int64(s, column);
       if (value < 0) {  // every column is a size, a count or a time
-        return Status(corrupt("a sample of process " + std::to_string(process_id) + " has " +
-                              kSampleColumnNames[columns[i]] + " " + std::to_string(value)));
+        return corrupt("a sample of process " + std::to_string(process_id) + " has " +
+                       kSampleColumnNames[columns[i]] + " " + std::to_string(value));
       }
       values.v[columns[i]] = value;
     }
+    cursor.rowid = sqlite3_column_int64(s, 0);
     visit(t_ms, process_id, values);
-    return Status(Ok{});
-  });
+  }
+  if (rc != SQLITE_DONE) {
+    return read_error();
+  }
+  return Ok{};
 }
 
 }  // namespace canopy::store

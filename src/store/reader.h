@@ -43,6 +43,16 @@ class Reader {
   const std::string& path() const { return path_; }
   const RecordingMeta& meta() const { return meta_; }
 
+  // Following a recording still being written (`canopy view` of a running recorder's
+  // file, `record --serve`): the reads between begin_snapshot() and end_snapshot() see
+  // one commit of the writer's, so the ticks and the samples read agree. begin_snapshot
+  // also reads the meta and the bounds again (the end, when the recorder has finished;
+  // the processes found since).
+  Status begin_snapshot();
+  void end_snapshot();
+  // The ticks after `t_ms`, in time order.
+  Result<std::vector<TickRow>> ticks_after(int64_t t_ms) const;
+
   Result<std::vector<ProcessRow>> processes() const;
   Result<std::vector<TickRow>> ticks() const;
   // Empty when the command ran without a cgroup, or the recording predates them.
@@ -79,9 +89,21 @@ class Reader {
   // recording is mostly the cost of decoding columns.
   using SampleVisitor = std::function<void(int64_t t_ms, int64_t process_id, const SampleValues&)>;
   Status for_each_sample(const SampleVisitor& visit, std::span<const SampleColumn> columns = {}) const;
+  // Where a follower's reading of the samples stands: the last row read, and each
+  // process's values so far (for the columns read, which must be the same each time).
+  struct SampleCursor {
+    int64_t rowid = 0;
+    std::vector<SampleValues> carried;  // by process id
+  };
+  // The rows after the cursor, up to the first one after `up_to_ms` (left for the next
+  // call: a row between two ticks belongs to the later one), moving the cursor on.
+  Status for_each_sample_after(SampleCursor& cursor, int64_t up_to_ms, const SampleVisitor& visit,
+                               std::span<const SampleColumn> columns) const;
 
  private:
   Reader() = default;
+  // Reads the meta table and the bounds of the recording (open, begin_snapshot).
+  Status read_meta_and_bounds();
   Error read_error() const;
   // "cannot read 'PATH': the recording is corrupt: DETAIL".
   Error corrupt(const std::string& detail) const;
@@ -94,7 +116,7 @@ class Reader {
   // Every row of the table of Row (ticks, cgroup ticks), in time order; `what` names
   // one in the error for a time outside the recording.
   template <typename Row>
-  Result<std::vector<Row>> rows_in_time_order(const char* what) const;
+  Result<std::vector<Row>> rows_in_time_order(const char* what, std::optional<int64_t> after_ms = {}) const;
   // The event in `row` (event_columns), refused when the recording cannot hold it.
   Result<EventRow> checked_event(sqlite3_stmt* row) const;
   // Runs `sql` (selecting event_columns, with `texts` bound) and calls `visit` with
