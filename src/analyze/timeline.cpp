@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <span>
 
 #include "analyze/downsample.h"
@@ -28,11 +27,6 @@ int64_t to_bytes(uint32_t kib) { return static_cast<int64_t>(kib) * 1024; }
 
 bool is_rate(Metric metric) { return metric == Metric::kCpu; }
 
-uint64_t steady_now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 }  // namespace
 
 const MetricInfo& metric_info(Metric metric) { return kMetrics[static_cast<size_t>(metric)]; }
@@ -57,15 +51,18 @@ std::vector<Metric> recorded_metrics(const store::RecordingMeta& meta) {
   return metrics;
 }
 
-Result<Timeline> Timeline::load(const store::Reader& reader) {
+Result<Timeline> Timeline::load(const store::Reader& reader, bool complete) {
   Timeline timeline;
   timeline.metrics_ = recorded_metrics(reader.meta());
   timeline.has_pss_ = std::ranges::count(timeline.metrics_, Metric::kPss) > 0;
-  RETURN_IF_ERROR(timeline.extend(reader, /*complete=*/true));
+  RETURN_IF_ERROR(timeline.extend(reader, complete));
+  if (!complete) {
+    timeline.update_subtrees();  // a follower redoes them only as often as it can afford
+  }
   return timeline;
 }
 
-Status Timeline::extend(const store::Reader& reader, bool complete, int64_t subtree_period_ms) {
+Status Timeline::extend(const store::Reader& reader, bool complete) {
   const size_t old_ticks = t_ms_.size();
   ASSIGN_OR_RETURN(auto ticks, t_ms_.empty() ? reader.ticks() : reader.ticks_after(t_ms_.back()));
   for (const store::TickRow& tick : ticks) {
@@ -137,13 +134,10 @@ Status Timeline::extend(const store::Reader& reader, bool complete, int64_t subt
     }
   }
   compute_totals_from(dirty_from);
-  const auto now_ms = static_cast<int64_t>(steady_now_ms());
-  if (complete || subtree_period_ms <= 0 || now_ms - subtrees_done_at_ms_ >= subtree_period_ms) {
-    compute_subtrees();
-    subtrees_done_at_ms_ = now_ms;
-    subtrees_stale_ = false;
+  if (complete) {
+    update_subtrees();
   } else {
-    subtrees_.resize(processes_.size());  // the new ones' come with the next pass
+    subtrees_.resize(processes_.size());  // the new ones' come with the next update
     subtrees_stale_ = true;
   }
   return Ok{};
@@ -213,6 +207,11 @@ void Timeline::rate_cpu(Track& track, int64_t start_ms) {
     c.cpu_percent = interval_ms > 0 && used_ns > 0 ? static_cast<float>(used_ns / (interval_ms * 1e4)) : 0.0f;
   }
   track.rated = static_cast<uint32_t>(track.changes.size());
+}
+
+void Timeline::update_subtrees() {
+  compute_subtrees();
+  subtrees_stale_ = false;
 }
 
 void Timeline::add_change(size_t process, uint32_t tick, const store::SampleValues& v) {

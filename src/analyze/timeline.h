@@ -90,16 +90,19 @@ struct Subtree {
 
 class Timeline {
  public:
-  static Result<Timeline> load(const store::Reader& reader);
+  // `complete` as for extend: false for a recording that will be followed.
+  static Result<Timeline> load(const store::Reader& reader, bool complete = true);
   // Reads what a recording still being written gained since the load or the previous
   // extend (`canopy view` following it, view_follow.h): the ticks since, the process
   // rows (new ones, and ended ones' figures), and the sample rows up to the last tick
   // (a row after it waits for the tick it belongs to), or every row when `complete`
   // (the recorder has finished). Within one Reader snapshot (begin_snapshot). The
-  // totals are redone from the first tick that changed only; the subtrees' peaks, a
-  // pass over every sample, at most once per `subtree_period_ms` but when complete.
-  Status extend(const store::Reader& reader, bool complete, int64_t subtree_period_ms = 0);
-  // Whether the subtrees lag the ticks (extend skipped them within the period).
+  // totals are redone from the first tick that changed only. The subtrees' peaks, a
+  // pass over every change, are redone only when complete: a follower calls
+  // update_subtrees() as often as it can afford.
+  Status extend(const store::Reader& reader, bool complete);
+  void update_subtrees();
+  // Whether the subtrees lag the ticks (extended since the last update_subtrees).
   bool subtrees_stale() const { return subtrees_stale_; }
 
   const std::vector<int64_t>& ticks() const { return t_ms_; }
@@ -170,7 +173,6 @@ class Timeline {
   store::Reader::SampleCursor cursor_;  // the sample rows read so far
   std::vector<int32_t> index_of_;       // process id to index into processes_
   std::vector<SampleFigures> sample_figures_;  // indexed like processes_
-  int64_t subtrees_done_at_ms_ = INT64_MIN;  // steady clock
   bool subtrees_stale_ = false;
 
   std::vector<int64_t> t_ms_;

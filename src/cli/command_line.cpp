@@ -121,7 +121,7 @@ void add_cpu_profile_option(CLI::App& cmd, RecordCliOptions& cli) {
 }
 
 void add_metrics_options(CLI::App& cmd, RecordCliOptions& cli) {
-  const char* group = "Live figures (Prometheus, the terminal)";
+  const char* group = "Live (the browser, Prometheus, the terminal)";
   take_listen_address(cmd.add_option("--metrics", cli.metrics,
                                      "Serve the tree's figures at http://ADDR:PORT/metrics for Prometheus while "
                                      "recording (ADDR:PORT, :PORT or PORT; loopback unless an address is given)"))
@@ -130,6 +130,11 @@ void add_metrics_options(CLI::App& cmd, RecordCliOptions& cli) {
                               "Commands with series of their own on /metrics, by resident memory; the rest are "
                               "one group (default 10)"),
                1, 1000)
+      ->group(group);
+  take_listen_address(cmd.add_flag("--serve{127.0.0.1:0}", cli.serve,
+                                   "Serve the viewer while recording, following the recording live "
+                                   "(--serve=ADDR:PORT, :PORT or PORT; default loopback, any free port); it keeps "
+                                   "serving the finished recording until Ctrl-C"))
       ->group(group);
   cmd.add_flag("--live", cli.live,
                "Redraw a table of the tree's biggest processes at the bottom of the terminal once a second "

@@ -50,6 +50,7 @@ struct RecordCliOptions {
   std::string metrics;           // --metrics ADDR:PORT, checked as it is read; empty: none
   int64_t metrics_top = 10;      // --metrics-top (web::kDefaultMetricsTopCommands)
   bool live = false;             // --live: the tree's table on the terminal while it runs
+  std::string serve;             // --serve[=ADDR:PORT], checked as it is read; empty: none
 };
 CLI::App* add_record_command(CLI::App& app, RecordCliOptions& options);
 int run_record_command(const RecordCliOptions& options);

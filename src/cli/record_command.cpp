@@ -9,6 +9,7 @@
 #include "cli/heap_leak_names.h"
 #include "cli/metrics_serving.h"
 #include "cli/terminal_live_view.h"
+#include "cli/view_serving.h"
 #include "common/terminal_text.h"
 #include "common/text.h"
 #include "record/recorder.h"
@@ -44,6 +45,21 @@ void print_summary(const std::string& path) {
     return;
   }
   std::fputs(report::summary_text(*summary, path).c_str(), stderr);
+}
+
+// The exit status with the budgets judged on the finished recording, as `canopy report
+// --max-peak` would judge it.
+int judge_budgets(int status, const std::string& recording, const std::vector<analyze::Budget>& budgets) {
+  if (budgets.empty() || recording.empty()) {
+    return status;
+  }
+  auto verdicts = check_and_print_budgets(recording, budgets);
+  if (!verdicts) {
+    print_error(verdicts.error().message);
+    return status == 0 ? record::kExitRecorderFailed : status;
+  }
+  // The command's own failure (or a limit's, or a timeout) says more than a budget.
+  return status == 0 && any_over(*verdicts) ? record::kExitOverBudget : status;
 }
 
 }  // namespace
@@ -87,6 +103,16 @@ int run_record_command(const RecordCliOptions& cli) {
     metrics = std::move(*started);
     recording_options.live_figures.push_back(&metrics->feed());
   }
+  std::unique_ptr<ViewServing> serving;
+  if (!cli.serve.empty()) {
+    auto started = ViewServing::start(cli.serve);
+    if (!started) {
+      print_error(started.error().message);
+      return record::kExitRecorderFailed;
+    }
+    serving = std::move(*started);
+    recording_options.live_figures.push_back(serving.get());
+  }
   std::unique_ptr<TerminalLiveView> live;
   if (cli.live) {
     const auto now = std::chrono::system_clock::now().time_since_epoch();
@@ -108,18 +134,11 @@ int run_record_command(const RecordCliOptions& cli) {
   if (!recording.empty() && !options.quiet) {
     print_summary(recording);
   }
-  const int status = outcome.exit_status;
-  if (budgets->empty() || recording.empty()) {
-    return status;
+  const int status = judge_budgets(outcome.exit_status, recording, *budgets);
+  if (serving) {
+    serving->serve_until_stopped();  // the status is the same after
   }
-  // Judged on the finished recording, as `canopy report --max-peak` would judge it.
-  auto verdicts = check_and_print_budgets(recording, *budgets);
-  if (!verdicts) {
-    print_error(verdicts.error().message);
-    return status == 0 ? record::kExitRecorderFailed : status;
-  }
-  // The command's own failure (or a limit's, or a timeout) says more than a budget.
-  return status == 0 && any_over(*verdicts) ? record::kExitOverBudget : status;
+  return status;
 }
 
 }  // namespace canopy::cli

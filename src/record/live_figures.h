@@ -70,6 +70,9 @@ class LiveFiguresSink {
   virtual ~LiveFiguresSink() = default;
   // Called by the sampling loop after each tick; must not block for long.
   virtual void publish(std::shared_ptr<const LiveFigures> figures) = 0;
+  // The recording's file, once the recorder has made it (before the first tick): for a
+  // sink that reads the recording itself as it is written (record --serve).
+  virtual void recording_created(const std::string& /*path*/) {}
 };
 
 }  // namespace canopy::record

@@ -274,6 +274,9 @@ Status RecordRun::create_recording() {
   if (!options_.live_figures.empty()) {
     live_figures_.emplace(options_.live_figures);
     session_->live = &*live_figures_;
+    for (LiveFiguresSink* sink : options_.live_figures) {
+      sink->recording_created(path_);
+    }
   }
   write_start_meta(*writer_, options_, host, session_->clock.start_ms(), root_);
   store::RecordingMeta watched;

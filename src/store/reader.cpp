@@ -270,6 +270,15 @@ Status Reader::begin_snapshot() {
   return read;
 }
 
+Result<int64_t> Reader::data_version() const {
+  int64_t version = 0;
+  RETURN_IF_ERROR(each_row("PRAGMA data_version", [&](sqlite3_stmt* s) {
+    version = sqlite3_column_int64(s, 0);
+    return Status(Ok{});
+  }));
+  return version;
+}
+
 void Reader::end_snapshot() { sqlite3_exec(db_.get(), "COMMIT", nullptr, nullptr, nullptr); }
 
 Status Reader::for_each_sample(const SampleVisitor& visit, std::span<const SampleColumn> columns) const {

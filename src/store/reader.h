@@ -50,6 +50,9 @@ class Reader {
   // the processes found since).
   Status begin_snapshot();
   void end_snapshot();
+  // Changes when another connection (the recorder's) commits: a poll that finds it
+  // unchanged reads nothing more.
+  Result<int64_t> data_version() const;
   // The ticks after `t_ms`, in time order.
   Result<std::vector<TickRow>> ticks_after(int64_t t_ms) const;
 

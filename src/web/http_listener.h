@@ -10,6 +10,7 @@
 
 namespace httplib {
 class Server;
+struct Response;
 }
 
 namespace canopy::web {

@@ -10,6 +10,10 @@ namespace canopy::web {
 namespace {
 
 constexpr size_t kMaxPoints = 20000;
+// GET /api/live checks this often whether its client has gone, and sends a comment
+// when nothing happened for kLiveKeepAlive.
+constexpr std::chrono::milliseconds kLiveWait{1000};
+constexpr std::chrono::milliseconds kLiveKeepAlive{15000};
 
 // Scripts only from the page's own origin (no inline, no eval); uPlot sets inline styles.
 constexpr const char* kContentSecurityPolicy =
@@ -181,9 +185,57 @@ Status ViewServer::serve() { return listener_.serve(); }
 
 void ViewServer::stop() { listener_.stop(); }
 
-const std::string& ViewServer::recording_body() {
-  std::call_once(recording_body_once_, [this] { recording_body_ = json_dump(data().recording); });
+std::shared_ptr<const std::string> ViewServer::recording_body() {
+  // Read before the data: the follower counts an update after making it, so a body
+  // made under a newer version than read here is only made again.
+  const uint64_t version = loading_.version();
+  std::lock_guard lock(recording_body_mutex_);
+  if (!recording_body_ || recording_body_version_ != version) {
+    recording_body_ = std::make_shared<const std::string>(json_dump(data().recording));
+    recording_body_version_ = version;
+  }
   return recording_body_;
+}
+
+void ViewServer::answer_live(httplib::Response& res) {
+  // Each event says what changed little: the page asks for what it shows again.
+  res.set_chunked_content_provider(
+      "text/event-stream", [this, seen = uint64_t(0), quiet_waits = 0](size_t, httplib::DataSink& sink) mutable {
+        const uint64_t version = loading_.wait_for_update(seen, seen == 0 ? std::chrono::milliseconds(0) : kLiveWait);
+        if (!sink.is_writable()) {
+          return false;
+        }
+        if (version == seen) {
+          // A comment now and then, so that proxies and the browser keep the stream open.
+          if (++quiet_waits * kLiveWait >= kLiveKeepAlive) {
+            quiet_waits = 0;
+            return sink.write(": still here\n\n", 14);
+          }
+          return true;
+        }
+        seen = version;
+        quiet_waits = 0;
+        nlohmann::json update;
+        {
+          auto lock = loading_.read_lock();
+          const auto& ticks = data().timeline.ticks();
+          update = {{"version", version},
+                    {"following", loading_.following()},
+                    {"last_tick_ms", ticks.empty() ? nlohmann::json(nullptr) : nlohmann::json(ticks.back())},
+                    {"processes", data().timeline.processes().size()}};
+        }
+        if (auto failure = loading_.follow_failure()) {
+          update["error"] = failure->message;
+        }
+        std::string event = "event: update\ndata: " + json_dump(update) + "\n\n";
+        if (!sink.write(event.data(), event.size())) {
+          return false;
+        }
+        if (!update["following"].get<bool>()) {
+          sink.done();  // the recording has ended: nothing more will come
+        }
+        return true;
+      });
 }
 
 bool ViewServer::request_allowed(const std::string& host, const std::string& origin,
@@ -251,22 +303,34 @@ void ViewServer::add_routes() {
       res.set_content(asset.body.data(), asset.body.size(), std::string(asset.content_type).c_str());
     });
   }
+  // The API reads the data under the loading's read lock: a recording followed live
+  // changes between two requests, never during one.
+  auto read_locked = [this](auto handler) {
+    return [this, handler](const httplib::Request& req, httplib::Response& res) {
+      auto lock = loading_.read_lock();
+      handler(req, res);
+    };
+  };
   // preview=1 while loading: the preview at once.
   http.Get("/api/recording", [this](const httplib::Request&, httplib::Response& res) {
     if (loading_.data()) {
-      return res.set_content(recording_body(), kJson);
+      auto lock = loading_.read_lock();
+      auto body = recording_body();
+      return res.set_content(*body, kJson);
     }
     res.set_content(json_dump(loading_.preview()), kJson);
   });
-  http.Get("/api/events", [this](const httplib::Request& req, httplib::Response& res) {
-    answer_events(req, res, *data().events);
-  });
+  http.Get("/api/live", [this](const httplib::Request&, httplib::Response& res) { answer_live(res); });
+  http.Get("/api/events", read_locked([this](const httplib::Request& req, httplib::Response& res) {
+             answer_events(req, res, *data().events);
+           }));
   for (const char* what : {"cpu/heatmap", "cpu/flame", "heap/flame", "heap/diff"}) {
-    http.Get(std::string("/api/") + what, [this, what](const httplib::Request& req, httplib::Response& res) {
-      answer_profile(req, res, data(), what);
-    });
+    http.Get(std::string("/api/") + what,
+             read_locked([this, what](const httplib::Request& req, httplib::Response& res) {
+               answer_profile(req, res, data(), what);
+             }));
   }
-  http.Get("/api/series", [this](const httplib::Request& req, httplib::Response& res) {
+  http.Get("/api/series", read_locked([this](const httplib::Request& req, httplib::Response& res) {
     auto metric = analyze::metric_from_id(req.get_param_value("metric"));
     auto metrics = data().timeline.metrics();
     if (!metric || std::find(metrics.begin(), metrics.end(), *metric) == metrics.end()) {
@@ -292,8 +356,8 @@ void ViewServer::add_routes() {
     }
     auto series = data().timeline.series(*metric, from_ms, to_ms, static_cast<size_t>(n));
     res.set_content(json_dump(series_json(series)), kJson);
-  });
-  http.Get("/api/at", [this](const httplib::Request& req, httplib::Response& res) {
+  }));
+  http.Get("/api/at", read_locked([this](const httplib::Request& req, httplib::Response& res) {
     auto t = int_param(req, "t");
     if (!t || !t->has_value()) {
       return send_error(res, 400, t ? "parameter 't' is required" : t.error().message);
@@ -314,7 +378,7 @@ void ViewServer::add_routes() {
       return send_error(res, 404, "the recording has no samples");
     }
     res.set_content(json_dump(moment_json(*moment)), kJson);
-  });
+  }));
 }
 
 }  // namespace canopy::web

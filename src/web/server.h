@@ -41,15 +41,19 @@ class ViewServer final : public ViewService {
   ViewServer(const ViewLoading& loading, const ServerOptions& options);
   // The loaded recording: the routes past the pre-routing handler's check only.
   const ViewData& data() const { return *loading_.data(); }
-  // GET /api/recording once loaded, serialised on first use.
-  const std::string& recording_body();
+  // GET /api/recording once loaded, serialised once per update (view_loading.h).
+  // Under the loading's read lock.
+  std::shared_ptr<const std::string> recording_body();
+  // GET /api/live: server-sent events, one per update of a recording followed live.
+  void answer_live(httplib::Response& res);
   void add_routes();
   bool request_allowed(const std::string& host, const std::string& origin, const std::string& fetch_site) const;
 
   const ViewLoading& loading_;
   ServerOptions options_;
-  std::once_flag recording_body_once_;
-  std::string recording_body_;
+  std::mutex recording_body_mutex_;
+  uint64_t recording_body_version_ = 0;
+  std::shared_ptr<const std::string> recording_body_;
   HttpListener listener_;
 };
 

@@ -198,26 +198,38 @@ Result<ViewData> load_view_data(const std::string& path) {
   return data;
 }
 
-Result<ViewData> load_view_data(const store::Reader& reader) {
-  ASSIGN_OR_RETURN(auto timeline, analyze::Timeline::load(reader));
+Result<ViewData> load_view_data(const store::Reader& reader, bool live) {
+  ASSIGN_OR_RETURN(auto timeline, analyze::Timeline::load(reader, /*complete=*/!live));
   ViewData data;
+  data.live = live;
   data.file = std::filesystem::path(reader.path()).filename().string();
-  data.recording = recording_json(reader, timeline, data.file);
-  // The end the page uses (meta's, else the last tick): a process last seen before it ended.
-  const json& end_ms = data.recording["meta"]["end_ms"];
-  auto events = EventList::load(reader, timeline.processes(),
-                                end_ms.is_null() ? std::nullopt : std::optional<int64_t>(end_ms.get<int64_t>()));
-  if (!events) {
-    return events.error();
-  }
-  ASSIGN_OR_RETURN(auto sources, log_sources_json(reader));
-  data.recording["event_kinds"] = event_kinds_json(**events);
-  data.recording["log_sources"] = std::move(sources);
-  data.events = std::move(*events);
-  ASSIGN_OR_RETURN(data.profiles, load_profile_view(reader));
-  data.recording["profiles"] = profiles_summary_json(*data.profiles);
   data.timeline = std::move(timeline);
+  ASSIGN_OR_RETURN(data.events, load_event_list(reader, data.timeline));
+  ASSIGN_OR_RETURN(data.profiles, load_profile_view(reader));
+  RETURN_IF_ERROR(update_recording_json(data, reader));
   return data;
+}
+
+Result<std::unique_ptr<EventList>> load_event_list(const store::Reader& reader, const analyze::Timeline& timeline) {
+  // The end the page uses (meta's, else the last tick): a process last seen before it ended.
+  std::optional<int64_t> end_ms = reader.meta().end_ms;
+  if (!end_ms && !timeline.ticks().empty()) {
+    end_ms = timeline.ticks().back();
+  }
+  return EventList::load(reader, timeline.processes(), end_ms);
+}
+
+Status update_recording_json(ViewData& data, const store::Reader& reader) {
+  json recording = recording_json(reader, data.timeline, data.file);
+  ASSIGN_OR_RETURN(auto sources, log_sources_json(reader));
+  recording["event_kinds"] = event_kinds_json(*data.events);
+  recording["log_sources"] = std::move(sources);
+  recording["profiles"] = profiles_summary_json(*data.profiles);
+  recording["live"] = data.live;
+  // Without an end yet: still being written, not interrupted, while followed live.
+  recording["meta"]["interrupted"] = !reader.meta().end_ms && !data.live;
+  data.recording = std::move(recording);
+  return Ok{};
 }
 
 json event_json(const EventList& list, size_t position, std::string text, size_t max_text_bytes) {

@@ -30,13 +30,22 @@ struct ViewData {
   std::unique_ptr<store::Reader> reader;  // when loaded from a path: the events' texts are read from it
   std::unique_ptr<EventList> events;
   std::unique_ptr<ProfileView> profiles;  // the CPU and heap profiles, named once
+  // Following a recording still being written (view_follow.h): the recorder has not
+  // finished it yet. GET /api/recording's "live".
+  bool live = false;
 };
 
 // One line naming the file and the cause on failure (as store::Reader::open).
 Result<ViewData> load_view_data(const std::string& path);
 // From a recording already open (report --html has opened it for the summary); the
-// event list reads texts through `reader`, which must outlive the ViewData.
-Result<ViewData> load_view_data(const store::Reader& reader);
+// event list reads texts through `reader`, which must outlive the ViewData. `live`: the
+// recording is still being written, and will be followed (view_follow.h).
+Result<ViewData> load_view_data(const store::Reader& reader, bool live = false);
+
+// The parts of a ViewData, which a follower (view_follow.h) brings up to date one by one.
+Result<std::unique_ptr<EventList>> load_event_list(const store::Reader& reader, const analyze::Timeline& timeline);
+// GET /api/recording from the timeline, the events and the profiles.
+Status update_recording_json(ViewData& data, const store::Reader& reader);
 
 // GET /api/recording while the rest loads (view_loading.h): the meta and the tree's
 // resident total from the tick table, downsampled to about `points` real ticks.

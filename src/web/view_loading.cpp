@@ -6,31 +6,45 @@
 #include <filesystem>
 
 #include "store/reader.h"
+#include "web/view_follow.h"
 
 namespace canopy::web {
 
-Result<std::unique_ptr<ViewLoading>> ViewLoading::start(const std::string& path, std::function<void()> before_load) {
+Result<std::unique_ptr<ViewLoading>> ViewLoading::start(const std::string& path, std::function<void()> before_load,
+                                                        bool follow) {
+  auto loading = unstarted();
+  RETURN_IF_ERROR(loading->begin(path, std::move(before_load), follow));
+  return loading;
+}
+
+std::unique_ptr<ViewLoading> ViewLoading::unstarted() { return std::unique_ptr<ViewLoading>(new ViewLoading()); }
+
+Status ViewLoading::begin(const std::string& path, std::function<void()> before_load, bool follow) {
   // Loading reads every table in full but the events' texts, which finds most damage
   // integrity_check would; a damaged text surfaces as an error of the page that reads it.
   ASSIGN_OR_RETURN(auto reader, store::Reader::open(path, store::Reader::Verify::kWhileReading));
-  std::unique_ptr<ViewLoading> loading(new ViewLoading());
-  loading->reader_ = std::make_unique<store::Reader>(std::move(reader));
+  reader_ = std::make_unique<store::Reader>(std::move(reader));
   const std::string file = std::filesystem::path(path).filename().string();
-  ASSIGN_OR_RETURN(loading->preview_, preview_json(*loading->reader_, file, kPreviewPoints));
-  ViewLoading* self = loading.get();
+  ASSIGN_OR_RETURN(preview_, preview_json(*reader_, file, kPreviewPoints));
+  // Followed when it has no end yet: a recorder writes it, or one was killed (whose
+  // file then never changes again).
+  const bool live = follow && !reader_->meta().end_ms;
   // The loading thread takes no signals: the caller's own handling of SIGINT and SIGTERM
   // (view_command.cpp waits for them) must not find them delivered here instead.
   sigset_t all, caller;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &caller);
-  loading->loader_ = std::thread([self, before_load = std::move(before_load)] {
+  loader_ = std::thread([this, live, before_load = std::move(before_load)] {
     if (before_load) {
       before_load();
     }
-    self->finish(load_view_data(*self->reader_));
+    finish(load(live));
+    if (live) {
+      follow_commits();
+    }
   });
   pthread_sigmask(SIG_SETMASK, &caller, nullptr);
-  return loading;
+  return Ok{};
 }
 
 std::unique_ptr<ViewLoading> ViewLoading::loaded(ViewData data) {
@@ -40,21 +54,113 @@ std::unique_ptr<ViewLoading> ViewLoading::loaded(ViewData data) {
 }
 
 ViewLoading::~ViewLoading() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  updated_.notify_all();
   if (loader_.joinable()) {
     loader_.join();
   }
 }
 
+Result<ViewData> ViewLoading::load(bool live) {
+  if (!live) {
+    return load_view_data(*reader_);
+  }
+  // One snapshot, so that the follower's first update starts where the load ended.
+  RETURN_IF_ERROR(reader_->begin_snapshot());
+  ASSIGN_OR_RETURN(last_data_version_, reader_->data_version());
+  auto loaded = load_view_data(*reader_, /*live=*/!reader_->meta().end_ms);
+  reader_->end_snapshot();
+  return loaded;
+}
+
 void ViewLoading::finish(Result<ViewData> loaded) {
   std::lock_guard lock(mutex_);
   if (loaded) {
+    following_ = loaded->live;
     data_ = std::move(*loaded);
     published_.store(&*data_, std::memory_order_release);
+    version_ = 1;
   } else {
     failure_ = loaded.error();
   }
   finished_ = true;
   finished_changed_.notify_all();
+  updated_.notify_all();
+}
+
+void ViewLoading::follow_commits() {
+  ViewFollower follower;
+  for (;;) {
+    {
+      std::unique_lock lock(mutex_);
+      if (!following_) {
+        return;
+      }
+      updated_.wait_for(lock, std::chrono::milliseconds(kFollowPollMs), [this] { return stopping_; });
+      if (stopping_) {
+        following_ = false;
+        return;
+      }
+    }
+    Result<bool> ended = follow_step(follower);
+    if (!ended || *ended) {
+      std::lock_guard lock(mutex_);
+      if (!ended) {
+        follow_failure_ = ended.error();
+        ++version_;  // what watches the updates learns it
+      }
+      following_ = false;
+      updated_.notify_all();
+      return;
+    }
+  }
+}
+
+Result<bool> ViewLoading::follow_step(ViewFollower& follower) {
+  ASSIGN_OR_RETURN(int64_t data_version, reader_->data_version());
+  if (data_version == last_data_version_) {
+    return false;
+  }
+  last_data_version_ = data_version;
+  RETURN_IF_ERROR(reader_->begin_snapshot());
+  const bool complete = reader_->meta().end_ms.has_value();
+  Status updated = Ok{};
+  {
+    std::unique_lock write(data_mutex_);
+    updated = follower.update(*data_, *reader_, complete);
+  }
+  reader_->end_snapshot();
+  RETURN_IF_ERROR(updated);
+  {
+    std::lock_guard lock(mutex_);
+    ++version_;
+  }
+  updated_.notify_all();
+  return complete;
+}
+
+uint64_t ViewLoading::version() const {
+  std::lock_guard lock(mutex_);
+  return version_;
+}
+
+uint64_t ViewLoading::wait_for_update(uint64_t seen, std::chrono::milliseconds timeout) const {
+  std::unique_lock lock(mutex_);
+  updated_.wait_for(lock, timeout, [&] { return version_ != seen || stopping_; });
+  return version_;
+}
+
+bool ViewLoading::following() const {
+  std::lock_guard lock(mutex_);
+  return following_;
+}
+
+std::optional<Error> ViewLoading::follow_failure() const {
+  std::lock_guard lock(mutex_);
+  return follow_failure_;
 }
 
 bool ViewLoading::finished() const {

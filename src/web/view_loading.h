@@ -4,13 +4,19 @@
 // panel) can take seconds for an hour of a large tree. So `canopy view` serves a
 // preview at once and loads the rest on a thread, and the page swaps the preview for
 // the full views when it is done (web/API.md, GET /api/recording).
+//
+// A recording still being written (no end in its meta yet) is then followed: the
+// loading thread polls for the recorder's commits and brings the data up to date
+// (view_follow.h), under a lock that the server's requests share.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -29,11 +35,18 @@ class ViewLoading {
   // Opens the file and reads the preview; an error (one line naming the file and the
   // cause) when either fails. Then loads the rest on a thread, which runs
   // `before_load` first (tests hold the load there to see the preview served).
+  // `follow`: when the recording has no end yet, follow it until it has one, or until
+  // destroyed.
   static Result<std::unique_ptr<ViewLoading>> start(const std::string& path,
-                                                     std::function<void()> before_load = {});
+                                                     std::function<void()> before_load = {}, bool follow = true);
+  // For `record --serve`, whose server binds before the recorder has made the file:
+  // nothing until begin(), which start() is the two together with. A server must not
+  // serve it before begin() has returned.
+  static std::unique_ptr<ViewLoading> unstarted();
+  Status begin(const std::string& path, std::function<void()> before_load = {}, bool follow = true);
   // A recording loaded already (report --html, benchmarks): no preview is ever served.
   static std::unique_ptr<ViewLoading> loaded(ViewData data);
-  ~ViewLoading();  // waits for the loading thread
+  ~ViewLoading();  // stops following, waits for the loading thread
   ViewLoading(const ViewLoading&) = delete;
   ViewLoading& operator=(const ViewLoading&) = delete;
 
@@ -48,9 +61,28 @@ class ViewLoading {
   // Waits until loading ends; the error when it failed.
   Status wait_finished() const;
 
+  // What reads data() holds this while it reads: a follower changes the data between
+  // two reads, never during one.
+  std::shared_lock<std::shared_mutex> read_lock() const { return std::shared_lock(data_mutex_); }
+  // Counts the follower's updates (0 before the load). wait_for_update waits until it
+  // passes `seen`, at most `timeout`, and returns it.
+  uint64_t version() const;
+  uint64_t wait_for_update(uint64_t seen, std::chrono::milliseconds timeout) const;
+  // Whether the recording is being followed (loaded, not ended, not stopped).
+  bool following() const;
+  // A follower's failure to read the recording after it loaded (the recorder's file
+  // deleted, damaged): the data stays as last read.
+  std::optional<Error> follow_failure() const;
+
  private:
   ViewLoading() = default;
+  // The load, in one snapshot when `live`.
+  Result<ViewData> load(bool live);
   void finish(Result<ViewData> loaded);
+  // The loading thread, after the load: polls and updates until the end or stop.
+  void follow_commits();
+  // One update after a commit; whether the recording has ended.
+  Result<bool> follow_step(class ViewFollower& follower);
 
   nlohmann::json preview_;
   std::unique_ptr<store::Reader> reader_;  // the events' texts are read from it after loading
@@ -60,6 +92,13 @@ class ViewLoading {
   mutable std::condition_variable finished_changed_;
   bool finished_ = false;
   std::optional<Error> failure_;
+  mutable std::shared_mutex data_mutex_;  // data_ while followed
+  uint64_t version_ = 0;                  // under mutex_, like the rest below
+  bool following_ = false;
+  bool stopping_ = false;
+  std::optional<Error> follow_failure_;
+  int64_t last_data_version_ = 0;  // the loading thread's
+  mutable std::condition_variable updated_;
   std::thread loader_;
 };
 

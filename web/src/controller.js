@@ -349,6 +349,44 @@ class App {
     this.store.set({ view: { from: this.bounds.from, to: this.bounds.to } });
   }
 
+  // A recording followed live (live.js): its state now, merged in. The views keep what
+  // the user chose; a chart showing the end of the recording moves with it.
+  applyLive(recording) {
+    const atEnd = this.state.view.to >= this.bounds.to;
+    const full = isFullView(this.state.view, this.bounds.from, this.bounds.to);
+    const width = this.state.view.to - this.state.view.from;
+    this.recording = recording;
+    this.meta = recording.meta || {};
+    const processes = recording.processes || [];
+    for (const p of processes) p.short = shortCommand(p.cmdline, p.name);
+    // In place: the views hold these.
+    this.processes.length = 0;
+    for (const p of processes) this.processes.push(p);
+    this.processById.clear();
+    for (const p of processes) this.processById.set(p.id, p);
+    this.idsByName.clear();
+    for (const [name, ids] of indexByName(processes)) this.idsByName.set(name, ids);
+    this.bounds = recordingBounds(this.meta, this.processes);
+    this.hook.endMs = this.bounds.to;
+    this.processItems = processEvents(this.processes, this.meta.end_ms);
+    this.timeCache = null;
+    renderHeader(document.body, recording, this.source.kind, { watched: true });
+    this.tree.setProcesses(this.processes);
+    this.search = new ProcessSearch(this.processes);
+    this.info.options.recording = recording;
+    this.info.meta = this.meta;
+    this.events.setCounts(this.source.eventKinds(recording));
+    this.loadFlags();
+    this.rawKey = null; // the ticks in view may have changed too
+    if (atEnd) {
+      const { from, to } = this.bounds;
+      this.store.set({ view: full ? { from, to } : clampView(to - width, to, from, to) });
+    } else {
+      this.refetchSoon();
+    }
+    this.renderViewRange();
+  }
+
   // A click pins its tick and picks the band under it; on the pinned marker it unpins.
   // The second click of a double-click does nothing: the double-click resets the zoom
   // and undoes the first click, so it changes nothing else.

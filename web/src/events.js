@@ -135,6 +135,25 @@ export class EventsPane {
     if (this.markedT != null) this.markTime(this.markedT);
   }
 
+  // A recording followed live (live.js): the lines per kind as they are now. A kind
+  // seen for the first time is shown as it would have been at load; the lines already
+  // in view stay where they are.
+  setCounts(counts) {
+    for (const kind of counts.keys()) {
+      if (!this.counts.has(kind) && !kHiddenByDefault.has(kind)) this.enabled.add(kind);
+    }
+    this.counts = counts;
+    this.renderChips();
+    const total = countOf(this.counts, this.enabled);
+    if (total === this.pager.total) return;
+    const kinds = this.kindsQuery();
+    this.query = kinds;
+    this.pager.reset((offset, limit) => this.source.eventsPage(kinds, offset, limit), total);
+    this.setTotal(total);
+    this.list.setCount(total);
+    this.list.render();
+  }
+
   setTotal(total) {
     this.root.dataset.lines = String(total);
     byTestId('events-total', this.root).textContent = `${total.toLocaleString('en-US')} ${total === 1 ? 'line' : 'lines'}`;

@@ -3,7 +3,9 @@
 import { el } from './dom.js';
 import { formatAbsolute, formatBytes, formatDuration, formatExit, shellQuote } from './format.js';
 
-export function renderHeader(root, recording, sourceKind) {
+// `watched`: the page has followed the recording live (live.js), so once it has ended
+// the header says the command ended while it watched.
+export function renderHeader(root, recording, sourceKind, { watched = false } = {}) {
   const meta = recording.meta || {};
   const command = shellQuote(meta.command || []);
   const commandNode = root.querySelector('[data-testid="command"]');
@@ -15,6 +17,21 @@ export function renderHeader(root, recording, sourceKind) {
   const ended = formatExit(meta.exit_code, meta.exit_signal);
   const failed = meta.exit_signal != null || (meta.exit_code != null && meta.exit_code !== 0);
   if (ended) badges.append(el('span', { className: `badge ${failed ? 'bad' : 'ok'}`, text: ended, 'data-testid': 'exit-badge' }));
+  if (recording.live) {
+    badges.append(el('span', {
+      className: 'badge live',
+      text: 'recording',
+      title: 'The command is still running: the page follows the recording as the recorder writes it (about once a second).',
+      'data-testid': 'live-badge',
+    }));
+  } else if (watched) {
+    badges.append(el('span', {
+      className: 'badge',
+      text: 'ended',
+      title: 'The command ended while this page followed it: the whole recording is shown.',
+      'data-testid': 'ended-badge',
+    }));
+  }
   if (meta.interrupted) {
     badges.append(el('span', {
       className: 'badge warn',

@@ -23,8 +23,11 @@
 //   preview the loading preview while it is shown (its uPlot instance: preview.u)
 //   revealTreeNode(id)  expands the tree down to a process and scrolls to it
 //   chartLitKeys()  the keys of the bands the chart draws lit (the highlight's)
+//   live    while a recording is followed live (live.js): updates (merged so far),
+//           connected (the event stream is open), following (false once it ended)
 
 import { startApp } from './controller.js';
+import { followLive } from './live.js';
 import { Panes } from './panes.js';
 import { LoadingPreview } from './preview.js';
 import { openSource } from './source.js';
@@ -57,7 +60,8 @@ async function boot() {
       preview.remove();
       hook.preview = null;
     }
-    await startApp(source, hook, recording);
+    const app = await startApp(source, hook, recording);
+    followLive(app, source, hook);
   } catch (error) {
     showFatal(error);
     hook.rejectFirstChart(error);

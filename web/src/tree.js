@@ -53,6 +53,18 @@ export class TreePanel {
     this.list.render();
   }
 
+  // A recording followed live (live.js): the processes as they are now. What the user
+  // opened or closed stays so; a process that has just had its first child opens as it
+  // would have at load.
+  setProcesses(processes) {
+    const before = this.tree;
+    this.tree = buildTree(processes);
+    for (const id of defaultExpanded(this.tree)) {
+      if (!before.children.has(id)) this.expanded.add(id);
+    }
+    this.refresh();
+  }
+
   refresh() {
     this.rows = flattenVisible(this.tree, this.expanded, this.keep);
     this.list.setCount(this.rows.length);

@@ -1,0 +1,113 @@
+#include "cli/view_serving.h"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <chrono>
+
+#include "common/terminal_text.h"
+#include "web/listen_address.h"
+
+namespace canopy::cli {
+namespace {
+
+// How often the server's thread tries to open the recording until the first commit.
+constexpr int kRetryMs = 100;
+
+}  // namespace
+
+Result<std::unique_ptr<ViewServing>> ViewServing::start(const std::string& listen) {
+  ASSIGN_OR_RETURN(auto address, web::parse_listen_address(listen));
+  ASSIGN_OR_RETURN(auto module, web::load_web_module());
+  std::unique_ptr<ViewServing> serving(new ViewServing());
+  auto service = module->bind_view_server(*serving->loading_, {address.address, address.port});
+  if (!service) {
+    return Error{"--serve: " + service.error().message};
+  }
+  serving->service_ = std::move(*service);
+  if (!web::is_loopback_address(address.address)) {
+    print_error("warning: --serve listens on " + address.address +
+                ", so other machines can read this recording; it holds command lines, which can hold secrets");
+  }
+  print_error("serving the recording live at " + serving->service_->url());
+  return serving;
+}
+
+ViewServing::~ViewServing() {
+  if (!thread_.joinable()) {
+    return;  // never started: nothing runs
+  }
+  stopping_ = true;
+  // httplib ignores stop() until its accept loop runs: ask until serve() has returned.
+  while (!serve_returned_) {
+    service_->stop();
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  thread_.join();
+}
+
+void ViewServing::recording_created(const std::string& path) { path_ = path; }
+
+void ViewServing::publish(std::shared_ptr<const record::LiveFigures>) {
+  std::call_once(begun_, [this] {
+    // The recorder's loop takes its signals through a signalfd, with them blocked: none
+    // may be delivered to the server's threads instead, so they start with every signal
+    // blocked (the connections' threads inherit the mask).
+    sigset_t all;
+    sigfillset(&all);
+    sigset_t before;
+    pthread_sigmask(SIG_SETMASK, &all, &before);
+    thread_ = std::thread([this] { run(); });
+    pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  });
+}
+
+void ViewServing::run() {
+  // The recorder commits its first second a second after the start: until then the
+  // file has no meta a reader can see. Connections wait in the socket's queue meanwhile.
+  while (!stopping_) {
+    Status begun = loading_->begin(path_);
+    if (begun) {
+      break;
+    }
+    {
+      std::lock_guard lock(failure_mutex_);
+      open_failure_ = begun.error();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(kRetryMs));
+  }
+  if (!stopping_) {
+    serving_ = true;
+    if (auto served = service_->serve(); !served) {
+      print_error("--serve: " + served.error().message);
+    }
+  }
+  serve_returned_ = true;
+}
+
+void ViewServing::serve_until_stopped() {
+  if (!thread_.joinable()) {
+    return;  // no tick was taken: there is no recording to serve
+  }
+  // The finished file opens at once: give the thread the time of one more attempt.
+  for (int i = 0; i < 2 && !serving_; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(kRetryMs));
+  }
+  if (!serving_ || serve_returned_) {
+    std::lock_guard lock(failure_mutex_);
+    if (open_failure_) {
+      print_error("--serve: " + open_failure_->message);
+    }
+    return;
+  }
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  print_error("the recording is complete; still serving it at " + service_->url() + " (Ctrl-C to stop)");
+  int signal = 0;
+  sigwait(&stop_signals, &signal);
+}
+
+}  // namespace canopy::cli

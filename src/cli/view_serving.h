@@ -1,0 +1,58 @@
+// record --serve from the CLI's side: the viewer, live, in the recorder's own process.
+// The server (canopy-web.so) binds before the recording starts, so its URL is printed
+// at once; once the recorder has made the file and taken its first tick, the server
+// follows the recording as it is written (web/view_loading.h) and serves it on threads
+// of its own. It reads what the recorder commits, as `canopy view` of the same file
+// would: the file is recorded exactly as without --serve.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "common/result.h"
+#include "record/live_figures.h"
+#include "web/view_loading.h"
+#include "web/web_module.h"
+
+namespace canopy::cli {
+
+class ViewServing final : public record::LiveFiguresSink {
+ public:
+  // Binds `listen` (ADDR:PORT, checked already) and prints the URL, with a warning
+  // when it is not loopback-only.
+  static Result<std::unique_ptr<ViewServing>> start(const std::string& listen);
+  ~ViewServing() override;  // stops the server and joins its thread
+  ViewServing(const ViewServing&) = delete;
+  ViewServing& operator=(const ViewServing&) = delete;
+
+  void recording_created(const std::string& path) override;
+  // The first tick: the server's thread starts, and serves as soon as the recorder's
+  // first commit has put the recording's start in the file.
+  void publish(std::shared_ptr<const record::LiveFigures> figures) override;
+
+  // After the recording: says where the finished recording is served and serves it
+  // until SIGINT or SIGTERM. Nothing when the server never started (no tick).
+  void serve_until_stopped();
+
+ private:
+  ViewServing() = default;
+  // The server's thread: opens the recording once it can, then serves.
+  void run();
+
+  std::unique_ptr<web::ViewLoading> loading_ = web::ViewLoading::unstarted();
+  std::unique_ptr<web::ViewService> service_;
+  std::string path_;
+  std::once_flag begun_;
+  std::thread thread_;
+  std::atomic<bool> serving_ = false;
+  std::atomic<bool> serve_returned_ = false;
+  std::atomic<bool> stopping_ = false;
+  std::mutex failure_mutex_;
+  std::optional<Error> open_failure_;  // the last attempt's, until one succeeds
+};
+
+}  // namespace canopy::cli

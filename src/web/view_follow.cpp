@@ -1,0 +1,59 @@
+#include "web/view_follow.h"
+
+#include <chrono>
+
+namespace canopy::web {
+namespace {
+
+int64_t steady_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// Runs `pass` when `complete` or when its pacing allows; whether it ran.
+template <typename Pass>
+Result<bool> paced(bool complete, auto& pacing, const Pass& pass) {
+  const int64_t start = steady_ms();
+  if (!complete && !pacing.due(start)) {
+    return false;
+  }
+  RETURN_IF_ERROR(pass());
+  pacing.took(start, steady_ms());
+  return true;
+}
+
+}  // namespace
+
+Status ViewFollower::update(ViewData& data, const store::Reader& reader, bool complete) {
+  RETURN_IF_ERROR(data.timeline.extend(reader, complete));
+  RETURN_IF_ERROR(paced(complete, subtrees_, [&]() -> Status {
+    if (data.timeline.subtrees_stale()) {
+      data.timeline.update_subtrees();
+    }
+    return Ok{};
+  }));
+  ASSIGN_OR_RETURN(bool events_fresh, paced(complete, events_, [&]() -> Status {
+    ASSIGN_OR_RETURN(data.events, load_event_list(reader, data.timeline));
+    return Ok{};
+  }));
+  ASSIGN_OR_RETURN(bool profiles_fresh, paced(complete, profiles_, [&]() -> Status {
+    ASSIGN_OR_RETURN(data.profiles, load_profile_view(reader));
+    return Ok{};
+  }));
+  data.live = !complete;
+  RETURN_IF_ERROR(update_recording_json(data, reader));
+  nlohmann::json stale = nlohmann::json::array();
+  if (data.timeline.subtrees_stale()) {
+    stale.push_back("subtrees");
+  }
+  if (!events_fresh) {
+    stale.push_back("events");
+  }
+  if (!profiles_fresh) {
+    stale.push_back("profiles");
+  }
+  data.recording["stale"] = std::move(stale);
+  return Ok{};
+}
+
+}  // namespace canopy::web

@@ -1,0 +1,48 @@
+// Following a recording still being written (`canopy record --serve`, or `canopy view`
+// of a file a running recorder writes): the server sends an event after each update it
+// has read (GET /api/live, server-sent events, web/API.md), and the page asks for the
+// recording again and merges it in (App.applyLive). The browser's EventSource
+// reconnects by itself after a dropped connection; a reloaded page opens a new one.
+
+export function followLive(app, source, hook) {
+  if (!app.recording.live || typeof EventSource !== 'function') return;
+  const live = { updates: 0, connected: false, following: true };
+  hook.live = live;
+  const stream = new EventSource('api/live');
+  // One refresh at a time; updates that come meanwhile make one more.
+  let running = false;
+  let again = false;
+  const refresh = async () => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    do {
+      again = false;
+      try {
+        app.applyLive(await source.recording());
+        live.updates += 1;
+      } catch (error) {
+        app.setStatus(`could not follow the recording: ${error.message}`, true);
+      }
+    } while (again);
+    running = false;
+  };
+  stream.addEventListener('open', () => {
+    live.connected = true;
+  });
+  stream.addEventListener('error', () => {
+    live.connected = false; // EventSource tries again by itself
+  });
+  stream.addEventListener('update', (event) => {
+    const update = JSON.parse(event.data);
+    if (update.error) app.setStatus(`stopped following the recording: ${update.error}`, true);
+    if (!update.following) {
+      stream.close();
+      live.connected = false;
+      live.following = false;
+    }
+    refresh();
+  });
+}
