@@ -135,8 +135,10 @@ Result<bool> ViewLoading::follow_step(ViewFollower& follower) {
   reader_->end_snapshot();
   RETURN_IF_ERROR(updated);
   {
+    // One change: what sees the new version sees whether it was the last.
     std::lock_guard lock(mutex_);
     ++version_;
+    following_ = !complete;
   }
   updated_.notify_all();
   return complete;

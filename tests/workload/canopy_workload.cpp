@@ -34,6 +34,10 @@
 //                                      memory reads of processes that did not run. A
 //                                      test writes the pages from outside
 //   canopy_workload spin MS            busy for MS ms of its own CPU time
+//   canopy_workload steps DIR MIB...   for each MIB in turn: wait until the file DIR/N
+//                                      exists (N = 1, 2...), then touch MIB MiB more,
+//                                      kept; after the last, wait for DIR/stop (at most
+//                                      120 s) and exit. A test decides when it grows
 //   canopy_workload wave MIB UP_MS IDLE_MS
 //                                      MIB MiB touched over UP_MS ms of its own CPU, given
 //                                      back, then IDLE_MS ms asleep
@@ -310,6 +314,36 @@ int untouched(long mib, long ms) {
   return 0;
 }
 
+// Waits until `path` exists, at most `limit_ms`; whether it does.
+bool wait_for_file(const std::string& path, long limit_ms) {
+  for (long waited = 0; waited < limit_ms; waited += 20) {
+    if (access(path.c_str(), F_OK) == 0) {
+      return true;
+    }
+    sleep_ms(20);
+  }
+  return access(path.c_str(), F_OK) == 0;
+}
+
+// Grows when a test says so (`steps`, above): each step's memory is touched only once
+// its gate file exists, so a test sees each size for as long as it wants.
+int steps(const std::string& dir, const std::vector<long>& mibs) {
+  constexpr long kGateLimitMs = 120'000;
+  for (size_t i = 0; i < mibs.size(); ++i) {
+    if (!wait_for_file(dir + "/" + std::to_string(i + 1), kGateLimitMs)) {
+      return 1;
+    }
+    size_t bytes = static_cast<size_t>(mibs[i]) << 20;
+    void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED) {
+      perror("mmap");
+      return 1;
+    }
+    std::memset(memory, 1, bytes);  // never unmapped
+  }
+  return wait_for_file(dir + "/stop", kGateLimitMs) ? 0 : 1;
+}
+
 // Anonymous memory touched and kept: MIB MiB more every STEP_MS ms, STEPS times, then
 // IDLE_MS ms asleep holding all of it (a leak, as the growth analysis should see it).
 // The steps keep to a schedule set at the start, not a sleep after each: a step that
@@ -449,12 +483,20 @@ int main(int argc, char** argv) {
     spin_ms(arg(2));
     return 0;
   }
+  if (mode == "steps" && argc >= 4) {
+    std::vector<long> mibs;
+    for (int i = 3; i < argc; ++i) {
+      mibs.push_back(arg(i));
+    }
+    return steps(argv[2], mibs);
+  }
   if (mode == "wave" && argc >= 5) {
     return wave(arg(2), arg(3), arg(4));
   }
   std::fprintf(stderr,
                "usage: canopy_workload hold MIB MS [TAG] | tree | exit N | signal N | wait-sigint | idle N MS | "
                "reexec MS ARGS... | churn N MS | linger MS N | shared N MIB MS | leak MIB STEP_MS STEPS IDLE_MS | "
-               "ramp MIB STEP_MS STEPS SPIKE_MIB SPIKE_MS | untouched MIB MS | spin MS | wave MIB UP_MS IDLE_MS\n");
+               "ramp MIB STEP_MS STEPS SPIKE_MIB SPIKE_MS | untouched MIB MS | spin MS | steps DIR MIB... | "
+               "wave MIB UP_MS IDLE_MS\n");
   return 2;
 }

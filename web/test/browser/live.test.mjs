@@ -1,0 +1,149 @@
+// `canopy record --serve`: the viewer follows the recording while the command runs.
+// The workload grows only when the test opens its gates (canopy_workload steps), so
+// every step is waited for, never timed: a child appears in the tree and the chart,
+// grows, and the page still follows after a reload (a new event stream); when the
+// command ends the page says so and keeps the whole recording.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { MiB, environment, launchBrowser, screenshot, tempDir, waitReady, watchErrors } from './harness.mjs';
+
+// The child touches 32 MiB at the first gate and 64 MiB more at the second; what it
+// holds besides (the program, libc) is a few MiB.
+const kFirstMiB = 32;
+const kSecondMiB = 64;
+const kOwnMiB = 16;
+
+// Starts `canopy record --serve` on the gated workload; resolves with the server's URL.
+function startServing(env, dir, file) {
+  const script = 'while [ ! -e "$D/start" ]; do sleep 0.05; done; "$W" steps "$D" ' + `${kFirstMiB} ${kSecondMiB}; echo done`;
+  const child = spawn(env.bin, ['record', '-q', '--serve=127.0.0.1:0', '-o', file, '--', 'sh', '-c', script], {
+    env: { ...process.env, W: env.workload, D: dir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const url = new Promise((resolve, reject) => {
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+      const match = output.match(/serving the recording live at (http:\/\/127\.0\.0\.1:\d+\/)/);
+      if (match) resolve(match[1]);
+    });
+    exited.then(() => reject(new Error(`canopy record exited before serving: ${output}`)));
+  });
+  return { child, url, exited, output: () => output };
+}
+
+// The workload's `steps` process as the page knows it, and what the chart's series
+// gives it at its last point (bytes), or null.
+function grower(page) {
+  return page.evaluate(() => {
+    const view = window.canopyView;
+    const process = (view.processes || []).find((p) => (p.cmdline || []).includes('steps'));
+    if (!process) return null;
+    const slice = view.series ? view.series.series.find((s) => s.id === process.id) : null;
+    const last = slice && slice.offset + slice.values.length === view.series.t.length ? slice.values.at(-1) : null;
+    const row = document.querySelector(`[data-testid="tree-panel"] [data-id="${process.id}"]`);
+    return { id: process.id, last, inTree: row != null, ended: process.end_ms != null };
+  });
+}
+
+function open(dir, gate) {
+  fs.writeFileSync(path.join(dir, gate), '');
+}
+
+describe('canopy record --serve: the page follows the recording live', () => {
+  let env;
+  let dir;
+  let serving;
+  let browser;
+
+  before(async () => {
+    env = environment();
+    dir = tempDir('canopy-live-');
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    if (browser) await browser.close();
+    if (serving && serving.child.exitCode == null) serving.child.kill('SIGKILL');
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a child appears and grows, through a reload, and the end is kept', async () => {
+    serving = startServing(env, dir, path.join(dir, 'live.canopy'));
+    const url = await serving.url;
+    const page = await (await browser.newContext({ viewport: { width: 1400, height: 900 } })).newPage();
+    const errors = watchErrors(page);
+    await page.goto(url);
+    await waitReady(page);
+    const badge = () => page.locator('[data-testid="live-badge"]');
+    assert.equal(await badge().count(), 1, 'the header says the command is still running');
+    assert.equal(await grower(page), null, 'the gated child has not started yet');
+
+    open(dir, 'start');
+    await page.waitForFunction(() => {
+      const view = window.canopyView;
+      return (view.processes || []).some((p) => (p.cmdline || []).includes('steps'));
+    }, null, { timeout: 60000 });
+    open(dir, '1');
+    await page.waitForFunction(
+      ([bytes]) => {
+        const view = window.canopyView;
+        const p = (view.processes || []).find((x) => (x.cmdline || []).includes('steps'));
+        const slice = p && view.series && view.series.series.find((s) => s.id === p.id);
+        return slice && slice.offset + slice.values.length === view.series.t.length && slice.values.at(-1) >= bytes;
+      },
+      [kFirstMiB * MiB],
+      { timeout: 60000 },
+    );
+    const first = await grower(page);
+    assert.ok(first.inTree, 'the child is in the tree without a reload');
+    assert.ok(first.last < (kFirstMiB + kOwnMiB) * MiB, `the first step: ${first.last / MiB} MiB`);
+    const updates = await page.evaluate(() => window.canopyView.live.updates);
+    assert.ok(updates > 0, 'the page merged updates in');
+    await screenshot(page, env, 'live-following');
+
+    // A reload opens a new event stream: the page goes on following from there.
+    await page.reload();
+    await waitReady(page);
+    await page.waitForFunction(() => window.canopyView.live && window.canopyView.live.connected, null, { timeout: 60000 });
+    open(dir, '2');
+    await page.waitForFunction(
+      ([bytes]) => {
+        const view = window.canopyView;
+        const p = (view.processes || []).find((x) => (x.cmdline || []).includes('steps'));
+        const slice = p && view.series && view.series.series.find((s) => s.id === p.id);
+        return slice && slice.offset + slice.values.length === view.series.t.length && slice.values.at(-1) >= bytes;
+      },
+      [(kFirstMiB + kSecondMiB) * MiB],
+      { timeout: 60000 },
+    );
+    const second = await grower(page);
+    assert.ok(second.last < (kFirstMiB + kSecondMiB + kOwnMiB) * MiB, `the second step: ${second.last / MiB} MiB`);
+    assert.ok(await page.evaluate(() => window.canopyView.live.updates > 0), 'updates came after the reload');
+
+    open(dir, 'stop');
+    await page.locator('[data-testid="ended-badge"]').waitFor({ timeout: 60000 });
+    assert.equal(await badge().count(), 0);
+    const end = await page.evaluate(async () => {
+      const recording = await (await fetch('api/recording')).json();
+      const view = window.canopyView;
+      return { live: recording.live, endMs: recording.meta.end_ms, pageEndMs: view.endMs, following: view.live.following, view: view.state.view, exit: recording.meta.exit_code };
+    });
+    assert.equal(end.live, false, JSON.stringify(end));
+    assert.equal(end.following, false);
+    assert.equal(end.exit, 0);
+    assert.equal(end.pageEndMs, end.endMs, 'the page holds the whole recording');
+    assert.equal(end.view.to, end.endMs, 'the chart that followed the end shows it');
+    const ended = await grower(page);
+    assert.ok(ended.ended, 'the child has its end');
+    assert.deepEqual(errors, []);
+
+    // It serves the finished recording until Ctrl-C, then exits with the command's status.
+    serving.child.kill('SIGINT');
+    const exit = await serving.exited;
+    assert.deepEqual(exit, { code: 0, signal: null }, serving.output());
+  });
+});
