@@ -24,7 +24,7 @@ _canopy_command_spec()
                 --max-processes --timeout --kill-grace --max-peak --max-cpu --heap-interval
                 --metrics --metrics-top'
             options="$help $valued -f --force -q --quiet --pss --capture-output
-                --no-process-events --no-cgroup --heap --cpu-profile --live"
+                --no-process-events --no-cgroup --heap --cpu-profile --live --serve"
             positionals='command'
             ;;
         report)

@@ -134,7 +134,8 @@ void add_metrics_options(CLI::App& cmd, RecordCliOptions& cli) {
   take_listen_address(cmd.add_flag("--serve{127.0.0.1:0}", cli.serve,
                                    "Serve the viewer while recording, following the recording live "
                                    "(--serve=ADDR:PORT, :PORT or PORT; default loopback, any free port); it keeps "
-                                   "serving the finished recording until Ctrl-C"))
+                                   "serving the finished recording until Ctrl-C"),
+                      /*value_optional=*/true)
       ->group(group);
   cmd.add_flag("--live", cli.live,
                "Redraw a table of the tree's biggest processes at the bottom of the terminal once a second "

@@ -111,8 +111,10 @@ CLI::Option* take_ip_address(CLI::Option* option) {
   });
 }
 
-CLI::Option* take_listen_address(CLI::Option* option) {
-  return add_check(option, "ADDR:PORT", [](const std::string& text) -> Result<std::string> {
+CLI::Option* take_listen_address(CLI::Option* option, bool value_optional) {
+  // A flag whose value is optional shows it in its name ("--serve{127.0.0.1:0}"): a
+  // type after it would read as a value it needs.
+  return add_check(option, value_optional ? "" : "ADDR:PORT", [](const std::string& text) -> Result<std::string> {
     RETURN_IF_ERROR(web::parse_listen_address(text));
     return text;
   });

@@ -31,6 +31,6 @@ CLI::Option* take_size(CLI::Option* option, int64_t least_bytes);
 CLI::Option* take_duration(CLI::Option* option, int64_t least_ms);
 CLI::Option* take_ip_address(CLI::Option* option);
 // ADDR:PORT, :PORT or PORT (web/listen_address.h), kept as given.
-CLI::Option* take_listen_address(CLI::Option* option);
+CLI::Option* take_listen_address(CLI::Option* option, bool value_optional = false);
 
 }  // namespace canopy::cli

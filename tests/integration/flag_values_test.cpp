@@ -47,6 +47,9 @@ TEST(FlagValues, RecordRefusesBadValuesInOneLineAnd125) {
        "--metrics '1.2.3:9464': '1.2.3' is not an IPv4 address (write an IPv6 one in brackets: [::1]:PORT)"},
       {{"--metrics", "[::g]:9464"}, "--metrics '[::g]:9464': '::g' is not an IPv6 address"},
       {{"--metrics-top", "0"}, "--metrics-top '0': must be from 1 to 1000"},
+      {{"--serve=:70000"}, "--serve ':70000': the port '70000' is not a number from 0 to 65535 (ADDR:PORT, :PORT or PORT)"},
+      {{"--serve=1.2.3:0"},
+       "--serve '1.2.3:0': '1.2.3' is not an IPv4 address (write an IPv6 one in brackets: [::1]:PORT)"},
   };
   TempDir dir;
   std::string path = dir.file("never.canopy");

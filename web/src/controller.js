@@ -376,6 +376,10 @@ class App {
     this.info.options.recording = recording;
     this.info.meta = this.meta;
     this.events.setCounts(this.source.eventKinds(recording));
+    // Nothing pinned or hovered: the panel shows the peak so far, as at load.
+    if (this.state.selectedT == null && this.state.hoverT == null && recording.peak && recording.peak.t_ms != null) {
+      this.info.show(recording.peak.t_ms, 'peak');
+    }
     this.loadFlags();
     this.rawKey = null; // the ticks in view may have changed too
     if (atEnd) {
