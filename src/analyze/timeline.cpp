@@ -159,6 +159,14 @@ size_t Timeline::first_difference(const Track& track, uint32_t first, uint32_t l
 
 Status Timeline::read_processes(const store::Reader& reader, size_t& dirty_from) {
   ASSIGN_OR_RETURN(auto processes, reader.processes());
+  // A process's first CPU rate depends on its start, which its row can state more
+  // exactly later (run mode knows the command's at once, /proc's after): rated anew.
+  for (size_t i = 0; i < std::min(processes.size(), processes_.size()); ++i) {
+    if (processes[i].start_ms != processes_[i].start_ms) {
+      tracks_[i].rated = 0;
+      dirty_from = std::min<size_t>(dirty_from, tracks_[i].changes.empty() ? dirty_from : tracks_[i].changes[0].tick);
+    }
+  }
   processes_ = std::move(processes);
   tracks_.resize(processes_.size());
   sample_figures_.resize(processes_.size());

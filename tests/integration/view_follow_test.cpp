@@ -1,0 +1,134 @@
+// `canopy view` of a file another `canopy record` is still writing follows it
+// (web/view_follow.h): the API says it is live, grows with the recording, streams an
+// update event per commit it reads (GET /api/live), and once the recorder has finished
+// serves exactly what a load of the finished file gives. The workload grows only when
+// the test opens a gate (canopy_workload steps), so nothing here is timed.
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <signal.h>
+
+#include <fstream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "integration/harness.h"
+#include "web/view_data.h"
+
+namespace canopy::testing {
+namespace {
+
+using nlohmann::json;
+
+constexpr int64_t kStepMiB = 32;
+
+void open_gate(const TempDir& dir, const std::string& name) { std::ofstream(dir.file(name)).put('\n'); }
+
+int port_in(const std::string& output) {
+  size_t colon = output.find("127.0.0.1:");
+  return colon == std::string::npos ? 0 : std::stoi(output.substr(colon + 10));
+}
+
+json get_json(httplib::Client& client, const std::string& path) {
+  auto answer = client.Get(path);
+  if (!answer || answer->status != 200) {
+    ADD_FAILURE() << path << ": " << (answer ? answer->body : "no answer");
+    return json();
+  }
+  return json::parse(answer->body);
+}
+
+// The last total of the tree's anonymous memory the server gives, in bytes.
+int64_t last_anon_total(httplib::Client& client) {
+  json series = get_json(client, "/api/series?metric=anon&points=20000");
+  return series.is_null() || series["total"].empty() ? 0 : series["total"].back().get<int64_t>();
+}
+
+TEST(ViewFollow, ViewOfARunningRecordersFileGrowsWithItAndEndsAsTheFinishedFile) {
+  TempDir dir;
+  const std::string path = dir.file("live.canopy");
+  Started recorder({kCanopy, "record", "-q", "-o", path, kWorkload, "steps", dir.path(), std::to_string(kStepMiB)});
+  ASSERT_TRUE(wait_for_recording(path, [](const store::Reader& live) {
+    auto ticks = live.ticks();
+    return ticks && !ticks->empty();
+  })) << recorder.error_output();
+
+  Started view({kCanopy, "view", path, "--port", "0"});
+  ASSERT_TRUE(view.wait_for_output("serving")) << view.error_output();
+  httplib::Client client("127.0.0.1", port_in(view.output()));
+  client.set_read_timeout(120, 0);
+
+  json before = get_json(client, "/api/recording");
+  EXPECT_EQ(before["live"], true);
+  EXPECT_EQ(before["meta"]["interrupted"], false) << "still being written, not interrupted";
+  EXPECT_TRUE(before["meta"]["exit_code"].is_null());
+
+  // The update events, until the last ("following": false) ends the stream.
+  std::mutex mutex;
+  std::vector<json> updates;
+  std::thread stream([&] {
+    httplib::Client events("127.0.0.1", port_in(view.output()));
+    events.set_read_timeout(120, 0);
+    std::string pending;
+    events.Get("/api/live", [&](const char* data, size_t size) {
+      pending.append(data, size);
+      for (size_t end; (end = pending.find("\n\n")) != std::string::npos; pending.erase(0, end + 2)) {
+        std::string event = pending.substr(0, end);
+        size_t at = event.find("data: ");
+        if (at != std::string::npos) {
+          std::lock_guard lock(mutex);
+          updates.push_back(json::parse(event.substr(at + 6)));
+        }
+      }
+      return true;
+    });
+  });
+
+  open_gate(dir, "1");
+  // The step's memory, read back through the server that follows the file.
+  bool grew = false;
+  for (int tries = 0; tries < 1200 && !grew; ++tries) {
+    grew = last_anon_total(client) >= kStepMiB << 20;
+    if (!grew) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  EXPECT_TRUE(grew) << "the followed recording never showed the child's " << kStepMiB << " MiB";
+  EXPECT_EQ(get_json(client, "/api/recording")["live"], true);
+
+  open_gate(dir, "stop");
+  EXPECT_EQ(recorder.wait().exit_status, 0) << recorder.error_output();
+  stream.join();
+  {
+    std::lock_guard lock(mutex);
+    ASSERT_GE(updates.size(), 2u) << "one at once, and at least the last";
+    EXPECT_EQ(updates.back()["following"], false);
+    EXPECT_FALSE(updates.back().contains("error")) << updates.back().dump();
+    for (size_t i = 0; i + 1 < updates.size(); ++i) {
+      EXPECT_EQ(updates[i]["following"], true) << i;
+      EXPECT_LT(updates[i]["version"], updates[i + 1]["version"]) << i;
+    }
+  }
+
+  // Followed to the end, the server holds what a load of the finished file gives.
+  json served = get_json(client, "/api/recording");
+  EXPECT_EQ(served["live"], false);
+  EXPECT_EQ(served["stale"], json::array()) << "every pass redone at the end";
+  served.erase("stale");
+  auto finished = web::load_view_data(path);
+  ASSERT_TRUE(finished) << finished.error().message;
+  EXPECT_EQ(served, finished->recording);
+  for (const char* metric : {"rss", "anon", "cpu"}) {
+    json followed = get_json(client, std::string("/api/series?metric=") + metric + "&points=20000");
+    const auto& ticks = finished->timeline.ticks();
+    auto metric_id = analyze::metric_from_id(metric);
+    ASSERT_TRUE(metric_id);
+    EXPECT_EQ(followed, web::series_json(finished->timeline.series(*metric_id, ticks.front(), ticks.back(), 20000)))
+        << metric;
+  }
+  view.signal(SIGTERM);
+  EXPECT_EQ(view.wait().exit_status, 0) << view.error_output();
+}
+
+}  // namespace
+}  // namespace canopy::testing
