@@ -127,8 +127,8 @@ void add_metrics_options(CLI::App& cmd, RecordCliOptions& cli) {
                                      "recording (ADDR:PORT, :PORT or PORT; loopback unless an address is given)"))
       ->group(group);
   take_integer(cmd.add_option("--metrics-top", cli.metrics_top,
-                              "Commands with series of their own on /metrics, by resident memory; the rest are "
-                              "one group (default 10)"),
+                              "Commands with series of their own on /metrics, by resident memory, and with --heap "
+                              "processes, by heap in use; the rest are one group (default 10)"),
                1, 1000)
       ->group(group);
   take_listen_address(cmd.add_flag("--serve{127.0.0.1:0}", cli.serve,

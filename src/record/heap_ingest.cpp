@@ -48,6 +48,7 @@ const char* reason_name(uint32_t reason) {
 
 void HeapIngest::opened(int connection, pid_t pid) {
   Image& image = images_[connection];
+  image.connection = connection;
   image.pid = pid;
 }
 
@@ -189,7 +190,8 @@ bool HeapIngest::snapshot(Image& image, std::span<const unsigned char> payload) 
   if (!image.row.process_id) {
     image.row.process_id = process_id_of_(image.pid);
   }
-  int64_t snapshot_id = writer_.add_heap_snapshot({0, image.row.id, t_ms, reason, estimate(header.in_use_bytes),
+  const int64_t in_use_bytes = estimate(header.in_use_bytes);
+  int64_t snapshot_id = writer_.add_heap_snapshot({0, image.row.id, t_ms, reason, in_use_bytes,
                                                    estimate(header.peak_in_use_bytes),
                                                    static_cast<int64_t>(header.samples)});
   for (const heap_wire::StackTotals& totals : pending.totals) {
@@ -221,6 +223,9 @@ bool HeapIngest::snapshot(Image& image, std::span<const unsigned char> payload) 
   image.row.samples_dropped = static_cast<int64_t>(header.samples_dropped);
   image.row.ended_ms = t_ms;
   image.exited = static_cast<heap_wire::SnapshotReason>(header.reason) == heap_wire::SnapshotReason::kExit;
+  if (image.row.process_id) {  // else a process the sampler has not met yet: its next snapshot
+    in_use_.reported(*image.row.process_id, image.connection, in_use_bytes);
+  }
   return true;
 }
 
@@ -231,6 +236,9 @@ void HeapIngest::closed(int connection) {
   }
   Image& image = it->second;
   if (image.said_hello) {
+    if (image.row.process_id) {
+      in_use_.ended(*image.row.process_id, image.connection);
+    }
     if (!image.row.process_id) {
       image.row.process_id = process_id_of_(image.pid);
     }

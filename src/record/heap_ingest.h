@@ -2,7 +2,8 @@
 // per connection, its stacks resolved to frames of loaded objects (so that the same
 // code has the same frame in every process), and each snapshot written when its
 // closing header arrives. Times move from the library's monotonic clock to the
-// recording's.
+// recording's. Each open connection's latest heap in use is also kept for the live
+// figures (heap_in_use.h).
 #pragma once
 
 #include <sys/types.h>
@@ -19,6 +20,7 @@
 
 #include "heap/wire_format.h"
 #include "record/heap_coverage.h"
+#include "record/heap_in_use.h"
 #include "record/profile_stacks.h"
 #include "record/recording_clock.h"
 #include "store/heap_rows.h"
@@ -44,6 +46,8 @@ class HeapIngest {
   void closed(int connection);
 
   int64_t images_profiled() const { return images_profiled_; }
+  // Each process's heap in use at its latest snapshot, while its connection is open.
+  const HeapInUseTable& in_use() const { return in_use_; }
 
  private:
   struct Module {
@@ -58,6 +62,7 @@ class HeapIngest {
     std::vector<heap_wire::Freed> freed;
   };
   struct Image {
+    int connection = 0;
     pid_t pid = 0;
     store::HeapImageRow row;
     bool said_hello = false;
@@ -82,6 +87,7 @@ class HeapIngest {
   HeapCoverage& coverage_;
   std::unordered_map<int, Image> images_;  // by connection
   int64_t images_profiled_ = 0;
+  HeapInUseTable in_use_;
 };
 
 }  // namespace canopy::record

@@ -46,6 +46,8 @@ class HeapProfiling {
   void write_unprofiled(store::Writer& writer) const;
 
   int64_t images_profiled() const { return ingest_ ? ingest_->images_profiled() : 0; }
+  // Each process's latest heap in use, for the live figures; nullptr before the ingest.
+  const HeapInUseTable* in_use() const { return ingest_ ? &ingest_->in_use() : nullptr; }
 
  private:
   HeapProfiling(HeapListener listener, std::string library, const RecordOptions& options);

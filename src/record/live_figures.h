@@ -37,6 +37,9 @@ struct LiveProcessFigures {
   int64_t rss_bytes = 0;
   int64_t threads = 0;
   double cpu_percent = 0;  // of one core, since the previous tick (0 at its first)
+  // record --heap: its heap in use at its profiler's latest snapshot (an estimate from
+  // sampling, heap_in_use.h); none until its program has sent one.
+  std::optional<int64_t> heap_in_use_bytes = std::nullopt;
 };
 
 struct LiveFigures {
@@ -57,6 +60,8 @@ struct LiveFigures {
   std::vector<LiveCommandFigures> commands;
   // The tree's live processes one by one, in no particular order.
   std::vector<LiveProcessFigures> each_process;
+  // record --heap is on: each_process carries the heap figures the profilers sent.
+  bool heap_profiling = false;
   // The highest resident total of a tick so far, and when.
   int64_t peak_rss_bytes = 0;
   int64_t peak_t_ms = 0;

@@ -11,11 +11,12 @@ void LiveFiguresBook::close(const ProcessBook& process) {
 }
 
 std::shared_ptr<LiveFigures> LiveFiguresBook::build(int64_t t_ms, const TreeSampler& sampler,
-                                                    const LimitWatch* limits) {
+                                                    const LimitWatch* limits, const HeapInUseTable* heap) {
   ++round_;
   sampler.live_processes(live_);
   auto figures = std::make_shared<LiveFigures>();
   figures->t_ms = t_ms;
+  figures->heap_profiling = heap != nullptr;
   std::unordered_map<std::string, LiveCommandFigures> commands;
   for (const LiveProcess& p : live_) {
     auto [it, first_sight] = processes_.try_emplace(p.process_id);
@@ -48,7 +49,8 @@ std::shared_ptr<LiveFigures> LiveFiguresBook::build(int64_t t_ms, const TreeSamp
     c.cpu_user_ns += book.user_ns - book.user_base_ns;
     c.cpu_system_ns += book.system_ns - book.system_base_ns;
 
-    figures->each_process.push_back({p.pid, book.command, p.rss_bytes, p.threads, cpu_percent});
+    figures->each_process.push_back({p.pid, book.command, p.rss_bytes, p.threads, cpu_percent,
+                                     heap ? heap->in_use_bytes(p.process_id) : std::nullopt});
     figures->rss_bytes += p.rss_bytes;
     figures->anon_bytes += p.anon_bytes;
     figures->swap_bytes += p.swap_bytes;
@@ -101,8 +103,9 @@ std::shared_ptr<LiveFigures> LiveFiguresBook::build(int64_t t_ms, const TreeSamp
   return figures;
 }
 
-void LiveFiguresBook::publish(int64_t t_ms, const TreeSampler& sampler, const LimitWatch* limits) {
-  std::shared_ptr<const LiveFigures> figures = build(t_ms, sampler, limits);
+void LiveFiguresBook::publish(int64_t t_ms, const TreeSampler& sampler, const LimitWatch* limits,
+                              const HeapInUseTable* heap) {
+  std::shared_ptr<const LiveFigures> figures = build(t_ms, sampler, limits, heap);
   for (LiveFiguresSink* sink : sinks_) {
     sink->publish(figures);
   }

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "record/heap_in_use.h"
 #include "record/limit_watch.h"
 #include "record/live_figures.h"
 #include "record/tree_sampler.h"
@@ -24,10 +25,13 @@ class LiveFiguresBook {
 
   // After a tick: the figures as the sampler and the limit watch now hold them, to the
   // sinks. `limits`: the run's limit watch, for the cgroup's counters; nullptr without one.
-  void publish(int64_t t_ms, const TreeSampler& sampler, const LimitWatch* limits);
+  // `heap`: with --heap, each process's latest heap in use; nullptr without.
+  void publish(int64_t t_ms, const TreeSampler& sampler, const LimitWatch* limits,
+               const HeapInUseTable* heap = nullptr);
 
   // The figures as publish() would hand them, for tests.
-  std::shared_ptr<LiveFigures> build(int64_t t_ms, const TreeSampler& sampler, const LimitWatch* limits);
+  std::shared_ptr<LiveFigures> build(int64_t t_ms, const TreeSampler& sampler, const LimitWatch* limits,
+                                     const HeapInUseTable* heap = nullptr);
 
  private:
   struct ProcessBook {

@@ -158,7 +158,7 @@ void tick(Session& s, EventsReady ready) {
     s.limits->tick(t);
   }
   if (s.live) {
-    s.live->publish(t, s.sampler, s.limits);
+    s.live->publish(t, s.sampler, s.limits, s.heap ? s.heap->in_use() : nullptr);
   }
   s.writer.commit_if_due(t, t + s.options.interval_ms);
   if (s.writer.failure()) {

@@ -44,6 +44,44 @@ class Family {
 
 std::string command_label(const std::string& command) { return "command=\"" + escape_label_value(command) + "\""; }
 
+// record --heap: the top `top` processes by heap in use, one series each, and the
+// others that reported summed in one. A process whose profiler has sent nothing yet
+// is in neither: its heap is unknown, not zero.
+void append_heap_families(std::string& out, const record::LiveFigures& f, int64_t top) {
+  std::vector<const record::LiveProcessFigures*> reported;
+  for (const record::LiveProcessFigures& p : f.each_process) {
+    if (p.heap_in_use_bytes) {
+      reported.push_back(&p);
+    }
+  }
+  const size_t own = std::min(reported.size(), static_cast<size_t>(std::max<int64_t>(top, 0)));
+  // Ties by pid, so that the choice does not flicker between equals.
+  std::partial_sort(reported.begin(), reported.begin() + static_cast<std::ptrdiff_t>(own), reported.end(),
+                    [](const record::LiveProcessFigures* a, const record::LiveProcessFigures* b) {
+                      return *a->heap_in_use_bytes != *b->heap_in_use_bytes
+                                 ? *a->heap_in_use_bytes > *b->heap_in_use_bytes
+                                 : a->pid < b->pid;
+                    });
+  int64_t others_bytes = 0;
+  for (size_t i = own; i < reported.size(); ++i) {
+    others_bytes += *reported[i]->heap_in_use_bytes;
+  }
+  Family(out, "canopy_tree_heap_profiled_processes", "gauge",
+         "Live processes of the tree whose heap profiler has reported (record --heap): those the heap series cover")
+      .sample(static_cast<int64_t>(reported.size()));
+  Family heap(out, "canopy_process_heap_in_use_bytes", "gauge",
+              "Heap in use of the process, estimated from its heap profiler's samples (record --heap): what it "
+              "allocated with malloc or new while sampling was on, since its program started, and has not freed, "
+              "as of its latest snapshot (every --heap-interval). The top N processes by it; pid=\"other\" sums "
+              "the rest");
+  for (size_t i = 0; i < own; ++i) {
+    heap.labelled("pid=\"" + std::to_string(reported[i]->pid) + "\"," + command_label(reported[i]->command),
+                  std::to_string(*reported[i]->heap_in_use_bytes));
+  }
+  heap.labelled(std::string("pid=\"") + kOtherProcessesPid + "\"," + command_label(kOtherProcesses),
+                std::to_string(others_bytes));
+}
+
 }  // namespace
 
 std::string escape_label_value(std::string_view text) {
@@ -95,7 +133,7 @@ std::string MetricsExposition::render_locked(const record::LiveFigures* figures)
     return out;
   }
   const record::LiveFigures& f = *figures;
-  out.reserve(4096 + 600 * static_cast<size_t>(std::min<int64_t>(top_commands_, 1000)));
+  out.reserve(4096 + 600 * static_cast<size_t>(std::min<int64_t>(top_, 1000)));
 
   // The top N by resident memory, of the commands with a live process; ties by CPU,
   // then name, so that the choice does not flicker between equals.
@@ -106,7 +144,7 @@ std::string MetricsExposition::render_locked(const record::LiveFigures* figures)
       ranked.push_back(&c);
     }
   }
-  const size_t top = std::min(ranked.size(), static_cast<size_t>(std::max<int64_t>(top_commands_, 0)));
+  const size_t top = std::min(ranked.size(), static_cast<size_t>(std::max<int64_t>(top_, 0)));
   std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(top), ranked.end(),
                     [](const LiveCommandFigures* a, const LiveCommandFigures* b) {
                       if (a->rss_bytes != b->rss_bytes) {
@@ -198,6 +236,9 @@ std::string MetricsExposition::render_locked(const record::LiveFigures* figures)
   for (size_t i = 0; i < groups.size(); ++i) {
     cpu.labelled(labels[i] + ",mode=\"user\"", seconds_text(groups[i]->cpu_user_ns));
     cpu.labelled(labels[i] + ",mode=\"system\"", seconds_text(groups[i]->cpu_system_ns));
+  }
+  if (f.heap_profiling) {
+    append_heap_families(out, f, top_);
   }
   return out;
 }

@@ -6,6 +6,10 @@
 // Counters never go down, even as commands move in and out of the top N: a command's
 // own counter is its whole CPU (kept by the recorder across exits and execs), and the
 // shared group's counter grows by what its members used while they were in it.
+//
+// With record --heap, each process's heap in use: the top N processes by it get a
+// series labelled with their pid and command, the other processes that reported are
+// summed in one series whose pid no process can have (kOtherProcessesPid).
 #pragma once
 
 #include <cstdint>
@@ -24,6 +28,9 @@ inline constexpr int64_t kDefaultMetricsTopCommands = 10;
 // The group of the commands outside the top N. 16 bytes, while a command name (the
 // kernel's comm) has 15 at most: no command can be called this.
 inline constexpr const char* kOtherCommands = "(other commands)";
+// The heap series of the processes outside the top N: not a number, so no process's pid.
+inline constexpr const char* kOtherProcessesPid = "other";
+inline constexpr const char* kOtherProcesses = "(other processes)";
 
 // `text` as a label value: backslash, double quote and newline escaped, invalid UTF-8
 // replaced (Prometheus reads label values as UTF-8).
@@ -33,7 +40,9 @@ std::string escape_help(std::string_view text);
 
 class MetricsExposition {
  public:
-  explicit MetricsExposition(int64_t top_commands = kDefaultMetricsTopCommands) : top_commands_(top_commands) {}
+  // `top`: how many commands get series of their own, and how many processes get heap
+  // series of their own.
+  explicit MetricsExposition(int64_t top = kDefaultMetricsTopCommands) : top_(top) {}
 
   // The exposition of `figures`. Successive calls must see the recorder's figures in
   // their order (render_latest does); the shared group's counters grow from one to the
@@ -52,7 +61,7 @@ class MetricsExposition {
   };
   std::string render_locked(const record::LiveFigures* figures);
 
-  const int64_t top_commands_;
+  const int64_t top_;
   std::mutex mutex_;
   // Each command's counters at the previous render, and what the shared group has
   // counted so far.

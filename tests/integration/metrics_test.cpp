@@ -1,6 +1,7 @@
 // `canopy record --metrics`: /metrics while the tree runs, read by promtool and by a
 // real Prometheus (Debian's `prometheus` package), and its refusals: a request
-// without the token off loopback, a port in use, another site's page.
+// without the token off loopback, a port in use, another site's page. With --heap,
+// each process's heap in use, against a workload that holds a known heap.
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <netinet/in.h>
@@ -16,12 +17,14 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "integration/harness.h"
+#include "integration/heap_sites.h"
 
 namespace canopy::testing {
 namespace {
@@ -81,12 +84,15 @@ bool metrics_test_running(pid_t pid) {
   return paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] != 'Z';
 }
 
-// canopy record --metrics ADDR:0 around the holders, with the URL it printed.
+// canopy record --metrics ADDR:0 [FLAGS] around the holders (or `command`), with the
+// URL it printed.
 class RecordWithMetrics {
  public:
-  RecordWithMetrics(const std::string& path, const std::string& listen) {
-    std::vector<std::string> argv = {kCanopy, "record", "-q", "-o", path, "--metrics", listen, "--"};
-    auto command = holders_command();
+  RecordWithMetrics(const std::string& path, const std::string& listen, const std::vector<std::string>& flags = {},
+                    const std::vector<std::string>& command = holders_command()) {
+    std::vector<std::string> argv = {kCanopy, "record", "-q", "-o", path, "--metrics", listen};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    argv.push_back("--");
     argv.insert(argv.end(), command.begin(), command.end());
     canopy_ = std::make_unique<Started>(argv);
     if (!canopy_->wait_for_error_output("/metrics")) {
@@ -175,6 +181,13 @@ bool metrics_poll_until(const std::function<bool()>& ready, std::chrono::seconds
 
 const std::string kWorkloadGroup = "{command=\"canopy_workload\"}";
 
+// `promtool check metrics` on a scrape's text: exit status 127 when promtool is missing.
+Finished promtool_check_metrics(const TempDir& dir, const std::string& body) {
+  std::string file = dir.file("scrape.txt");
+  std::ofstream(file) << body;
+  return run({"sh", "-c", "promtool check metrics < \"$0\"", file});
+}
+
 TEST(Metrics, ServesTheTreesFiguresWhileItRuns) {
   TempDir dir;
   RecordWithMetrics record(dir.file("r.canopy"), "127.0.0.1:0");
@@ -202,9 +215,7 @@ TEST(Metrics, ServesTheTreesFiguresWhileItRuns) {
             static_cast<double>(kHolders * (kHolderMiB << 20)));
 
   // promtool reads it as Prometheus would, and finds nothing to say.
-  std::string file = dir.file("scrape.txt");
-  std::ofstream(file) << body;
-  Finished checked = run({"sh", "-c", "promtool check metrics < \"$0\"", file});
+  Finished checked = promtool_check_metrics(dir, body);
   if (checked.exit_status == 127) {
     GTEST_SKIP() << "promtool is not installed (Debian package prometheus; make deps installs it)";
   }
@@ -344,6 +355,132 @@ TEST(Metrics, PrometheusScrapesItAndAnswersWithTheWorkloadsFigures) {
   EXPECT_EQ(prometheus_query(prometheus_port, "count(canopy_command_cpu_seconds_total)"), 3 * 2);
   prometheus.signal(SIGTERM);
   prometheus.wait();
+}
+
+// ---- Heap in use per process (record --heap) ----
+
+// Two holders of a known heap under a shell: A keeps 4096 blocks of 16 KiB (64 MiB), B
+// 2048 (32 MiB), sampled at one sample per 16 KiB on average. Each block is sampled
+// independently with p = 1 - exp(-1) = 0.632 (the gaps between samples are exponential,
+// so memoryless), and a holder's estimate is (16 KiB / p) times N, N ~ Binomial(n, p):
+// mu = 2589 for A, 1294 for B. By Chernoff's bounds the estimate is off by more than 20%
+// with probability at most exp(-0.2^2 mu / 2.2) + exp(-0.2^2 mu / 2) < 1e-10 for B (and
+// far less for A), so a miss is a bug, not bad luck. What else a holder, or the shell,
+// allocates (the C++ runtime's emergency pool, about 72 KiB; stdio; the vector of
+// blocks, 32 KiB) is under 200 KiB, and its estimate passes 2 MiB only with 100 samples
+// or more where about 12 are expected (Poisson: below 1e-40): the upper bounds allow it.
+constexpr int64_t kHeapBlockBytes = 16 << 10;
+constexpr int64_t kHeapBlocksA = 4096;
+constexpr int64_t kHeapBlocksB = 2048;
+constexpr double kHeapMetricTolerance = 0.2;
+constexpr double kHeapExtraBytes = 2 << 20;
+
+double heap_lower_bound(int64_t blocks) {
+  return (1 - kHeapMetricTolerance) * static_cast<double>(blocks * kHeapBlockBytes);
+}
+double heap_upper_bound(int64_t blocks) {
+  return (1 + kHeapMetricTolerance) * static_cast<double>(blocks * kHeapBlockBytes) + kHeapExtraBytes;
+}
+
+// The PID a holder wrote into its ready file, once it has: all its blocks allocated.
+std::optional<pid_t> heap_holder_ready(const std::string& path) {
+  std::ifstream file(path);
+  pid_t pid = 0;
+  if (file >> pid && pid > 0) {
+    return pid;
+  }
+  return std::nullopt;
+}
+
+TEST(Metrics, WithHeapTheTopProcessesHeapInUseAndTheRestSummed) {
+  TempDir dir;
+  const std::string ready_a = dir.file("a.ready");
+  const std::string ready_b = dir.file("b.ready");
+  const std::string w = "\"" + kHeapWorkload + "\"";
+  const std::string block = std::to_string(kHeapBlockBytes);
+  std::vector<std::string> command = {
+      "sh", "-c",
+      w + " hold " + block + " " + std::to_string(kHeapBlocksA) + " \"$0\" & " + w + " hold " + block + " " +
+          std::to_string(kHeapBlocksB) + " \"$1\" & wait",
+      ready_a, ready_b};
+  // --metrics-top 1: A has a series of its own, B (and the shell, if its profiler
+  // sampled anything) are summed in pid="other".
+  RecordWithMetrics record(dir.file("r.canopy"), "127.0.0.1:0",
+                           {"--heap=" + std::to_string(kHeapBlockBytes), "--heap-interval", "100ms",
+                            "--metrics-top", "1"},
+                           command);
+  ASSERT_GT(record.port(), 0);
+  std::optional<pid_t> pid_a;
+  std::optional<pid_t> pid_b;
+  ASSERT_TRUE(metrics_poll_until([&] {
+    pid_a = heap_holder_ready(ready_a);
+    pid_b = heap_holder_ready(ready_b);
+    return pid_a && pid_b;
+  })) << "the holders never allocated their blocks";
+  const std::string series_a = "canopy_process_heap_in_use_bytes{pid=\"" + std::to_string(*pid_a) + "\",command=\"" +
+                               metrics_test_comm(*pid_a) + "\"}";
+  const std::string series_other = "canopy_process_heap_in_use_bytes{pid=\"other\",command=\"(other processes)\"}";
+
+  // A holder's figure is its latest snapshot's: after its ready file, each one has all
+  // its blocks. Until the first of those has reached the recorder a figure covers part
+  // of them, and so is lower: wait for both to reach their lower bounds (a bound for a
+  // loaded machine, not a claim about speed). Allocating only, a holder's figure never
+  // exceeds its final one, so the upper bounds hold whichever snapshot is served.
+  std::string body;
+  bool ready = metrics_poll_until([&] {
+    auto [status, text] = metrics_get(record.port(), "/metrics");
+    body = text;
+    return status == 200 && exposition_value(text, series_a).value_or(0) >= heap_lower_bound(kHeapBlocksA) &&
+           exposition_value(text, series_other).value_or(0) >= heap_lower_bound(kHeapBlocksB);
+  });
+  ASSERT_TRUE(ready) << series_a << "\n" << body;
+  const double served_a = *exposition_value(body, series_a);
+  EXPECT_LE(served_a, heap_upper_bound(kHeapBlocksA)) << body;
+  EXPECT_LE(*exposition_value(body, series_other), heap_upper_bound(kHeapBlocksB)) << body;
+  // The bound: A's series and the shared one, none for B or the shell.
+  size_t heap_series = 0;
+  std::istringstream lines(body);
+  for (std::string line; std::getline(lines, line);) {
+    heap_series += line.rfind("canopy_process_heap_in_use_bytes{", 0) == 0;
+  }
+  EXPECT_EQ(heap_series, 2u) << body;
+  // The holders, and the shell if its profiler sampled something.
+  const double reporting = exposition_value(body, "canopy_tree_heap_profiled_processes").value_or(-1);
+  EXPECT_TRUE(reporting == 2 || reporting == 3) << body;
+  Finished checked = promtool_check_metrics(dir, body);
+  if (checked.exit_status != 127) {
+    EXPECT_EQ(checked.exit_status, 0) << checked.out << checked.err;
+    EXPECT_EQ(checked.out + checked.err, "") << body;
+  }
+
+  // B ends: its figure leaves the shared sum (the shell's, if any, stays: under 2 MiB).
+  ::kill(*pid_b, SIGKILL);
+  ready = metrics_poll_until([&] {
+    auto [status, text] = metrics_get(record.port(), "/metrics");
+    body = text;
+    return status == 200 && exposition_value(text, series_other).value_or(-1) >= 0 &&
+           exposition_value(text, series_other).value_or(-1) < kHeapExtraBytes;
+  });
+  ASSERT_TRUE(ready) << body;
+  EXPECT_TRUE(exposition_value(body, series_a).has_value()) << body;
+
+  // What was served is what A's profiler sent: one of its snapshots in the recording.
+  record.stop();
+  auto reader = open_recording(dir.file("r.canopy"));
+  auto profile = reader.heap_profile();
+  ASSERT_TRUE(profile.ok()) << profile.error().message;
+  std::set<int64_t> images_of_a;
+  for (const auto& image : profile->images) {
+    if (image.pid == *pid_a) {
+      images_of_a.insert(image.id);
+    }
+  }
+  bool recorded = false;
+  for (const auto& snapshot : profile->snapshots) {
+    recorded = recorded || (images_of_a.count(snapshot.image_id) &&
+                            static_cast<double>(snapshot.in_use_bytes) == served_a);
+  }
+  EXPECT_TRUE(recorded) << "served " << served_a << " for pid " << *pid_a << ", which no snapshot of it held";
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // The live figures the recorder publishes (record/live_figures_book.h), from a sampler
 // reading a fake /proc (support/fake_proc.h): a command's CPU stays with it when its
 // processes end or exec another program, and the tree's figures are its processes'.
+// With --heap, each process carries its profiler's latest heap figure while its
+// connection is open (record/heap_in_use.h).
 #include "record/live_figures_book.h"
 
 #include <gtest/gtest.h>
@@ -159,6 +161,81 @@ TEST_F(LiveFiguresBookTest, EachProcessWithItsCpuShareAndTheTreePeakSoFar) {
   EXPECT_EQ(second.peak_t_ms, 100);
   EXPECT_EQ(second.cgroup_peak_bytes, std::nullopt);  // no cgroup without a limit watch
   finish(200);
+}
+
+const LiveProcessFigures* live_process(const LiveFigures& figures, int64_t pid) {
+  for (const LiveProcessFigures& p : figures.each_process) {
+    if (p.pid == pid) {
+      return &p;
+    }
+  }
+  return nullptr;
+}
+
+TEST_F(LiveFiguresBookTest, WithHeapEachProcessCarriesItsOpenConnectionsLatestFigure) {
+  FakeProcess make{.pid = kRootPid, .name = "make", .resident_pages = 2 * kPagesPerMiB,
+                   .children = {kChildPid, kSecondPid}};
+  FakeProcess cc1{.pid = kChildPid, .ppid = kRootPid, .name = "cc1", .start_ticks = 2000,
+                  .resident_pages = 40 * kPagesPerMiB};
+  FakeProcess ld{.pid = kSecondPid, .ppid = kRootPid, .name = "ld", .start_ticks = 2001,
+                 .resident_pages = 30 * kPagesPerMiB};
+  proc_.write(make);
+  proc_.write(cc1);
+  proc_.write(ld);
+  TreeSampler& sampler = start();
+  ASSERT_TRUE(sampler.add_root(kRootPid, 0));
+  KeptFigures sink;
+  LiveFiguresBook book({&sink});
+  sampler.tick(100);
+  const int64_t cc1_id = *sampler.process_id(kChildPid);
+  const int64_t ld_id = *sampler.process_id(kSecondPid);
+
+  // Without --heap: no heap figures at all.
+  book.publish(100, sampler, nullptr);
+  EXPECT_FALSE(sink.published.back()->heap_profiling);
+  for (const LiveProcessFigures& p : sink.published.back()->each_process) {
+    EXPECT_EQ(p.heap_in_use_bytes, std::nullopt) << p.command;
+  }
+
+  // cc1 has reported twice on connection 1 (the latest counts), ld once on 2; make's
+  // profiler has sent nothing: its heap is unknown, not 0.
+  HeapInUseTable heap;
+  heap.reported(cc1_id, 1, 5 << 20);
+  heap.reported(cc1_id, 1, 7 << 20);
+  heap.reported(ld_id, 2, 3 << 20);
+  sampler.tick(200);
+  book.publish(200, sampler, nullptr, &heap);
+  const LiveFigures& second = *sink.published.back();
+  EXPECT_TRUE(second.heap_profiling);
+  EXPECT_EQ(live_process(second, kChildPid)->heap_in_use_bytes, 7 << 20);
+  EXPECT_EQ(live_process(second, kSecondPid)->heap_in_use_bytes, 3 << 20);
+  EXPECT_EQ(live_process(second, kRootPid)->heap_in_use_bytes, std::nullopt);
+
+  // cc1 execs `as`, whose profiler connects (3) and reports before the old program's
+  // connection is read to its end: the newer connection's figure stands, and the old
+  // one's end takes nothing away. A late snapshot of the old one does not either.
+  heap.reported(cc1_id, 3, 1 << 20);
+  heap.reported(cc1_id, 1, 9 << 20);
+  heap.ended(cc1_id, 1);
+  // ld's connection ends (its program exited or exec'd): its figure goes with it.
+  heap.ended(ld_id, 2);
+  sampler.tick(300);
+  book.publish(300, sampler, nullptr, &heap);
+  const LiveFigures& third = *sink.published.back();
+  EXPECT_EQ(live_process(third, kChildPid)->heap_in_use_bytes, 1 << 20);
+  EXPECT_EQ(live_process(third, kSecondPid)->heap_in_use_bytes, std::nullopt);
+
+  // cc1 ends: it leaves the figures, its heap figure with it, even while the table still
+  // holds its connection's last one.
+  become_zombie(cc1);
+  proc_.write(cc1);
+  sampler.tick(400);
+  book.publish(400, sampler, nullptr, &heap);
+  EXPECT_EQ(live_process(*sink.published.back(), kChildPid), nullptr);
+  EXPECT_EQ(heap.size(), 1u);
+  heap.ended(cc1_id, 3);
+  EXPECT_EQ(heap.size(), 0u);
+  finish(400);
 }
 
 }  // namespace

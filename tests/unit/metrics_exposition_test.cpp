@@ -1,11 +1,13 @@
 // /metrics' text (web/metrics_exposition.h): the 0.0.4 format's HELP and TYPE lines
 // and escapes, the top-N groups and their bound, and counters that never go down as
-// commands come, go and change places.
+// commands come, go and change places; with --heap, each process's heap in use, its
+// bound and its escapes, and nothing of it without.
 #include "web/metrics_exposition.h"
 
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -15,6 +17,7 @@ namespace {
 
 using record::LiveCommandFigures;
 using record::LiveFigures;
+using record::LiveProcessFigures;
 
 // One exposition as Prometheus reads it: each series' value, each family's type, and
 // the families in the order their samples come. Fails the test on a line out of place.
@@ -204,6 +207,81 @@ TEST(MetricsExposition, CountersNeverGoDownAsCommandsEndAndChangePlaces) {
   // end (round 2), "d" its 5000 ms (round 3: new, and too small for a slot).
   const std::string other_user = "canopy_command_cpu_seconds_total{command=\"(other commands)\",mode=\"user\"}";
   EXPECT_DOUBLE_EQ(highest.at(other_user), 0.010 + 0.300 + 0.010 + 5.0);
+}
+
+LiveProcessFigures heap_process(int64_t pid, const std::string& command, std::optional<int64_t> heap_mib) {
+  LiveProcessFigures p;
+  p.pid = pid;
+  p.command = command;
+  p.rss_bytes = 64 << 20;
+  p.threads = 1;
+  if (heap_mib) {
+    p.heap_in_use_bytes = *heap_mib << 20;
+  }
+  return p;
+}
+
+size_t series_of_family(const ParsedExposition& parsed, const std::string& family) {
+  size_t count = 0;
+  for (const auto& [series, value] : parsed.values) {
+    count += series == family || series.rfind(family + "{", 0) == 0;
+  }
+  return count;
+}
+
+TEST(MetricsExposition, WithoutHeapProfilingNoHeapFamilies) {
+  LiveFigures figures;
+  figures.processes = 1;
+  figures.commands = {command_figures("make", 10, 1, 5)};
+  // A heap figure that reached the process anyway is not served: --heap is off.
+  figures.each_process = {heap_process(101, "make", 5)};
+  MetricsExposition exposition(10);
+  std::string text = exposition.render(figures);
+  EXPECT_EQ(text.find("heap"), std::string::npos) << text;
+}
+
+TEST(MetricsExposition, HeapInUseOfTheTopProcessesAndOneSumForTheRest) {
+  LiveFigures figures;
+  figures.heap_profiling = true;
+  // 12 processes: process i (pid 1000 + i) holds i MiB of heap; two have not reported.
+  // With 3 slots, 11, 10 and 9 get series; 0 to 8 are summed; the silent ones are in
+  // neither.
+  int64_t rest_mib = 0;
+  for (int64_t i = 0; i < 12; ++i) {
+    figures.each_process.push_back(heap_process(1000 + i, "worker", i));
+    if (i < 9) {
+      rest_mib += i;
+    }
+  }
+  figures.each_process.push_back(heap_process(2000, "silent", std::nullopt));
+  figures.each_process.push_back(heap_process(2001, "silent", std::nullopt));
+  // An odd command name, with the most heap: escaped inside its quotes.
+  figures.each_process.push_back(heap_process(3000, "a\"b\\c\nd\x80", 100));
+  MetricsExposition exposition(3);
+  ParsedExposition parsed = parse_exposition_text(exposition.render(figures));
+  const std::string family = "canopy_process_heap_in_use_bytes";
+  EXPECT_EQ(parsed.types.at(family), "gauge");
+  EXPECT_NE(parsed.helps.at(family).find("estimated"), std::string::npos) << parsed.helps.at(family);
+  EXPECT_EQ(series_of_family(parsed, family), 4u);  // 3 and the rest
+  EXPECT_EQ(series_value(parsed, family + "{pid=\"3000\",command=\"a\\\"b\\\\c\\nd\xEF\xBF\xBD\"}"),
+            static_cast<double>(int64_t{100} << 20));
+  EXPECT_EQ(series_value(parsed, family + "{pid=\"1011\",command=\"worker\"}"), static_cast<double>(int64_t{11} << 20));
+  EXPECT_EQ(series_value(parsed, family + "{pid=\"1010\",command=\"worker\"}"), static_cast<double>(int64_t{10} << 20));
+  // 9 MiB is outside the top 3 now that the odd process leads: in the sum.
+  EXPECT_EQ(series_value(parsed, family + "{pid=\"other\",command=\"(other processes)\"}"),
+            static_cast<double>((rest_mib + 9) << 20));
+  EXPECT_EQ(series_value(parsed, "canopy_tree_heap_profiled_processes"), 13);
+}
+
+TEST(MetricsExposition, HeapProfilingBeforeAnyReportServesTheEmptySum) {
+  LiveFigures figures;
+  figures.heap_profiling = true;
+  figures.each_process = {heap_process(101, "make", std::nullopt)};
+  MetricsExposition exposition(10);
+  ParsedExposition parsed = parse_exposition_text(exposition.render(figures));
+  EXPECT_EQ(series_of_family(parsed, "canopy_process_heap_in_use_bytes"), 1u);
+  EXPECT_EQ(series_value(parsed, "canopy_process_heap_in_use_bytes{pid=\"other\",command=\"(other processes)\"}"), 0);
+  EXPECT_EQ(series_value(parsed, "canopy_tree_heap_profiled_processes"), 0);
 }
 
 }  // namespace

@@ -4,6 +4,10 @@
 //                                back, eight churning threads, exceptions thrown
 //                                through allocating frames; then fork and exec CHILD
 //   heap_workload child          leak site C (this source built without frame pointers)
+//   heap_workload hold BYTES N READY
+//                                N blocks of BYTES bytes, allocated and kept; then its
+//                                PID into the file READY (written whole, by a rename),
+//                                and asleep until killed (10 minutes at most)
 //
 // A leak site's blocks are all of one size, which no other allocation of the program
 // has, so a test finds a site's sampled allocations by their size alone. The sizes and
@@ -148,6 +152,39 @@ int run_parent(const char* child) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
+// Holds a heap of a known size for as long as a test looks (tests/integration/
+// metrics_test.cpp): nothing is allocated or freed after READY appears.
+int run_hold(const char* block_bytes_text, const char* blocks_text, const char* ready_path) {
+  const long block_bytes = std::strtol(block_bytes_text, nullptr, 10);
+  const long blocks = std::strtol(blocks_text, nullptr, 10);
+  if (block_bytes <= 0 || blocks <= 0) {
+    std::fprintf(stderr, "heap_workload hold: BYTES and N must be positive\n");
+    return 2;
+  }
+  leaked.reserve(static_cast<size_t>(blocks));
+  for (long i = 0; i < blocks; ++i) {
+    void* block = std::malloc(static_cast<size_t>(block_bytes));
+    std::memset(block, 5, static_cast<size_t>(block_bytes));
+    leaked.push_back(block);
+  }
+  const std::string temporary = std::string(ready_path) + ".tmp";
+  FILE* ready = std::fopen(temporary.c_str(), "w");
+  if (!ready) {
+    std::perror("heap_workload hold: ready file");
+    return 1;
+  }
+  std::fprintf(ready, "%d\n", static_cast<int>(getpid()));
+  std::fclose(ready);
+  if (std::rename(temporary.c_str(), ready_path) != 0) {
+    std::perror("heap_workload hold: ready file");
+    return 1;
+  }
+  for (int second = 0; second < 600; ++second) {
+    sleep(1);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -157,6 +194,9 @@ int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "child") == 0) {
     return run_child();
   }
-  std::fprintf(stderr, "usage: heap_workload parent CHILD | child\n");
+  if (argc == 5 && std::strcmp(argv[1], "hold") == 0) {
+    return run_hold(argv[2], argv[3], argv[4]);
+  }
+  std::fprintf(stderr, "usage: heap_workload parent CHILD | child | hold BYTES N READY\n");
   return 2;
 }
