@@ -6,7 +6,7 @@ JOBS ?= $(shell nproc)
 
 PREFIX ?= /usr/local
 
-.PHONY: deps deps-build build build-canopy docs-screenshot test test-asan install package demo bench bench-compare bench-idle bench-unrelated bench-viewer bench-logs bench-export bench-build bench-heap bench-cpu bench-metrics clean
+.PHONY: deps deps-build build build-canopy docs-screenshot test test-asan install package demo bench bench-compare bench-idle bench-unrelated bench-viewer bench-logs bench-export bench-build bench-heap bench-cpu bench-metrics bench-live clean
 
 deps:
 	@scripts/deps.sh
@@ -116,6 +116,10 @@ bench-cpu: build
 bench-metrics: build
 	@cmake --build $(BUILD) -j $(JOBS) --target canopy canopy_workload
 	@bench/metrics.sh $(BUILD)
+
+bench-live: build
+	@cmake --build $(BUILD) -j $(JOBS) --target canopy canopy-web
+	@bench/live.py $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) build-demo

@@ -22,6 +22,12 @@ constexpr time_t kIdleTimeoutS = 2;
 HttpListener::HttpListener() : http_(std::make_unique<httplib::Server>()) {
   http_->new_task_queue = [] { return new ConnectionThreads(); };
   http_->set_keep_alive_timeout(kIdleTimeoutS);
+  // One request per connection. Between two requests Debian's cpp-httplib waits for the
+  // next by polling the socket every 10 ms: a page following a live recording, or
+  // Prometheus scraping each second, kept a connection or more polling all the time,
+  // and those wake-ups were most of what watching cost the recorder (make bench-live).
+  // A new connection on loopback costs less than a second of that polling.
+  http_->set_keep_alive_max_count(1);
   http_->set_read_timeout(kIdleTimeoutS, 0);
   http_->set_socket_options([this](socket_t fd) {
     httplib::default_socket_options(fd);

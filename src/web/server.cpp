@@ -268,6 +268,12 @@ void ViewServer::add_routes() {
       send_error(res, 403, "request from another site or host refused");
       return httplib::Server::HandlerResponse::Handled;
     }
+    // The embedded assets go as they are: httplib would compress the text ones anew
+    // with brotli at its highest quality for each page load, milliseconds of CPU each
+    // time to spare a few kB on loopback, so the request is made to accept none.
+    if (!req.path.starts_with("/api/")) {
+      const_cast<httplib::Request&>(req).headers.erase("Accept-Encoding");
+    }
     // What needs the samples waits for them, but the preview (view_loading.h).
     bool preview = req.path == "/api/recording" && req.has_param("preview");
     if (req.path.starts_with("/api/") && !preview && !loading_.data()) {

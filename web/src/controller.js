@@ -5,7 +5,7 @@
 
 import { StackChart } from './chart.js';
 import { byTestId, debounce } from './dom.js';
-import { chartMarks, processEvents } from './events_model.js';
+import { chartMarks, kFlagKinds, processEvents } from './events_model.js';
 import { EventsPane } from './events.js';
 import { yTitle } from './chart_axes.js';
 import { formatBytes, formatPercent } from './format.js';
@@ -265,6 +265,7 @@ class App {
   async loadFlags() {
     try {
       const flags = await this.source.flagEvents();
+      this.flags = flags;
       this.chart.setMarks(chartMarks(flags, this.processItems));
     } catch (error) {
       this.setStatus(`could not load the markers: ${error.message}`, true);
@@ -355,6 +356,8 @@ class App {
     const atEnd = this.state.view.to >= this.bounds.to;
     const full = isFullView(this.state.view, this.bounds.from, this.bounds.to);
     const width = this.state.view.to - this.state.view.from;
+    const flagCounts = (r) => kFlagKinds.map((kind) => (r.event_kinds || {})[kind] || 0).join();
+    const flagsChanged = flagCounts(recording) !== flagCounts(this.recording);
     this.recording = recording;
     this.meta = recording.meta || {};
     const processes = recording.processes || [];
@@ -380,7 +383,10 @@ class App {
     if (this.state.selectedT == null && this.state.hoverT == null && recording.peak && recording.peak.t_ms != null) {
       this.info.show(recording.peak.t_ms, 'peak');
     }
-    this.loadFlags();
+    // The processes' starts and ends are drawn from the recording; the markers and
+    // signals are asked for again only when there are new ones.
+    if (flagsChanged) this.loadFlags();
+    else this.chart.setMarks(chartMarks(this.flags || [], this.processItems));
     this.rawKey = null; // the ticks in view may have changed too
     if (atEnd) {
       const { from, to } = this.bounds;
