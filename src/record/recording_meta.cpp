@@ -36,6 +36,7 @@ void write_start_meta(store::Writer& writer, const RecordOptions& options, const
   meta.interval_ms = options.interval_ms;
   meta.mode = options.attach_pid ? "attach" : "run";
   meta.root_pid = root;
+  meta.recorder_pid = ::getpid();
   meta.cwd = current_directory();
   meta.command = options.command;
   if (options.pss) {

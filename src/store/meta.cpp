@@ -35,6 +35,7 @@ constexpr MetaKey kMetaKeys[] = {
     CANOPY_META_KEY(interval_ms),
     CANOPY_META_KEY(mode),
     CANOPY_META_KEY(root_pid),
+    CANOPY_META_KEY(recorder_pid),
     CANOPY_META_KEY(cwd),
     CANOPY_META_KEY(command),
     CANOPY_META_KEY(pss_interval_ms),

@@ -37,6 +37,7 @@ struct RecordingMeta {
   std::optional<int64_t> interval_ms = std::nullopt;
   std::optional<std::string> mode = std::nullopt;  // "run", "attach" or "import"
   std::optional<int64_t> root_pid = std::nullopt;
+  std::optional<int64_t> recorder_pid = std::nullopt;  // the canopy writing it: a viewer follows it while it lives
   std::optional<std::string> cwd = std::nullopt;
   std::optional<std::vector<std::string>> command = std::nullopt;
   std::optional<int64_t> pss_interval_ms = std::nullopt;  // only with --pss

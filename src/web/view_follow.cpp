@@ -1,6 +1,12 @@
 #include "web/view_follow.h"
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
+#include <fstream>
+#include <string>
 
 namespace canopy::web {
 namespace {
@@ -23,6 +29,25 @@ Result<bool> paced(bool complete, auto& pacing, const Pass& pass) {
 }
 
 }  // namespace
+
+bool recorder_running(const store::RecordingMeta& meta) {
+  if (!meta.recorder_pid || *meta.recorder_pid <= 0 || !meta.host) {
+    return false;
+  }
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0 || *meta.host != host) {
+    return false;
+  }
+  const auto pid = static_cast<pid_t>(*meta.recorder_pid);
+  if (::kill(pid, 0) != 0 && errno != EPERM) {
+    return false;
+  }
+  // A PID can be reused: by a canopy, it is as good a guess as any (the file's lack of
+  // an end then shows as soon as that canopy ends).
+  std::string name;
+  std::getline(std::ifstream("/proc/" + std::to_string(pid) + "/comm"), name);
+  return name == "canopy";
+}
 
 Status ViewFollower::update(ViewData& data, const store::Reader& reader, bool complete) {
   RETURN_IF_ERROR(data.timeline.extend(reader, complete));

@@ -23,6 +23,12 @@ inline constexpr int64_t kFollowPollMs = 200;
 // A pass over the whole recording waits this many times its own last duration.
 inline constexpr int64_t kFollowShare = 20;
 
+// Whether the canopy that writes `meta`'s recording is still running: the recording's
+// `recorder_pid` on this host is a live process named canopy. False for a recording
+// from elsewhere, from a canopy too old to say, or whose recorder was killed: its file
+// never grows again, and a viewer shows it as interrupted rather than follow it.
+bool recorder_running(const store::RecordingMeta& meta);
+
 class ViewFollower {
  public:
   // Brings `data` (from load_view_data of `reader`'s file) up to date, within

@@ -26,9 +26,9 @@ Status ViewLoading::begin(const std::string& path, std::function<void()> before_
   reader_ = std::make_unique<store::Reader>(std::move(reader));
   const std::string file = std::filesystem::path(path).filename().string();
   ASSIGN_OR_RETURN(preview_, preview_json(*reader_, file, kPreviewPoints));
-  // Followed when it has no end yet: a recorder writes it, or one was killed (whose
-  // file then never changes again).
-  const bool live = follow && !reader_->meta().end_ms;
+  // Followed when it has no end yet and its recorder still runs (a killed one's file
+  // never changes again: it is shown as interrupted).
+  const bool live = follow && !reader_->meta().end_ms && recorder_running(reader_->meta());
   // The loading thread takes no signals: the caller's own handling of SIGINT and SIGTERM
   // (view_command.cpp waits for them) must not find them delivered here instead.
   sigset_t all, caller;
@@ -71,7 +71,7 @@ Result<ViewData> ViewLoading::load(bool live) {
   // One snapshot, so that the follower's first update starts where the load ended.
   RETURN_IF_ERROR(reader_->begin_snapshot());
   ASSIGN_OR_RETURN(last_data_version_, reader_->data_version());
-  auto loaded = load_view_data(*reader_, /*live=*/!reader_->meta().end_ms);
+  auto loaded = load_view_data(*reader_, /*live=*/true);
   reader_->end_snapshot();
   return loaded;
 }
@@ -121,12 +121,15 @@ void ViewLoading::follow_commits() {
 
 Result<bool> ViewLoading::follow_step(ViewFollower& follower) {
   ASSIGN_OR_RETURN(int64_t data_version, reader_->data_version());
-  if (data_version == last_data_version_) {
+  // A recorder killed before it finished: what it committed is all there will be.
+  const bool recorder_gone = !recorder_running(reader_->meta());
+  if (data_version == last_data_version_ && !recorder_gone) {
     return false;
   }
   last_data_version_ = data_version;
   RETURN_IF_ERROR(reader_->begin_snapshot());
-  const bool complete = reader_->meta().end_ms.has_value();
+  // Its end in the meta, or no recorder left to write one.
+  const bool complete = reader_->meta().end_ms.has_value() || recorder_gone;
   Status updated = Ok{};
   {
     std::unique_lock write(data_mutex_);

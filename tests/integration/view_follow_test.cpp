@@ -130,5 +130,39 @@ TEST(ViewFollow, ViewOfARunningRecordersFileGrowsWithItAndEndsAsTheFinishedFile)
   EXPECT_EQ(view.wait().exit_status, 0) << view.error_output();
 }
 
+TEST(ViewFollow, ARecorderKilledMidwayLeavesAnInterruptedRecordingNotALiveOne) {
+  TempDir dir;
+  const std::string path = dir.file("killed.canopy");
+  Started recorder({kCanopy, "record", "-q", "-o", path, kWorkload, "steps", dir.path(), "8"});
+  ASSERT_TRUE(wait_for_recording(path, [](const store::Reader& live) {
+    auto ticks = live.ticks();
+    return ticks && !ticks->empty();
+  })) << recorder.error_output();
+  Started view({kCanopy, "view", path, "--port", "0"});
+  ASSERT_TRUE(view.wait_for_output("serving")) << view.error_output();
+  httplib::Client client("127.0.0.1", port_in(view.output()));
+  client.set_read_timeout(120, 0);
+  EXPECT_EQ(get_json(client, "/api/recording")["live"], true);
+
+  recorder.signal(SIGKILL);
+  // The command's tree lost its recorder, not its life: the gates let it end, and with
+  // it the output pipes it inherited, which the harness reads to their end.
+  open_gate(dir, "1");
+  open_gate(dir, "stop");
+  recorder.wait();
+  // The stream's last event comes once the server sees the recorder gone.
+  std::string stream;
+  client.Get("/api/live", [&](const char* data, size_t size) {
+    stream.append(data, size);
+    return true;
+  });
+  EXPECT_NE(stream.find("\"following\":false"), std::string::npos) << stream;
+  json after = get_json(client, "/api/recording");
+  EXPECT_EQ(after["live"], false);
+  EXPECT_EQ(after["meta"]["interrupted"], true);
+  view.signal(SIGTERM);
+  EXPECT_EQ(view.wait().exit_status, 0) << view.error_output();
+}
+
 }  // namespace
 }  // namespace canopy::testing

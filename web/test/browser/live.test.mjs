@@ -18,7 +18,7 @@ const kOwnMiB = 16;
 
 // Starts `canopy record --serve` on the gated workload; resolves with the server's URL.
 function startServing(env, dir, file) {
-  const script = 'while [ ! -e "$D/start" ]; do sleep 0.05; done; "$W" steps "$D" ' + `${kFirstMiB} ${kSecondMiB}; echo done`;
+  const script = 'while [ ! -e "$D/start" ]; do sleep 0.2; done; "$W" steps "$D" ' + `${kFirstMiB} ${kSecondMiB}; echo done`;
   const child = spawn(env.bin, ['record', '-q', '--serve=127.0.0.1:0', '-o', file, '--', 'sh', '-c', script], {
     env: { ...process.env, W: env.workload, D: dir },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -45,6 +45,8 @@ function grower(page) {
     if (!process) return null;
     const slice = view.series ? view.series.series.find((s) => s.id === process.id) : null;
     const last = slice && slice.offset + slice.values.length === view.series.t.length ? slice.values.at(-1) : null;
+    // The tree is a virtual list: the row is drawn once scrolled to.
+    view.revealTreeNode(process.id);
     const row = document.querySelector(`[data-testid="tree-panel"] [data-id="${process.id}"]`);
     return { id: process.id, last, inTree: row != null, ended: process.end_ms != null };
   });
@@ -67,6 +69,8 @@ describe('canopy record --serve: the page follows the recording live', () => {
   });
   after(async () => {
     if (browser) await browser.close();
+    // After a failure: the gates let the workload end, and canopy stops serving.
+    for (const gate of ['start', '1', '2', 'stop']) open(dir, gate);
     if (serving && serving.child.exitCode == null) serving.child.kill('SIGKILL');
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
