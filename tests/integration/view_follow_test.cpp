@@ -44,19 +44,33 @@ int64_t last_anon_total(httplib::Client& client) {
   return series.is_null() || series["total"].empty() ? 0 : series["total"].back().get<int64_t>();
 }
 
+// `canopy record` of the gated workload (one step of kStepMiB), and `canopy view` of its
+// file once the first tick is in it.
+struct Following {
+  Following(const TempDir& dir, const std::string& path)
+      : recorder({kCanopy, "record", "-q", "-o", path, kWorkload, "steps", dir.path(), std::to_string(kStepMiB)}),
+        recorded(wait_for_recording(path, [](const store::Reader& live) {
+          auto ticks = live.ticks();
+          return ticks && !ticks->empty();
+        })),
+        view({kCanopy, "view", path, "--port", "0"}),
+        client("127.0.0.1", view.wait_for_output("serving") ? port_in(view.output()) : 0) {
+    EXPECT_TRUE(recorded) << recorder.error_output();
+    client.set_read_timeout(120, 0);
+  }
+  Started recorder;
+  bool recorded;
+  Started view;
+  httplib::Client client;
+};
+
 TEST(ViewFollow, ViewOfARunningRecordersFileGrowsWithItAndEndsAsTheFinishedFile) {
   TempDir dir;
   const std::string path = dir.file("live.canopy");
-  Started recorder({kCanopy, "record", "-q", "-o", path, kWorkload, "steps", dir.path(), std::to_string(kStepMiB)});
-  ASSERT_TRUE(wait_for_recording(path, [](const store::Reader& live) {
-    auto ticks = live.ticks();
-    return ticks && !ticks->empty();
-  })) << recorder.error_output();
-
-  Started view({kCanopy, "view", path, "--port", "0"});
-  ASSERT_TRUE(view.wait_for_output("serving")) << view.error_output();
-  httplib::Client client("127.0.0.1", port_in(view.output()));
-  client.set_read_timeout(120, 0);
+  Following following(dir, path);
+  Started& recorder = following.recorder;
+  Started& view = following.view;
+  httplib::Client& client = following.client;
 
   json before = get_json(client, "/api/recording");
   EXPECT_EQ(before["live"], true);
@@ -133,15 +147,10 @@ TEST(ViewFollow, ViewOfARunningRecordersFileGrowsWithItAndEndsAsTheFinishedFile)
 TEST(ViewFollow, ARecorderKilledMidwayLeavesAnInterruptedRecordingNotALiveOne) {
   TempDir dir;
   const std::string path = dir.file("killed.canopy");
-  Started recorder({kCanopy, "record", "-q", "-o", path, kWorkload, "steps", dir.path(), "8"});
-  ASSERT_TRUE(wait_for_recording(path, [](const store::Reader& live) {
-    auto ticks = live.ticks();
-    return ticks && !ticks->empty();
-  })) << recorder.error_output();
-  Started view({kCanopy, "view", path, "--port", "0"});
-  ASSERT_TRUE(view.wait_for_output("serving")) << view.error_output();
-  httplib::Client client("127.0.0.1", port_in(view.output()));
-  client.set_read_timeout(120, 0);
+  Following following(dir, path);
+  Started& recorder = following.recorder;
+  Started& view = following.view;
+  httplib::Client& client = following.client;
   EXPECT_EQ(get_json(client, "/api/recording")["live"], true);
 
   recorder.signal(SIGKILL);

@@ -52,6 +52,21 @@ function grower(page) {
   });
 }
 
+// Waits until the chart's last point of the workload's `steps` process is at least
+// `bytes`: the page has merged the update that brought them.
+function grown(page, bytes) {
+  return page.waitForFunction(
+    (least) => {
+      const view = window.canopyView;
+      const p = (view.processes || []).find((x) => (x.cmdline || []).includes('steps'));
+      const slice = p && view.series && view.series.series.find((s) => s.id === p.id);
+      return slice && slice.offset + slice.values.length === view.series.t.length && slice.values.at(-1) >= least;
+    },
+    bytes,
+    { timeout: 60000 },
+  );
+}
+
 function open(dir, gate) {
   fs.writeFileSync(path.join(dir, gate), '');
 }
@@ -92,16 +107,7 @@ describe('canopy record --serve: the page follows the recording live', () => {
       return (view.processes || []).some((p) => (p.cmdline || []).includes('steps'));
     }, null, { timeout: 60000 });
     open(dir, '1');
-    await page.waitForFunction(
-      ([bytes]) => {
-        const view = window.canopyView;
-        const p = (view.processes || []).find((x) => (x.cmdline || []).includes('steps'));
-        const slice = p && view.series && view.series.series.find((s) => s.id === p.id);
-        return slice && slice.offset + slice.values.length === view.series.t.length && slice.values.at(-1) >= bytes;
-      },
-      [kFirstMiB * MiB],
-      { timeout: 60000 },
-    );
+    await grown(page, kFirstMiB * MiB);
     const first = await grower(page);
     assert.ok(first.inTree, 'the child is in the tree without a reload');
     assert.ok(first.last < (kFirstMiB + kOwnMiB) * MiB, `the first step: ${first.last / MiB} MiB`);
@@ -114,16 +120,7 @@ describe('canopy record --serve: the page follows the recording live', () => {
     await waitReady(page);
     await page.waitForFunction(() => window.canopyView.live && window.canopyView.live.connected, null, { timeout: 60000 });
     open(dir, '2');
-    await page.waitForFunction(
-      ([bytes]) => {
-        const view = window.canopyView;
-        const p = (view.processes || []).find((x) => (x.cmdline || []).includes('steps'));
-        const slice = p && view.series && view.series.series.find((s) => s.id === p.id);
-        return slice && slice.offset + slice.values.length === view.series.t.length && slice.values.at(-1) >= bytes;
-      },
-      [(kFirstMiB + kSecondMiB) * MiB],
-      { timeout: 60000 },
-    );
+    await grown(page, (kFirstMiB + kSecondMiB) * MiB);
     const second = await grower(page);
     assert.ok(second.last < (kFirstMiB + kSecondMiB + kOwnMiB) * MiB, `the second step: ${second.last / MiB} MiB`);
     assert.ok(await page.evaluate(() => window.canopyView.live.updates > 0), 'updates came after the reload');
