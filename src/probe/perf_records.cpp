@@ -94,7 +94,7 @@ bool user_registers_and_stack(FieldReader& in, PerfSample& out) {
 // { u32 pid, tid; u64 time; u64 nr; u64 ips[nr]; } and, when the events ask for them, the
 // user registers and stack. The callchain opens with a context marker
 // (PERF_CONTEXT_KERNEL, PERF_CONTEXT_USER); addresses follow their context.
-std::optional<PerfRecord> sample(FieldReader& in) {
+std::optional<PerfRecord> sample(FieldReader& in, std::vector<unsigned char>& spare_stack) {
   PerfSample out;
   uint64_t count = 0;
   if (!in.read(out.pid) || !in.read(out.tid) || !in.read(out.time_ns) || !in.read(count) ||
@@ -113,8 +113,11 @@ std::optional<PerfRecord> sample(FieldReader& in) {
       out.user_ips.push_back(ip);
     }
   }
+  out.user_stack.swap(spare_stack);
+  out.user_stack.clear();
   // A sample without them ends here: the events of a kernel that cannot copy stacks.
   if (!in.rest().empty() && !user_registers_and_stack(in, out)) {
+    out.user_stack.swap(spare_stack);
     return std::nullopt;
   }
   return out;
@@ -142,6 +145,12 @@ std::optional<PerfRecord> mmap2(FieldReader& in, uint16_t misc) {
 }  // namespace
 
 std::optional<PerfRecord> parse_perf_record(std::span<const unsigned char> record) {
+  std::vector<unsigned char> spare_stack;
+  return parse_perf_record(record, spare_stack);
+}
+
+std::optional<PerfRecord> parse_perf_record(std::span<const unsigned char> record,
+                                            std::vector<unsigned char>& spare_stack) {
   perf_event_header header;
   FieldReader in(record);
   if (!in.read(header) || header.size != record.size()) {
@@ -149,7 +158,7 @@ std::optional<PerfRecord> parse_perf_record(std::span<const unsigned char> recor
   }
   switch (header.type) {
     case PERF_RECORD_SAMPLE:
-      return sample(in);
+      return sample(in, spare_stack);
     case PERF_RECORD_MMAP2:
       return mmap2(in, header.misc);
     case PERF_RECORD_COMM: {

@@ -92,6 +92,11 @@ using PerfRecord = std::variant<PerfSample, PerfMmap, PerfComm, PerfFork, PerfEx
 // One record, header included (the header's size is the span's). nullopt for a type
 // canopy does not ask for, or a record too short for its type.
 std::optional<PerfRecord> parse_perf_record(std::span<const unsigned char> record);
+// The same, a sample's stack copy taking the place of `spare_stack` (a buffer of a
+// sample handled before, whose capacity is reused: not another 8 KiB allocated for
+// every sample); `spare_stack` is left as it was when the record is no sample.
+std::optional<PerfRecord> parse_perf_record(std::span<const unsigned char> record,
+                                            std::vector<unsigned char>& spare_stack);
 
 // When the record was written (CLOCK_MONOTONIC ns): a sample's own time, and for the
 // others the time sample_id_all appends (with TID | TIME: { u32 pid, tid; u64 time; }

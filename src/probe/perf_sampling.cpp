@@ -25,6 +25,10 @@ constexpr size_t kRingDataPages = 128;
 // frame pointers fail (record/cpu_profiling.h). 8 KiB, perf's own default: from the
 // sampled function down to main in most programs (a frame is tens to hundreds of bytes;
 // a PATH_MAX buffer on the stack is 4 KiB), a quarter of the 64 KiB the kernel allows.
+// Not 4 KiB: on the build of `make bench-cpu` (two runs, the unwinder's deepest read
+// per sample), 4 KiB would have held the whole stack of 82-85% of the samples, 8 KiB
+// held it for 90-92%, and cc1 has no frame pointers to finish the rest; the kernel's
+// copy of the other 4 KiB did not show in the build's system time.
 // It makes a sample about 8.5 KiB: a ring holds some 60, and the recorder is woken at
 // 15 (a quarter full), every 15 ms of one busy thread at 999 Hz, every 150 ms at 99 Hz.
 // The copy is unwound as soon as it is read and never stored.

@@ -103,7 +103,11 @@ void CpuProfiling::drain_rings() {
   for (probe::CpuSampling& sampling : samplings_) {
     for (probe::PerfRing& ring : sampling.rings()) {
       ring.drain([&](std::span<const unsigned char> bytes) {
-        if (auto record = probe::parse_perf_record(bytes)) {
+        if (parse_stack_.capacity() == 0 && !spare_stacks_.empty()) {
+          parse_stack_ = std::move(spare_stacks_.back());
+          spare_stacks_.pop_back();
+        }
+        if (auto record = probe::parse_perf_record(bytes, parse_stack_)) {
           waiting_.push_back({probe::perf_record_time_ns(bytes), std::move(*record)});
         }
       });
@@ -124,6 +128,7 @@ void CpuProfiling::read_available() {
   auto later = std::find_if(waiting_.begin(), waiting_.end(), [&](const TimedRecord& r) { return r.time_ns > now_ns; });
   for (auto it = waiting_.begin(); it != later; ++it) {
     handle(it->record);
+    reuse_stack_buffer(it->record);
   }
   waiting_.erase(waiting_.begin(), later);
 }
@@ -133,8 +138,9 @@ void CpuProfiling::finish() {
     return;
   }
   drain_rings();
-  for (const TimedRecord& r : waiting_) {
+  for (TimedRecord& r : waiting_) {
     handle(r.record);
+    reuse_stack_buffer(r.record);
   }
   waiting_.clear();
 }
@@ -164,6 +170,15 @@ void CpuProfiling::handle(const probe::PerfRecord& record) {
     }
   } else if (const auto* lost = std::get_if<probe::PerfLost>(&record)) {
     samples_lost_ += static_cast<int64_t>(lost->lost);
+  }
+}
+
+void CpuProfiling::reuse_stack_buffer(probe::PerfRecord& record) {
+  // As many as one read's samples wait at most (two rings of some 60); more are freed.
+  constexpr size_t kSpareStacks = 128;
+  auto* sample = std::get_if<probe::PerfSample>(&record);
+  if (sample != nullptr && sample->user_stack.capacity() > 0 && spare_stacks_.size() < kSpareStacks) {
+    spare_stacks_.push_back(std::move(sample->user_stack));
   }
 }
 

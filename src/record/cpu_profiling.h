@@ -82,6 +82,8 @@ class CpuProfiling {
   };
   void drain_rings();
   void handle(const probe::PerfRecord& record);
+  // A handled sample's stack-copy buffer, kept for a later sample to be parsed into.
+  void reuse_stack_buffer(probe::PerfRecord& record);
   void add_mapping(const probe::PerfMmap& mmap);
   void add_sample(const probe::PerfSample& sample);
   int64_t frame_id(const std::vector<Mapping>& mappings, uint64_t pc);
@@ -102,6 +104,10 @@ class CpuProfiling {
   // anew (reused).
   std::unordered_map<pid_t, int64_t> process_ids_;
   std::vector<TimedRecord> waiting_;  // read, not yet handled: newer than the last read's moment
+  // Stack-copy buffers of handled samples: allocating 8 KiB for each sample was, with
+  // the copy, a tenth of the recorder's CPU profiling work (a profile of the recorder).
+  std::vector<unsigned char> parse_stack_;
+  std::vector<std::vector<unsigned char>> spare_stacks_;
   std::vector<int64_t> frames_;       // add_sample's buffer
   std::vector<uint64_t> addresses_;   // stack_addresses' result
   std::vector<unwind::ObjectMapping> object_mappings_;  // stack_addresses' buffer

@@ -1,6 +1,28 @@
 #include "record/profile_stacks.h"
 
+#include <functional>
+
 namespace canopy::record {
+namespace {
+
+// boost::hash_combine's mixing step, widened to 64 bits.
+size_t mix_into(size_t seed, uint64_t value) {
+  return seed ^ (std::hash<uint64_t>{}(value) + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
+}
+
+}  // namespace
+
+size_t ProfileStacks::FrameKeyHash::operator()(const std::pair<int64_t, uint64_t>& key) const {
+  return mix_into(std::hash<uint64_t>{}(key.second), static_cast<uint64_t>(key.first));
+}
+
+size_t ProfileStacks::StackKeyHash::operator()(const std::vector<int64_t>& frame_ids) const {
+  size_t seed = frame_ids.size();
+  for (int64_t id : frame_ids) {
+    seed = mix_into(seed, static_cast<uint64_t>(id));
+  }
+  return seed;
+}
 
 int64_t ProfileStacks::module_id(const std::string& path, const std::string& build_id_hex) {
   auto [known, added] = modules_.try_emplace({path, build_id_hex}, 0);

@@ -126,6 +126,33 @@ TEST(PerfRecords, ASampleCarriesItsUserRegistersAndTheCopiedPartOfItsStack) {
   EXPECT_EQ(perf_record_time_ns(bytes), 7u);
 }
 
+TEST(PerfRecords, ASampleParsedIntoASpareBufferHoldsOnlyItsOwnCopy) {
+  // A spare buffer from an earlier, larger sample: its capacity is taken, not its bytes.
+  std::vector<unsigned char> spare(256, 0xee);
+  const unsigned char* spare_bytes = spare.data();
+  auto parsed = parse_perf_record(sample_with_stack(PERF_SAMPLE_REGS_ABI_64, 64, 40).bytes(), spare);
+  ASSERT_TRUE(parsed.has_value());
+  const std::vector<unsigned char>& stack = std::get<PerfSample>(*parsed).user_stack;
+  ASSERT_EQ(stack.size(), 40u);
+  EXPECT_EQ(stack.data(), spare_bytes);
+  EXPECT_EQ(stack[0], 0);
+  EXPECT_EQ(stack[39], 39);
+  // A record that is no sample leaves the spare buffer to the next one.
+  std::vector<unsigned char> kept(128, 1);
+  auto comm = parse_perf_record(
+      PerfRecordBytes(PERF_RECORD_COMM).add(uint32_t{9}).add(uint32_t{9}).add_text("cc1").add_sample_id(9, 9, 1).bytes(),
+      kept);
+  ASSERT_TRUE(comm && std::holds_alternative<PerfComm>(*comm));
+  EXPECT_EQ(kept.size(), 128u);
+  // And a sample refused as too short hands it back too.
+  auto cut = sample_with_stack(PERF_SAMPLE_REGS_ABI_64, 64, 64).bytes();
+  const size_t size_at = sizeof(perf_event_header) + 8 + 8 + 8 + 16 + 8 + 17 * 8;
+  uint64_t claimed = 4096;
+  std::memcpy(cut.data() + size_at, &claimed, sizeof claimed);
+  EXPECT_FALSE(parse_perf_record(cut, kept).has_value());
+  EXPECT_GE(kept.capacity(), 128u);
+}
+
 TEST(PerfRecords, ASampleWithoutAUserContextHasNoRegistersNorStack) {
   // A task sampled with no user registers (abi NONE: no regs follow), nothing copied.
   auto parsed = parse_perf_record(sample_with_stack(PERF_SAMPLE_REGS_ABI_NONE, 0, 0).bytes());
