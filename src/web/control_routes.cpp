@@ -69,9 +69,19 @@ std::string control_post_refusal(const httplib::Request& req, const std::string&
   return "";
 }
 
-void add_control_routes(httplib::Server& http, LiveControl& control, const std::string& token) {
+void add_control_routes(httplib::Server& http, LiveControl* live, const std::string& token) {
+  if (!live) {
+    // Answered rather than 404: the page asks on every load, and a browser logs every
+    // failed request on the console.
+    http.Get(kControlPrefix, [](const httplib::Request&, httplib::Response& res) {
+      res.set_content(json_dump({{"control", false}}), kControlJson);
+    });
+    return;
+  }
+  LiveControl& control = *live;
   http.Get(kControlPrefix, [&control, token](const httplib::Request&, httplib::Response& res) {
-    res.set_content(json_dump({{"token", token}, {"processes", control.profiler_states()}}), kControlJson);
+    res.set_content(json_dump({{"control", true}, {"token", token}, {"processes", control.profiler_states()}}),
+                    kControlJson);
   });
   const std::string prefix = kControlPrefix;
   http.Post(prefix + "/heap-sampling", [&control](const httplib::Request& req, httplib::Response& res) {

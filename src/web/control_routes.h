@@ -27,6 +27,8 @@ bool is_control_path(const std::string& path);
 // passed the Host check already.
 std::string control_post_refusal(const httplib::Request& req, const std::string& host, const std::string& token);
 
-void add_control_routes(httplib::Server& http, LiveControl& control, const std::string& token);
+// Without a control (nullptr), GET /api/control answers {"control": false} and there
+// is no POST route.
+void add_control_routes(httplib::Server& http, LiveControl* control, const std::string& token);
 
 }  // namespace canopy::web

@@ -286,9 +286,7 @@ void ViewServer::add_routes() {
       answer_profile(req, res, data(), what);
     });
   }
-  if (options_.control) {
-    add_control_routes(http, *options_.control, control_token_);
-  }
+  add_control_routes(http, options_.control, control_token_);
   http.Get("/api/series", [this](const httplib::Request& req, httplib::Response& res) {
     auto metric = analyze::metric_from_id(req.get_param_value("metric"));
     auto metrics = data().timeline.metrics();

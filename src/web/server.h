@@ -30,7 +30,8 @@ struct ServerOptions {
   std::string listen = "127.0.0.1";
   int port = 0;  // 0: any free port
   // A recording being made: the page may switch its profilers (control_routes.h). Not
-  // owned; outlives the server. Without one, nothing but GET and HEAD is answered.
+  // owned; outlives the server. Without one, nothing but GET and HEAD is answered
+  // and GET /api/control says there is none.
   LiveControl* control = nullptr;
 };
 

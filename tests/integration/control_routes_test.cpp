@@ -1,7 +1,7 @@
 // The viewer's live control (web/control_routes.h) with a control that records what it
 // is asked: POSTs reach it only with the server's token and its own Origin; every other
-// request stays read-only; without a control, /api/control does not exist and POST is
-// refused as before.
+// request stays read-only; without a control, /api/control says so and POST is refused
+// as before.
 #include <gtest/gtest.h>
 #include <httplib.h>
 
@@ -109,6 +109,7 @@ TEST_F(ControlRoutesTest, GetGivesTheTokenAndTheProfilersStates) {
   ASSERT_EQ(answer->status, 200);
   json body = json::parse(answer->body);
   EXPECT_EQ(body["token"].get<std::string>().size(), 32u) << "128 bits in hex";
+  EXPECT_EQ(body["control"], true);
   EXPECT_EQ(body["processes"], control.profiler_states());
   EXPECT_TRUE(control.calls.empty()) << "a GET changes nothing";
   // Another server, another token.
@@ -221,7 +222,8 @@ TEST_F(ControlRoutesTest, WithoutAControlThereIsNoControl) {
   serve(nullptr);
   auto get = client().Get("/api/control");
   ASSERT_TRUE(get);
-  EXPECT_EQ(get->status, 404);
+  EXPECT_EQ(get->status, 200);
+  EXPECT_EQ(json::parse(get->body), (json{{"control", false}})) << "no token";
   auto answer = post("/api/control/heap-snapshot?pid=42", {{"Origin", own_origin()}, {"X-Canopy-Token", "x"}});
   ASSERT_TRUE(answer);
   EXPECT_EQ(answer->status, 405);

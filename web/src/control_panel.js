@@ -2,7 +2,8 @@
 // serves (record --serve), the information panel lists the tree's live processes with
 // their profilers' states and the only buttons that change anything: heap sampling on
 // or off, a heap snapshot now, the memory map now. A server without a control answers
-// 404 and nothing is shown; `report --html` never asks (no request leaves that page).
+// {"control": false} and nothing is shown; `report --html` never asks (no request
+// leaves that page).
 
 import { byTestId, el } from './dom.js';
 import { formatBytes } from './format.js';
@@ -36,19 +37,18 @@ async function answerOf(response) {
 }
 
 export class ControlPanel {
-  // Asks the server whether it has a control; null when it has none (404) or the page
-  // is the HTML report.
+  // Asks the server whether it has a control; null when it has none or the page is the
+  // HTML report.
   static async attach(root, source) {
     if (source.kind !== 'server') return null;
     let control;
     try {
       const response = await fetch('api/control', { headers: { Accept: 'application/json' } });
-      if (response.status === 404) return null;
       control = await answerOf(response);
     } catch {
-      return null; // a viewer of a finished file: no control, nothing to say
+      return null; // a server of another version: no control, nothing to say
     }
-    return new ControlPanel(root, control);
+    return control && control.control ? new ControlPanel(root, control) : null;
   }
 
   constructor(root, control) {
@@ -67,10 +67,14 @@ export class ControlPanel {
     try {
       const response = await fetch('api/control', { headers: { Accept: 'application/json' } });
       const control = await answerOf(response);
+      if (!control.control) {
+        clearInterval(this.timer); // the recording has ended
+        this.render([]);
+        return;
+      }
       this.render(control.processes);
     } catch (error) {
       this.status(`could not read the profilers' states: ${error.message}`);
-      if (/404/.test(error.message)) clearInterval(this.timer); // the recording has ended
     }
   }
 
