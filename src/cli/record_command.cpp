@@ -105,7 +105,7 @@ int run_record_command(const RecordCliOptions& cli) {
   }
   std::unique_ptr<ViewServing> serving;
   if (!cli.serve.empty()) {
-    auto started = ViewServing::start(cli.serve);
+    auto started = ViewServing::start(cli.serve, options);
     if (!started) {
       print_error(started.error().message);
       return record::kExitRecorderFailed;

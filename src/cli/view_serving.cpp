@@ -16,11 +16,20 @@ constexpr int kRetryMs = 100;
 
 }  // namespace
 
-Result<std::unique_ptr<ViewServing>> ViewServing::start(const std::string& listen) {
+ViewServing::ViewServing(const record::RecordOptions& options)
+    : profilers_({.live_processes = [this] { return live_processes(); },
+                  .heap_profile = options.heap_rate_bytes.has_value(),
+                  .heap_sampling_at_start = options.heap_rate_bytes.value_or(0) > 0,
+                  .cpu_profile = options.cpu_profile_hz.has_value()}) {}
+
+Result<std::unique_ptr<ViewServing>> ViewServing::start(const std::string& listen,
+                                                          const record::RecordOptions& options) {
   ASSIGN_OR_RETURN(auto address, web::parse_listen_address(listen));
   ASSIGN_OR_RETURN(auto module, web::load_web_module());
-  std::unique_ptr<ViewServing> serving(new ViewServing());
-  auto service = module->bind_view_server(*serving->loading_, {address.address, address.port});
+  std::unique_ptr<ViewServing> serving(new ViewServing(options));
+  web::ServerOptions server_options{address.address, address.port};
+  server_options.control = &serving->control_;
+  auto service = module->bind_view_server(*serving->loading_, server_options);
   if (!service) {
     return Error{"--serve: " + service.error().message};
   }
@@ -48,7 +57,26 @@ ViewServing::~ViewServing() {
 
 void ViewServing::recording_created(const std::string& path) { path_ = path; }
 
-void ViewServing::publish(std::shared_ptr<const record::LiveFigures>) {
+std::vector<record::TreeProcess> ViewServing::live_processes() {
+  std::shared_ptr<const record::LiveFigures> figures;
+  {
+    std::lock_guard lock(figures_mutex_);
+    figures = figures_;
+  }
+  std::vector<record::TreeProcess> processes;
+  if (figures) {
+    for (const record::LiveProcessFigures& p : figures->each_process) {
+      processes.push_back({static_cast<pid_t>(p.pid), p.command});
+    }
+  }
+  return processes;
+}
+
+void ViewServing::publish(std::shared_ptr<const record::LiveFigures> figures) {
+  {
+    std::lock_guard lock(figures_mutex_);
+    figures_ = std::move(figures);  // a pointer swap: the loop never waits on a reader
+  }
   std::call_once(begun_, [this] {
     // The recorder's loop takes its signals through a signalfd, with them blocked: none
     // may be delivered to the server's threads instead, so they start with every signal
@@ -86,6 +114,11 @@ void ViewServing::run() {
 }
 
 void ViewServing::serve_until_stopped() {
+  {
+    // The tree has ended: the profiler switch has no process left to act on.
+    std::lock_guard lock(figures_mutex_);
+    figures_ = nullptr;
+  }
   if (!thread_.joinable()) {
     return;  // no tick was taken: there is no recording to serve
   }

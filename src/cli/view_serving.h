@@ -15,6 +15,9 @@
 
 #include "common/result.h"
 #include "record/live_figures.h"
+#include "record/options.h"
+#include "record/profiler_switch.h"
+#include "web/recorder_live_control.h"
 #include "web/view_loading.h"
 #include "web/web_module.h"
 
@@ -23,15 +26,17 @@ namespace canopy::cli {
 class ViewServing final : public record::LiveFiguresSink {
  public:
   // Binds `listen` (ADDR:PORT, checked already) and prints the URL, with a warning
-  // when it is not loopback-only.
-  static Result<std::unique_ptr<ViewServing>> start(const std::string& listen);
+  // when it is not loopback-only. The page may switch the profilers `options` start
+  // (record/profiler_switch.h).
+  static Result<std::unique_ptr<ViewServing>> start(const std::string& listen, const record::RecordOptions& options);
   ~ViewServing() override;  // stops the server and joins its thread
   ViewServing(const ViewServing&) = delete;
   ViewServing& operator=(const ViewServing&) = delete;
 
   void recording_created(const std::string& path) override;
   // The first tick: the server's thread starts, and serves as soon as the recorder's
-  // first commit has put the recording's start in the file.
+  // first commit has put the recording's start in the file. Each tick: the live
+  // processes the profiler switch may act on.
   void publish(std::shared_ptr<const record::LiveFigures> figures) override;
 
   // After the recording: says where the finished recording is served and serves it
@@ -39,11 +44,17 @@ class ViewServing final : public record::LiveFiguresSink {
   void serve_until_stopped();
 
  private:
-  ViewServing() = default;
+  explicit ViewServing(const record::RecordOptions& options);
+  // The live processes of the latest tick.
+  std::vector<record::TreeProcess> live_processes();
   // The server's thread: opens the recording once it can, then serves.
   void run();
 
   std::unique_ptr<web::ViewLoading> loading_ = web::ViewLoading::unstarted();
+  std::mutex figures_mutex_;
+  std::shared_ptr<const record::LiveFigures> figures_;
+  record::ProfilerSwitch profilers_;
+  web::RecorderLiveControl control_{profilers_};
   std::unique_ptr<web::ViewService> service_;
   std::string path_;
   std::once_flag begun_;

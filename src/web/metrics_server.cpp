@@ -1,50 +1,11 @@
 #include "web/metrics_server.h"
 
-#include <sys/random.h>
 #include <httplib.h>
 
-#include <cerrno>
-#include <cstring>
+#include "web/secret_token.h"
 
 namespace canopy::web {
 namespace {
-
-constexpr size_t kTokenBytes = 16;  // 128 bits: not to be guessed
-
-Result<std::string> random_token() {
-  unsigned char bytes[kTokenBytes];
-  size_t filled = 0;
-  while (filled < sizeof bytes) {
-    ssize_t got = ::getrandom(bytes + filled, sizeof bytes - filled, 0);
-    if (got < 0) {
-      if (errno == EINTR) {
-        continue;
-      }
-      return Error{std::string("cannot make the /metrics token: getrandom: ") + std::strerror(errno)};
-    }
-    filled += static_cast<size_t>(got);
-  }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string token;
-  for (unsigned char byte : bytes) {
-    token += kHex[byte >> 4];
-    token += kHex[byte & 15];
-  }
-  return token;
-}
-
-// Compares in time that does not depend on where they differ: a guess must not learn
-// the token's first characters from how fast it is refused.
-bool same_secret(const std::string& given, const std::string& secret) {
-  if (given.size() != secret.size()) {
-    return false;
-  }
-  unsigned char differ = 0;
-  for (size_t i = 0; i < secret.size(); ++i) {
-    differ |= static_cast<unsigned char>(given[i] ^ secret[i]);
-  }
-  return differ == 0;
-}
 
 void send_text(httplib::Response& res, int status, const std::string& message) {
   res.status = status;
@@ -62,7 +23,7 @@ Result<std::unique_ptr<MetricsService>> MetricsServer::bind(const MetricsFeed& f
                                                             const MetricsServerOptions& options) {
   std::unique_ptr<MetricsServer> server(new MetricsServer(feed, options));
   if (options.require_token) {
-    ASSIGN_OR_RETURN(server->token_, random_token());
+    ASSIGN_OR_RETURN(server->token_, random_token("the /metrics token"));
   }
   RETURN_IF_ERROR(server->listener_.bind(options.listen, options.port));
   server->add_routes();

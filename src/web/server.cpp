@@ -5,6 +5,8 @@
 #include "common/json_dump.h"
 #include "common/text.h"
 #include "web/assets.h"
+#include "web/control_routes.h"
+#include "web/secret_token.h"
 
 namespace canopy::web {
 namespace {
@@ -174,6 +176,9 @@ ViewServer::~ViewServer() = default;
 
 Result<std::unique_ptr<ViewService>> ViewServer::bind(const ViewLoading& loading, const ServerOptions& options) {
   std::unique_ptr<ViewServer> server(new ViewServer(loading, options));
+  if (options.control) {
+    ASSIGN_OR_RETURN(server->control_token_, random_token("the live control's token"));
+  }
   RETURN_IF_ERROR(server->listener_.bind(options.listen, options.port));
   server->add_routes();
   return std::unique_ptr<ViewService>(std::move(server));
@@ -249,6 +254,17 @@ bool ViewServer::request_allowed(const std::string& host, const std::string& ori
   return fetch_site.empty() || fetch_site == "same-origin" || fetch_site == "none";
 }
 
+bool ViewServer::control_post_allowed(const httplib::Request& req, httplib::Response& res) const {
+  const std::string host = req.get_header_value("Host");
+  std::string refusal = listener_.host_allowed(host) ? control_post_refusal(req, host, control_token_)
+                                                     : "request from another site or host refused";
+  if (!refusal.empty()) {
+    send_error(res, 403, refusal);
+    return false;
+  }
+  return true;
+}
+
 void ViewServer::add_routes() {
   httplib::Server& http = listener_.http();
   http.set_default_headers({
@@ -258,6 +274,10 @@ void ViewServer::add_routes() {
       {"Cache-Control", "no-store"},
   });
   http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    if (req.method == "POST" && options_.control && is_control_path(req.path)) {
+      return control_post_allowed(req, res) ? httplib::Server::HandlerResponse::Unhandled
+                                            : httplib::Server::HandlerResponse::Handled;
+    }
     if (req.method != "GET" && req.method != "HEAD") {
       res.set_header("Allow", "GET, HEAD");
       send_error(res, 405, "only GET and HEAD are served");
@@ -276,7 +296,7 @@ void ViewServer::add_routes() {
     }
     // What needs the samples waits for them, but the preview (view_loading.h).
     bool preview = req.path == "/api/recording" && req.has_param("preview");
-    if (req.path.starts_with("/api/") && !preview && !loading_.data()) {
+    if (req.path.starts_with("/api/") && !preview && !is_control_path(req.path) && !loading_.data()) {
       if (Status loaded = loading_.wait_finished(); !loaded) {
         send_error(res, 500, loaded.error().message);
         return httplib::Server::HandlerResponse::Handled;
@@ -336,6 +356,7 @@ void ViewServer::add_routes() {
                answer_profile(req, res, data(), what);
              }));
   }
+  add_control_routes(http, options_.control, control_token_);
   http.Get("/api/series", read_locked([this](const httplib::Request& req, httplib::Response& res) {
     auto metric = analyze::metric_from_id(req.get_param_value("metric"));
     auto metrics = data().timeline.metrics();

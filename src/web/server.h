@@ -1,7 +1,8 @@
 // The viewer's HTTP server: the embedded page and the JSON API of one recording.
 //
 // Secure by default, since a recording holds command lines, which can hold secrets:
-// it listens on 127.0.0.1 unless told otherwise, answers GET and HEAD only, serves
+// it listens on 127.0.0.1 unless told otherwise, answers GET and HEAD only (but the
+// live control's POSTs, when given one: control_routes.h), serves
 // nothing but its embedded assets and the API (exact paths, never a file lookup), and
 // refuses requests whose Host is not its own (DNS rebinding) or whose Origin or
 // Sec-Fetch-Site shows another site made them.
@@ -13,15 +14,25 @@
 
 #include "common/result.h"
 #include "web/http_listener.h"
+#include "web/live_control.h"
 #include "web/view_data.h"
 #include "web/view_loading.h"
 #include "web/web_module.h"
+
+namespace httplib {
+struct Request;
+struct Response;
+}  // namespace httplib
 
 namespace canopy::web {
 
 struct ServerOptions {
   std::string listen = "127.0.0.1";
   int port = 0;  // 0: any free port
+  // A recording being made: the page may switch its profilers (control_routes.h). Not
+  // owned; outlives the server. Without one, nothing but GET and HEAD is answered
+  // and GET /api/control says there is none.
+  LiveControl* control = nullptr;
 };
 
 // Built into canopy-web.so (web_module.h), which hands it out as a ViewService.
@@ -48,12 +59,15 @@ class ViewServer final : public ViewService {
   void answer_live(httplib::Response& res);
   void add_routes();
   bool request_allowed(const std::string& host, const std::string& origin, const std::string& fetch_site) const;
+  // Whether a POST may reach the control; answers 405 or 403 itself when not.
+  bool control_post_allowed(const httplib::Request& req, httplib::Response& res) const;
 
   const ViewLoading& loading_;
   ServerOptions options_;
   std::mutex recording_body_mutex_;
   uint64_t recording_body_version_ = 0;
   std::shared_ptr<const std::string> recording_body_;
+  std::string control_token_;  // set when options_.control is
   HttpListener listener_;
 };
 

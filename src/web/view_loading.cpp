@@ -120,6 +120,10 @@ void ViewLoading::follow_commits() {
 }
 
 Result<bool> ViewLoading::follow_step(ViewFollower& follower) {
+  // The requests read the events' texts through the same connection, one thread at a
+  // time (it is opened without SQLite's own mutex): every use of it here holds the
+  // data lock, which they share.
+  std::unique_lock write(data_mutex_);
   ASSIGN_OR_RETURN(int64_t data_version, reader_->data_version());
   // A recorder killed before it finished: what it committed is all there will be.
   const bool recorder_gone = !recorder_running(reader_->meta());
@@ -130,12 +134,9 @@ Result<bool> ViewLoading::follow_step(ViewFollower& follower) {
   RETURN_IF_ERROR(reader_->begin_snapshot());
   // Its end in the meta, or no recorder left to write one.
   const bool complete = reader_->meta().end_ms.has_value() || recorder_gone;
-  Status updated = Ok{};
-  {
-    std::unique_lock write(data_mutex_);
-    updated = follower.update(*data_, *reader_, complete);
-  }
+  Status updated = follower.update(*data_, *reader_, complete);
   reader_->end_snapshot();
+  write.unlock();
   RETURN_IF_ERROR(updated);
   {
     // One change: what sees the new version sees whether it was the last.

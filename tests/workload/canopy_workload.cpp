@@ -41,6 +41,10 @@
 //   canopy_workload wave MIB UP_MS IDLE_MS
 //                                      MIB MiB touched over UP_MS ms of its own CPU, given
 //                                      back, then IDLE_MS ms asleep
+//   canopy_workload allocate-on-signal MIB
+//                                      print "ready"; at each SIGUSR1 malloc MIB MiB more
+//                                      in 4099-byte blocks (a size nothing else asks for),
+//                                      kept, and print "allocated N"; exit 0 on SIGTERM
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -227,6 +231,33 @@ int wait_sigint() {
     sleep_ms(10);
   }
   return g_sigint ? 42 : 1;
+}
+
+// The heap profiler's switch (tests/integration/profiler_switch_test.cpp): allocations
+// that happen exactly when the test says, so that it knows which sampling state saw them.
+int allocate_on_signal(long mib) {
+  constexpr size_t kBlockBytes = 4099;
+  sigset_t wanted;
+  sigemptyset(&wanted);
+  sigaddset(&wanted, SIGUSR1);
+  sigaddset(&wanted, SIGTERM);
+  sigprocmask(SIG_BLOCK, &wanted, nullptr);
+  std::printf("ready\n");
+  std::fflush(stdout);
+  std::vector<void*> kept;
+  for (int round = 1;; ++round) {
+    int signal = 0;
+    if (sigwait(&wanted, &signal) != 0 || signal == SIGTERM) {
+      return 0;
+    }
+    for (size_t bytes = 0; bytes < static_cast<size_t>(mib) << 20; bytes += kBlockBytes) {
+      void* block = std::malloc(kBlockBytes);
+      static_cast<volatile char*>(block)[0] = 1;
+      kept.push_back(block);
+    }
+    std::printf("allocated %d\n", round);
+    std::fflush(stdout);
+  }
 }
 
 int idle(long count, long ms) {
@@ -493,10 +524,13 @@ int main(int argc, char** argv) {
   if (mode == "wave" && argc >= 5) {
     return wave(arg(2), arg(3), arg(4));
   }
+  if (mode == "allocate-on-signal" && argc >= 3) {
+    return allocate_on_signal(arg(2));
+  }
   std::fprintf(stderr,
                "usage: canopy_workload hold MIB MS [TAG] | tree | exit N | signal N | wait-sigint | idle N MS | "
                "reexec MS ARGS... | churn N MS | linger MS N | shared N MIB MS | leak MIB STEP_MS STEPS IDLE_MS | "
                "ramp MIB STEP_MS STEPS SPIKE_MIB SPIKE_MS | untouched MIB MS | spin MS | steps DIR MIB... | "
-               "wave MIB UP_MS IDLE_MS\n");
+               "wave MIB UP_MS IDLE_MS | allocate-on-signal MIB\n");
   return 2;
 }

@@ -13,6 +13,7 @@ import { renderHeader } from './header.js';
 import { groupsByDefault } from './groups.js';
 import { groupHighlight, indexByName, layerHighlight, processHighlight, subtreeHighlight, toggled } from './highlight.js';
 import { InfoPanel } from './info.js';
+import { ControlPanel } from './control_panel.js';
 import { laneScale, lifeSpan } from './lanes.js';
 import { ProfilePanes } from './profile_panes.js';
 import { Legend } from './legend.js';
@@ -131,6 +132,7 @@ class App {
       onRowClick: (row) => this.toggleHighlight(row.id != null ? processHighlight(row.id, this.highlightContext()) : groupHighlight(row.name, this.idsByName)),
     });
     this.info.setMode(this.state.metric, this.state.grouped);
+    ControlPanel.attach(byTestId('info-panel'), this.source); // only a server that records the tree has one
     this.legend = new Legend(byTestId('legend'), {
       onToggle: (key) => this.store.set({ hidden: toggleHidden(this.state.hidden, key) }),
       onIsolate: (key) => this.store.set({ hidden: isolate(this.state.hidden, key, this.chart.frame.legend.map((l) => l.key)) }),

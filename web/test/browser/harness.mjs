@@ -80,6 +80,28 @@ export function startView(env, file) {
   });
 }
 
+// Starts `canopy record --serve=127.0.0.1:0 RECORD_ARGS -o FILE -- COMMAND` (W in its
+// environment names the workload): {child, url (a promise of the page's URL), exited (a
+// promise of {code, signal}), output()}. It serves until SIGINT once the command ends.
+export function recordServing(env, file, recordArgs, command, extraEnv = {}) {
+  const child = spawn(env.bin, ['record', '-q', '--serve=127.0.0.1:0', ...recordArgs, '-o', file, '--', ...command], {
+    env: { ...process.env, W: env.workload, ...extraEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const url = new Promise((resolve, reject) => {
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+      const match = output.match(/serving the recording live at (http:\/\/127\.0\.0\.1:\d+\/)/);
+      if (match) resolve(match[1]);
+    });
+    exited.then(() => reject(new Error(`canopy record exited before serving: ${output}`)));
+  });
+  return { child, url, exited, output: () => output };
+}
+
 // The setup most suites share, as node:test hooks of the calling suite: a command (the
 // standard tree unless told) recorded once, `canopy view` serving it, Chromium, and the
 // recording as the API gives it; all removed after the suite. The returned object's

@@ -4,11 +4,10 @@
 // grows, and the page still follows after a reload (a new event stream); when the
 // command ends the page says so and keeps the whole recording.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { MiB, environment, launchBrowser, screenshot, tempDir, waitReady, watchErrors } from './harness.mjs';
+import { MiB, environment, launchBrowser, recordServing, screenshot, tempDir, waitReady, watchErrors } from './harness.mjs';
 
 // The child touches 32 MiB at the first gate and 64 MiB more at the second; what it
 // holds besides (the program, libc) is a few MiB.
@@ -16,24 +15,10 @@ const kFirstMiB = 32;
 const kSecondMiB = 64;
 const kOwnMiB = 16;
 
-// Starts `canopy record --serve` on the gated workload; resolves with the server's URL.
+// `canopy record --serve` on the gated workload.
 function startServing(env, dir, file) {
   const script = 'while [ ! -e "$D/start" ]; do sleep 0.2; done; "$W" steps "$D" ' + `${kFirstMiB} ${kSecondMiB}; echo done`;
-  const child = spawn(env.bin, ['record', '-q', '--serve=127.0.0.1:0', '-o', file, '--', 'sh', '-c', script], {
-    env: { ...process.env, W: env.workload, D: dir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  const url = new Promise((resolve, reject) => {
-    child.stderr.on('data', (chunk) => {
-      output += chunk;
-      const match = output.match(/serving the recording live at (http:\/\/127\.0\.0\.1:\d+\/)/);
-      if (match) resolve(match[1]);
-    });
-    exited.then(() => reject(new Error(`canopy record exited before serving: ${output}`)));
-  });
-  return { child, url, exited, output: () => output };
+  return recordServing(env, file, [], ['sh', '-c', script], { D: dir });
 }
 
 // The workload's `steps` process as the page knows it, and what the chart's series

@@ -1,0 +1,45 @@
+#include "web/secret_token.h"
+
+#include <sys/random.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace canopy::web {
+
+constexpr size_t kTokenBytes = 16;  // 128 bits: not to be guessed
+
+Result<std::string> random_token(const std::string& purpose) {
+  unsigned char bytes[kTokenBytes];
+  size_t filled = 0;
+  while (filled < sizeof bytes) {
+    ssize_t got = ::getrandom(bytes + filled, sizeof bytes - filled, 0);
+    if (got < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      return Error{"cannot make " + purpose + ": getrandom: " + std::strerror(errno)};
+    }
+    filled += static_cast<size_t>(got);
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string token;
+  for (unsigned char byte : bytes) {
+    token += kHex[byte >> 4];
+    token += kHex[byte & 15];
+  }
+  return token;
+}
+
+bool same_secret(const std::string& given, const std::string& secret) {
+  if (given.size() != secret.size()) {
+    return false;
+  }
+  unsigned char differ = 0;
+  for (size_t i = 0; i < secret.size(); ++i) {
+    differ |= static_cast<unsigned char>(given[i] ^ secret[i]);
+  }
+  return differ == 0;
+}
+
+}  // namespace canopy::web

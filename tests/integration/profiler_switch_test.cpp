@@ -1,0 +1,207 @@
+// The page's profiler switch against a real recording (record/profiler_switch.h behind
+// web/recorder_live_control.h, served by the viewer's server): a process started with
+// --heap=off has its heap sampling turned on and off with POSTs carrying the server's
+// token, and the recording shows samples from exactly the allocations made while it
+// was on. The memory map of the same process shows the memory it allocated.
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "integration/harness.h"
+#include "probe/running_tree.h"
+#include "record/profiler_switch.h"
+#include "web/recorder_live_control.h"
+#include "web/server.h"
+#include "web/view_loading.h"
+
+namespace canopy::testing {
+namespace {
+
+using nlohmann::json;
+
+// Each round mallocs this much in 4099-byte blocks; at the default rate of one sample
+// per 512 KiB, 128 samples are expected of a round sampled. Fewer than 32 has
+// probability below 1e-20 (Poisson, mean 128).
+constexpr int64_t kRoundMib = 64;
+constexpr int64_t kFewestSamplesOfARound = 32;
+
+std::string comm_of(pid_t pid) {
+  std::ifstream file("/proc/" + std::to_string(pid) + "/comm");
+  std::string name;
+  std::getline(file, name);
+  return name;
+}
+
+// The requested snapshots of the image of `pid`, in time order, once there are `count`.
+std::vector<store::HeapSnapshotRow> requested_snapshots(const store::Reader& reader, int64_t pid) {
+  std::vector<store::HeapSnapshotRow> found;
+  auto profile = reader.heap_profile();
+  if (!profile) {
+    return found;
+  }
+  for (const auto& image : profile->images) {
+    if (image.pid != pid) {
+      continue;
+    }
+    for (const auto& snapshot : profile->snapshots) {
+      if (snapshot.image_id == image.id && snapshot.reason == "requested") {
+        found.push_back(snapshot);
+      }
+    }
+  }
+  return found;
+}
+
+class ProfilerSwitchPage {
+ public:
+  ProfilerSwitchPage(const std::string& served_recording, web::LiveControl& control) {
+    auto loading = web::ViewLoading::start(served_recording);
+    EXPECT_TRUE(loading);
+    loading_ = std::move(*loading);
+    web::ServerOptions options;
+    options.control = &control;
+    auto server = web::ViewServer::bind(*loading_, options);
+    EXPECT_TRUE(server);
+    server_ = std::move(*server);
+    serving_ = std::thread([this] { (void)server_->serve(); });
+    std::string url = server_->url();
+    origin_ = url.substr(0, url.size() - 1);
+    port_ = std::stoi(url.substr(url.rfind(':') + 1));
+    auto answer = httplib::Client("127.0.0.1", port_).Get("/api/control");
+    EXPECT_TRUE(answer && answer->status == 200);
+    token_ = json::parse(answer->body)["token"];
+  }
+  ~ProfilerSwitchPage() {
+    server_->stop();
+    serving_.join();
+  }
+  json states() const {
+    auto answer = httplib::Client("127.0.0.1", port_).Get("/api/control");
+    EXPECT_TRUE(answer && answer->status == 200);
+    return json::parse(answer->body)["processes"];
+  }
+  // The POST as the page makes it; the answer's status and body.
+  std::pair<int, json> post(const std::string& path) const {
+    auto answer = httplib::Client("127.0.0.1", port_)
+                      .Post(path, {{"Origin", origin_}, {"X-Canopy-Token", token_}}, "", "text/plain");
+    EXPECT_TRUE(answer);
+    return {answer ? answer->status : 0, answer ? json::parse(answer->body) : json()};
+  }
+
+ private:
+  std::unique_ptr<web::ViewLoading> loading_;
+  std::unique_ptr<web::ViewService> server_;
+  std::thread serving_;
+  std::string origin_;
+  std::string token_;
+  int port_ = 0;
+};
+
+TEST(ProfilerSwitch, HeapSamplingTurnedOnAndOffFromThePage) {
+  TempDir dir;
+  std::string served = dir.file("served.canopy");
+  ASSERT_EQ(run({kCanopy, "record", "-q", "-o", served, kWorkload, "exit", "0"}).exit_status, 0);
+  std::string path = dir.file("live.canopy");
+  Started recorder({kCanopy, "record", "-q", "--heap=off", "-o", path, "--", kWorkload, "allocate-on-signal",
+                    std::to_string(kRoundMib)});
+  ASSERT_TRUE(recorder.wait_for_output("ready")) << recorder.error_output();
+  std::vector<pid_t> tree = probe::read_descendants(recorder.pid());
+  ASSERT_EQ(tree.size(), 1u) << "the workload alone";
+  const pid_t workload = tree[0];
+
+  record::ProfilerSwitch profilers({.live_processes =
+                                        [&] {
+                                          std::vector<record::TreeProcess> live;
+                                          for (pid_t pid : probe::read_descendants(recorder.pid())) {
+                                            live.push_back({pid, comm_of(pid)});
+                                          }
+                                          return live;
+                                        },
+                                    .heap_profile = true,
+                                    .heap_sampling_at_start = false,
+                                    .cpu_profile = false});
+  web::RecorderLiveControl control(profilers);
+  ProfilerSwitchPage page(served, control);
+  const std::string pid = std::to_string(workload);
+  auto round = [&](int n) {
+    recorder.signal(0);  // still there
+    ASSERT_EQ(::kill(workload, SIGUSR1), 0);
+    ASSERT_TRUE(recorder.wait_for_output("allocated " + std::to_string(n)));
+  };
+  auto snapshot = [&] {
+    auto [status, body] = page.post("/api/control/heap-snapshot?pid=" + pid);
+    EXPECT_EQ(status, 200) << body.dump();
+  };
+  auto sampling = [&](bool on) {
+    auto [status, body] = page.post("/api/control/heap-sampling?pid=" + pid + "&on=" + (on ? "1" : "0"));
+    EXPECT_EQ(status, 200) << body.dump();
+  };
+  auto wait_for_snapshots = [&](size_t count) {
+    std::vector<store::HeapSnapshotRow> found;
+    EXPECT_TRUE(wait_for_recording(path, [&](const store::Reader& reader) {
+      found = requested_snapshots(reader, workload);
+      return found.size() >= count;
+    })) << "requested snapshots: " << found.size() << " of " << count;
+    return found;
+  };
+
+  json states = page.states();
+  ASSERT_EQ(states.size(), 1u);
+  EXPECT_EQ(states[0]["pid"], workload);
+  EXPECT_EQ(states[0]["heap"], "off");
+  EXPECT_EQ(states[0]["cpu"], "off");
+
+  // Off as started: a round allocates unseen. The profiler obeys the commands of its
+  // connection in order, so the snapshot asked after "on" is taken once sampling is on:
+  // waiting for it in the recording orders "on" before the next round.
+  round(1);
+  snapshot();
+  sampling(true);
+  snapshot();
+  auto before_on = wait_for_snapshots(2);
+  EXPECT_EQ(page.states()[0]["heap"], "on");
+  round(2);
+  snapshot();
+  sampling(false);
+  snapshot();  // after "off": every sample of round 2 is in it, none of round 3 can be
+  round(3);
+  snapshot();
+  auto all = wait_for_snapshots(5);
+  EXPECT_EQ(page.states()[0]["heap"], "off");
+
+  ASSERT_EQ(all.size(), 5u);
+  EXPECT_EQ(before_on[0].samples, 0) << "sampling off: round 1 unseen";
+  EXPECT_EQ(all[1].samples, 0);
+  EXPECT_GE(all[2].samples - all[1].samples, kFewestSamplesOfARound) << "sampling on: round 2 sampled";
+  EXPECT_EQ(all[4].samples, all[3].samples) << "sampling off again: round 3 unseen";
+
+  // The memory map: three rounds of 64 MiB, resident (each block's first byte is
+  // written, and 4099-byte blocks leave no page untouched) in the heap or anonymous
+  // mappings.
+  auto [map_status, map] = page.post("/api/control/memory-map?pid=" + pid);
+  ASSERT_EQ(map_status, 200) << map.dump();
+  int64_t private_bytes = 0;
+  for (const json& group : map["groups"]) {
+    if (group["kind"] == "heap" || group["kind"] == "anonymous") {
+      private_bytes += group["anonymous_bytes"].get<int64_t>();
+    }
+  }
+  EXPECT_GE(private_bytes, mib(3 * kRoundMib));
+
+  // A PID outside the tree (this test's own) is refused in one line.
+  auto [refused_status, refused] = page.post("/api/control/heap-sampling?pid=" + std::to_string(::getpid()) + "&on=1");
+  EXPECT_EQ(refused_status, 409);
+  EXPECT_EQ(refused["error"], "process " + std::to_string(::getpid()) + " is not a live process of the recorded tree");
+
+  ASSERT_EQ(::kill(workload, SIGTERM), 0);
+  Finished finished = recorder.wait();
+  EXPECT_EQ(finished.exit_status, 0) << finished.err;
+}
+
+}  // namespace
+}  // namespace canopy::testing

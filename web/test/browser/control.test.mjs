@@ -1,0 +1,82 @@
+// The process switch of a live page (`canopy record --serve`, control_panel.js): for a
+// process started with --heap=off, the page's buttons turn heap sampling on and off
+// (the server's GET /api/control says so), and show the process's memory map; a POST
+// without the page's token is refused. What sampling then records is the C++ test's
+// (tests/integration/profiler_switch_test.cpp).
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { environment, launchBrowser, recordServing, screenshot, tempDir, waitReady, watchErrors } from './harness.mjs';
+
+describe('canopy record --serve: the profiler switch on the page', () => {
+  let env;
+  let dir;
+  let serving;
+  let browser;
+
+  before(async () => {
+    env = environment();
+    dir = tempDir('canopy-control-');
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    if (browser) await browser.close();
+    if (serving && serving.child.exitCode == null) {
+      const workload = Number(fs.existsSync(path.join(dir, 'pid')) ? fs.readFileSync(path.join(dir, 'pid'), 'utf8') : 0);
+      if (workload) process.kill(workload, 'SIGTERM');
+      serving.child.kill('SIGKILL');
+    }
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('turns heap sampling on and off, and shows the memory map', async () => {
+    // The workload writes its PID, so that the test can end it whatever happens.
+    const command = ['sh', '-c', 'echo $$ > "$D/pid"; exec "$W" allocate-on-signal 16'];
+    serving = recordServing(env, path.join(dir, 'control.canopy'), ['--heap=off'], command, { D: dir });
+    const url = await serving.url;
+    const page = await (await browser.newContext({ viewport: { width: 1400, height: 1000 } })).newPage();
+    const errors = watchErrors(page);
+    await page.goto(url);
+    await waitReady(page);
+    const pid = Number(fs.readFileSync(path.join(dir, 'pid'), 'utf8'));
+    const row = page.locator(`[data-testid="control-row"][data-pid="${pid}"]`);
+    await row.waitFor({ timeout: 60000 });
+    assert.equal(await row.getAttribute('data-heap'), 'off', 'started with --heap=off');
+    const serverSays = () => page.evaluate(async (p) => {
+      const control = await (await fetch('api/control')).json();
+      return control.processes.find((x) => x.pid === p).heap;
+    }, pid);
+
+    await row.locator('[data-testid="control-heap-sampling"]').click();
+    await page.locator(`[data-testid="control-row"][data-pid="${pid}"][data-heap="on"]`).waitFor({ timeout: 60000 });
+    assert.equal(await serverSays(), 'on');
+    await page.locator(`[data-testid="control-row"][data-pid="${pid}"] [data-testid="control-heap-sampling"]`).click();
+    await page.locator(`[data-testid="control-row"][data-pid="${pid}"][data-heap="off"]`).waitFor({ timeout: 60000 });
+    assert.equal(await serverSays(), 'off');
+
+    await page.locator(`[data-testid="control-row"][data-pid="${pid}"] [data-testid="control-memory-map"]`).click();
+    const table = page.locator(`[data-testid="control-map-table"][data-pid="${pid}"]`);
+    await table.waitFor({ timeout: 60000 });
+    const kinds = await table.locator('tr td:first-child').allTextContents();
+    for (const kind of ['heap', 'stack', 'file']) assert.ok(kinds.includes(kind), `the memory map's kinds: ${kinds}`);
+    await screenshot(page, env, 'live-control');
+    // The page went on following meanwhile: the recording's end it shows moved.
+    const followed = await page.evaluate(() => window.canopyView.live.updates);
+    await page.waitForFunction((seen) => window.canopyView.live.updates > seen, followed, { timeout: 60000 });
+
+    // Only the page's own token switches anything.
+    const refused = await page.evaluate(async (p) => {
+      const response = await fetch(`api/control/heap-sampling?pid=${p}&on=1`, { method: 'POST' });
+      return response.status;
+    }, pid);
+    assert.equal(refused, 403);
+    assert.equal(await serverSays(), 'off');
+    assert.deepEqual(errors.filter((e) => !e.includes('403')), []);
+
+    process.kill(pid, 'SIGTERM');
+    await page.locator('[data-testid="ended-badge"]').waitFor({ timeout: 60000 });
+    serving.child.kill('SIGINT');
+    assert.deepEqual(await serving.exited, { code: 0, signal: null }, serving.output());
+  });
+});
