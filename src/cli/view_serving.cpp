@@ -29,14 +29,16 @@ Result<std::unique_ptr<ViewServing>> ViewServing::start(const std::string& liste
   std::unique_ptr<ViewServing> serving(new ViewServing(options));
   web::ServerOptions server_options{address.address, address.port};
   server_options.control = &serving->control_;
+  server_options.require_token = !web::is_loopback_address(address.address);
   auto service = module->bind_view_server(*serving->loading_, server_options);
   if (!service) {
     return Error{"--serve: " + service.error().message};
   }
   serving->service_ = std::move(*service);
-  if (!web::is_loopback_address(address.address)) {
+  if (server_options.require_token) {
     print_error("warning: --serve listens on " + address.address +
-                ", so other machines can read this recording; it holds command lines, which can hold secrets");
+                ", so other machines can reach it; it answers only requests with the token in the URL below, "
+                "and the recording holds command lines, which can hold secrets");
   }
   print_error("serving the recording live at " + serving->service_->url());
   return serving;

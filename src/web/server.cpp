@@ -12,6 +12,8 @@ namespace canopy::web {
 namespace {
 
 constexpr size_t kMaxPoints = 20000;
+// The cookie that carries the access token (ServerOptions::require_token).
+constexpr std::string_view kAccessCookie = "canopy_token";
 // GET /api/live checks this often whether its client has gone, and sends a comment
 // when nothing happened for kLiveKeepAlive.
 constexpr std::chrono::milliseconds kLiveWait{1000};
@@ -179,12 +181,47 @@ Result<std::unique_ptr<ViewService>> ViewServer::bind(const ViewLoading& loading
   if (options.control) {
     ASSIGN_OR_RETURN(server->control_token_, random_token("the live control's token"));
   }
+  if (options.require_token) {
+    ASSIGN_OR_RETURN(server->access_token_, random_token("the viewer's access token"));
+  }
   RETURN_IF_ERROR(server->listener_.bind(options.listen, options.port));
   server->add_routes();
   return std::unique_ptr<ViewService>(std::move(server));
 }
 
-std::string ViewServer::url() const { return "http://" + listener_.authority() + "/"; }
+std::string ViewServer::url() const {
+  return "http://" + listener_.authority() + "/" + (access_token_.empty() ? "" : "?token=" + access_token_);
+}
+
+bool ViewServer::access_allowed(const httplib::Request& req, httplib::Response& res) const {
+  if (access_token_.empty()) {
+    return true;
+  }
+  if (req.has_param("token") && same_secret(req.get_param_value("token"), access_token_)) {
+    // Strict: another site's page never sends it, not even in a link's navigation.
+    res.set_header("Set-Cookie", std::string(kAccessCookie) + "=" + access_token_ +
+                                     "; HttpOnly; SameSite=Strict; Path=/");
+    return true;
+  }
+  constexpr std::string_view kBearer = "Bearer ";
+  const std::string authorization = req.get_header_value("Authorization");
+  if (authorization.starts_with(kBearer) && same_secret(authorization.substr(kBearer.size()), access_token_)) {
+    return true;
+  }
+  // Cookie: a=1; canopy_token=...; b=2
+  const std::string cookies = req.get_header_value("Cookie");
+  const std::string name = std::string(kAccessCookie) + "=";
+  for (size_t at = 0; at < cookies.size();) {
+    size_t end = cookies.find(';', at);
+    std::string cookie = cookies.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    cookie.erase(0, cookie.find_first_not_of(' '));
+    if (cookie.starts_with(name) && same_secret(cookie.substr(name.size()), access_token_)) {
+      return true;
+    }
+    at = end == std::string::npos ? cookies.size() : end + 1;
+  }
+  return false;
+}
 
 Status ViewServer::serve() { return listener_.serve(); }
 
@@ -274,6 +311,11 @@ void ViewServer::add_routes() {
       {"Cache-Control", "no-store"},
   });
   http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    if (!access_allowed(req, res)) {
+      res.set_header("WWW-Authenticate", "Bearer realm=\"canopy\"");
+      send_error(res, 401, "this server asks for its token: open the URL it printed (?token=TOKEN)");
+      return httplib::Server::HandlerResponse::Handled;
+    }
     if (req.method == "POST" && options_.control && is_control_path(req.path)) {
       return control_post_allowed(req, res) ? httplib::Server::HandlerResponse::Unhandled
                                             : httplib::Server::HandlerResponse::Handled;

@@ -33,6 +33,10 @@ struct ServerOptions {
   // owned; outlives the server. Without one, nothing but GET and HEAD is answered
   // and GET /api/control says there is none.
   LiveControl* control = nullptr;
+  // Every request needs the server's access token (record --serve off loopback): the
+  // URL url() gives carries it (?token=), and the answer to a request with it sets it
+  // as a cookie, which the page's own requests then carry.
+  bool require_token = false;
 };
 
 // Built into canopy-web.so (web_module.h), which hands it out as a ViewService.
@@ -68,6 +72,10 @@ class ViewServer final : public ViewService {
   uint64_t recording_body_version_ = 0;
   std::shared_ptr<const std::string> recording_body_;
   std::string control_token_;  // set when options_.control is
+  std::string access_token_;   // set when options_.require_token is
+  // Whether `req` carries the access token (or none is asked for); sets the cookie
+  // when it came in the URL.
+  bool access_allowed(const httplib::Request& req, httplib::Response& res) const;
   HttpListener listener_;
 };
 
