@@ -70,8 +70,13 @@ Result<ViewData> ViewLoading::load(bool live) {
   }
   // One snapshot, so that the follower's first update starts where the load ended.
   RETURN_IF_ERROR(reader_->begin_snapshot());
-  ASSIGN_OR_RETURN(last_data_version_, reader_->data_version());
-  auto loaded = load_view_data(*reader_, /*live=*/true);
+  Result<ViewData> loaded = Error{""};
+  if (auto version = reader_->data_version(); !version) {
+    loaded = version.error();
+  } else {
+    last_data_version_ = *version;
+    loaded = load_view_data(*reader_, /*live=*/true);
+  }
   reader_->end_snapshot();
   return loaded;
 }
