@@ -1,10 +1,9 @@
 #include "cli/metrics_serving.h"
 
-#include <pthread.h>
-#include <signal.h>
 
 #include <chrono>
 
+#include "common/signal_free_thread.h"
 #include "common/terminal_text.h"
 #include "web/listen_address.h"
 #include "web/metrics_server.h"
@@ -31,20 +30,13 @@ Result<std::unique_ptr<MetricsServing>> MetricsServing::start(const std::string&
                 "and tells the tree's command names");
   }
   print_error("metrics at " + serving->service_->url());
-  // The recorder's loop takes its signals through a signalfd, with them blocked: none
-  // may be delivered to this thread instead, so it starts with every signal blocked.
-  sigset_t all;
-  sigfillset(&all);
-  sigset_t before;
-  pthread_sigmask(SIG_SETMASK, &all, &before);
   MetricsServing* self = serving.get();
-  serving->thread_ = std::thread([self] {
+  serving->thread_ = signal_free_thread([self] {
     if (auto served = self->service_->serve(); !served) {
       print_error("--metrics: " + served.error().message);
     }
     self->serve_returned_ = true;
   });
-  pthread_sigmask(SIG_SETMASK, &before, nullptr);
   return serving;
 }
 

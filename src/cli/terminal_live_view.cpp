@@ -1,7 +1,5 @@
 #include "cli/terminal_live_view.h"
 
-#include <pthread.h>
-#include <signal.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -10,6 +8,7 @@
 #include <chrono>
 #include <string>
 
+#include "common/signal_free_thread.h"
 #include "report/live_table_format.h"
 
 namespace canopy::cli {
@@ -47,14 +46,7 @@ std::unique_ptr<TerminalLiveView> TerminalLiveView::start(int64_t start_ms) {
     return nullptr;
   }
   std::unique_ptr<TerminalLiveView> view(new TerminalLiveView(start_ms));
-  // The drawing thread takes no signals: the recorder reads SIGCHLD and the stop
-  // signals from a signalfd, which sees only those no thread can take (a SIGCHLD
-  // taken here would be dropped, and the command's end never noticed).
-  sigset_t all, caller;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &caller);
-  view->drawer_ = std::thread([raw = view.get()] { raw->draw_loop(); });
-  pthread_sigmask(SIG_SETMASK, &caller, nullptr);
+  view->drawer_ = signal_free_thread([raw = view.get()] { raw->draw_loop(); });
   return view;
 }
 

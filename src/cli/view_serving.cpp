@@ -5,6 +5,7 @@
 
 #include <chrono>
 
+#include "common/signal_free_thread.h"
 #include "common/terminal_text.h"
 #include "web/listen_address.h"
 
@@ -79,17 +80,8 @@ void ViewServing::publish(std::shared_ptr<const record::LiveFigures> figures) {
     std::lock_guard lock(figures_mutex_);
     figures_ = std::move(figures);  // a pointer swap: the loop never waits on a reader
   }
-  std::call_once(begun_, [this] {
-    // The recorder's loop takes its signals through a signalfd, with them blocked: none
-    // may be delivered to the server's threads instead, so they start with every signal
-    // blocked (the connections' threads inherit the mask).
-    sigset_t all;
-    sigfillset(&all);
-    sigset_t before;
-    pthread_sigmask(SIG_SETMASK, &all, &before);
-    thread_ = std::thread([this] { run(); });
-    pthread_sigmask(SIG_SETMASK, &before, nullptr);
-  });
+  // The connections' threads inherit the server thread's mask.
+  std::call_once(begun_, [this] { thread_ = signal_free_thread([this] { run(); }); });
 }
 
 void ViewServing::run() {

@@ -1,10 +1,9 @@
 #include "web/view_loading.h"
 
-#include <pthread.h>
-#include <signal.h>
 
 #include <filesystem>
 
+#include "common/signal_free_thread.h"
 #include "store/reader.h"
 #include "web/view_follow.h"
 
@@ -31,10 +30,7 @@ Status ViewLoading::begin(const std::string& path, std::function<void()> before_
   const bool live = follow && !reader_->meta().end_ms && recorder_running(reader_->meta());
   // The loading thread takes no signals: the caller's own handling of SIGINT and SIGTERM
   // (view_command.cpp waits for them) must not find them delivered here instead.
-  sigset_t all, caller;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &caller);
-  loader_ = std::thread([this, live, before_load = std::move(before_load)] {
+  loader_ = signal_free_thread([this, live, before_load = std::move(before_load)] {
     if (before_load) {
       before_load();
     }
@@ -43,7 +39,6 @@ Status ViewLoading::begin(const std::string& path, std::function<void()> before_
       follow_commits();
     }
   });
-  pthread_sigmask(SIG_SETMASK, &caller, nullptr);
   return Ok{};
 }
 
