@@ -6,22 +6,35 @@ namespace canopy::analyze {
 
 bool lacks_figures(const store::ProcessRow& p) { return !p.peak_rss_bytes || !p.cpu_user_ns; }
 
-void take_sample_figures(store::ProcessRow& p, int64_t t_ms, const store::SampleValues& v) {
+void take_sample(SampleFigures& figures, int64_t t_ms, const store::SampleValues& v) {
+  figures.sampled = true;
   std::optional<int64_t> rss = v.rss_bytes();
-  if (rss && (!p.peak_rss_bytes || *rss > *p.peak_rss_bytes)) {
-    p.peak_rss_bytes = rss;
-    p.peak_rss_t_ms = t_ms;
+  if (rss && (!figures.peak_rss_bytes || *rss > *figures.peak_rss_bytes)) {
+    figures.peak_rss_bytes = rss;
+    figures.peak_rss_t_ms = t_ms;
   }
-  p.cpu_user_ns = v[store::kCpuUserNs].value_or(0);
-  p.cpu_system_ns = v[store::kCpuSystemNs].value_or(0);
+  figures.cpu_user_ns = v[store::kCpuUserNs].value_or(0);
+  figures.cpu_system_ns = v[store::kCpuSystemNs].value_or(0);
+}
+
+void take_sample_figures(store::ProcessRow& p, const SampleFigures& figures) {
+  if (!lacks_figures(p) || !figures.sampled) {
+    return;
+  }
+  if (figures.peak_rss_bytes && (!p.peak_rss_bytes || *figures.peak_rss_bytes > *p.peak_rss_bytes)) {
+    p.peak_rss_bytes = figures.peak_rss_bytes;
+    p.peak_rss_t_ms = figures.peak_rss_t_ms;
+  }
+  p.cpu_user_ns = figures.cpu_user_ns;
+  p.cpu_system_ns = figures.cpu_system_ns;
 }
 
 Result<std::vector<store::ProcessRow>> processes_with_figures(const store::Reader& reader) {
   ASSIGN_OR_RETURN(auto processes, reader.processes());
-  std::unordered_map<int64_t, store::ProcessRow*> missing;
+  std::unordered_map<int64_t, std::pair<store::ProcessRow*, SampleFigures>> missing;
   for (auto& p : processes) {
     if (lacks_figures(p)) {
-      missing[p.id] = &p;
+      missing[p.id] = {&p, SampleFigures{}};
     }
   }
   if (missing.empty()) {
@@ -32,9 +45,12 @@ Result<std::vector<store::ProcessRow>> processes_with_figures(const store::Reade
     if (it == missing.end()) {
       return;
     }
-    take_sample_figures(*it->second, t_ms, v);
-    it->second->last_seen_ms = t_ms;
+    take_sample(it->second.second, t_ms, v);
+    it->second.first->last_seen_ms = t_ms;
   }));
+  for (auto& [id, row_and_figures] : missing) {
+    take_sample_figures(*row_and_figures.first, row_and_figures.second);
+  }
   return processes;
 }
 

@@ -30,12 +30,24 @@ struct ProcessPeak {
 // A process's peak: its highest sample, or its exit record's when that is higher.
 ProcessPeak process_peak(const store::ProcessRow& p, int64_t start_ms);
 
-// A recorder killed mid-run wrote peaks and CPU only for the processes that had ended:
-// these lack them, and take them from their samples (take_sample_figures).
+// A recorder killed mid-run wrote peaks and CPU only for the processes that had ended
+// (and one still running has not written them yet): these lack them, and take them
+// from their samples (take_sample_figures).
 bool lacks_figures(const store::ProcessRow& p);
-// One sample of such a process, in time order: its resident memory may be the peak,
-// and its cumulative CPU is the latest.
-void take_sample_figures(store::ProcessRow& p, int64_t t_ms, const store::SampleValues& v);
+
+// What a process's samples say of its peak and CPU.
+struct SampleFigures {
+  bool sampled = false;
+  std::optional<int64_t> peak_rss_bytes;  // the highest, the earliest of equal ones
+  int64_t peak_rss_t_ms = 0;
+  int64_t cpu_user_ns = 0;  // cumulative: the latest sample's
+  int64_t cpu_system_ns = 0;
+};
+// One sample, in time order.
+void take_sample(SampleFigures& figures, int64_t t_ms, const store::SampleValues& v);
+// A row that lacks_figures takes its samples' (when it has any): the higher of its own
+// peak and theirs, and their CPU.
+void take_sample_figures(store::ProcessRow& p, const SampleFigures& figures);
 
 // The recording's processes, with peaks and CPU derived from their samples where the
 // recorder could not write them.

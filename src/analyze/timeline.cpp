@@ -103,14 +103,7 @@ Status Timeline::extend(const store::Reader& reader, bool complete) {
           auto process = static_cast<size_t>(index_of_[process_id]);
           add_change(process, static_cast<uint32_t>(tick), v);
           dirty_from = std::min(dirty_from, tick);
-          SampleFigures& figures = sample_figures_[process];
-          std::optional<int64_t> rss = v.rss_bytes();
-          if (rss && (!figures.peak_rss_bytes || *rss > *figures.peak_rss_bytes)) {
-            figures.peak_rss_bytes = rss;
-            figures.peak_rss_t_ms = t_ms;
-          }
-          figures.cpu_user_ns = v[store::kCpuUserNs].value_or(0);
-          figures.cpu_system_ns = v[store::kCpuSystemNs].value_or(0);
+          take_sample(sample_figures_[process], t_ms, v);
         },
         shown);
     if (!status) {
@@ -120,18 +113,8 @@ Status Timeline::extend(const store::Reader& reader, bool complete) {
   for (size_t i = 0; i < tracks_.size(); ++i) {
     rate_cpu(tracks_[i], processes_[i].start_ms);
     // The rows a killed recorder left, and those of processes still alive, lack the
-    // peak and the CPU: they take them from the samples, as the report's do
-    // (process_figures.h).
-    store::ProcessRow& row = processes_[i];
-    const SampleFigures& figures = sample_figures_[i];
-    if (lacks_figures(row) && (figures.peak_rss_bytes || figures.cpu_user_ns)) {
-      if (figures.peak_rss_bytes && (!row.peak_rss_bytes || *figures.peak_rss_bytes > *row.peak_rss_bytes)) {
-        row.peak_rss_bytes = figures.peak_rss_bytes;
-        row.peak_rss_t_ms = figures.peak_rss_t_ms;
-      }
-      row.cpu_user_ns = figures.cpu_user_ns;
-      row.cpu_system_ns = figures.cpu_system_ns;
-    }
+    // peak and the CPU: they take them from the samples, as the report's do.
+    take_sample_figures(processes_[i], sample_figures_[i]);
   }
   compute_totals_from(dirty_from);
   if (complete) {

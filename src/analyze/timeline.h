@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analyze/process_figures.h"
 #include "common/result.h"
 #include "store/reader.h"
 
@@ -149,14 +150,6 @@ class Timeline {
     uint32_t rated = 0;  // changes[0, rated) have their cpu_percent
     std::vector<Change> changes;
   };
-  // What the samples say of a process's peak and CPU, for a row the recorder could not
-  // give them (a killed recorder's, a process still alive): see process_figures.h.
-  struct SampleFigures {
-    std::optional<int64_t> peak_rss_bytes;
-    int64_t peak_rss_t_ms = 0;
-    std::optional<int64_t> cpu_user_ns;
-    std::optional<int64_t> cpu_system_ns;
-  };
 
   static double value(const Change& c, Metric metric);
   // The change in effect at `tick` (the last at or before it), or nullptr.
@@ -172,6 +165,8 @@ class Timeline {
 
   store::Reader::SampleCursor cursor_;  // the sample rows read so far
   std::vector<int32_t> index_of_;       // process id to index into processes_
+  // What the samples say of each process's peak and CPU, for a row the recorder could
+  // not give them (a killed recorder's, a process still alive): process_figures.h.
   std::vector<SampleFigures> sample_figures_;  // indexed like processes_
   bool subtrees_stale_ = false;
 
