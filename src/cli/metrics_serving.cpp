@@ -1,7 +1,6 @@
 #include "cli/metrics_serving.h"
 
 
-#include <chrono>
 
 #include "common/signal_free_thread.h"
 #include "common/terminal_text.h"
@@ -35,7 +34,6 @@ Result<std::unique_ptr<MetricsServing>> MetricsServing::start(const std::string&
     if (auto served = self->service_->serve(); !served) {
       print_error("--metrics: " + served.error().message);
     }
-    self->serve_returned_ = true;
   });
   return serving;
 }
@@ -44,11 +42,7 @@ MetricsServing::~MetricsServing() {
   if (!thread_.joinable()) {
     return;  // the server could not bind: nothing runs
   }
-  // httplib ignores stop() until its accept loop runs: ask until serve() has returned.
-  while (!serve_returned_) {
-    service_->stop();
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  service_->stop();  // returns once serve() has
   thread_.join();
 }
 

@@ -3,7 +3,6 @@
 // loop publishes into the feed, and stops it when the recording ends.
 #pragma once
 
-#include <atomic>
 #include <memory>
 #include <string>
 #include <thread>
@@ -31,7 +30,6 @@ class MetricsServing {
   web::MetricsFeed feed_;
   std::unique_ptr<web::MetricsService> service_;
   std::thread thread_;
-  std::atomic<bool> serve_returned_ = false;
 };
 
 }  // namespace canopy::cli

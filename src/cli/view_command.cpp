@@ -5,7 +5,6 @@
 #include <sys/wait.h>
 
 #include <atomic>
-#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -87,17 +86,11 @@ int run_view_command(const ViewOptions& options) {
   }
 
   std::atomic<bool> stopping = false;
-  std::atomic<bool> serve_returned = false;
   std::thread waiter([&] {
     int signal = 0;
     sigwait(&stop_signals, &signal);
     stopping = true;
-    // httplib ignores stop() until its accept loop runs, so a signal that comes right
-    // after the "serving" line would be lost: ask again until serve() has returned.
-    while (!serve_returned) {
-      (*server)->stop();
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+    (*server)->stop();  // also when it comes right after the "serving" line
   });
   // A recording found damaged while its samples load ends the server, as an unreadable
   // one ends `view` before it serves.
@@ -109,7 +102,6 @@ int run_view_command(const ViewOptions& options) {
     }
   });
   Status served = (*server)->serve();
-  serve_returned = true;
   const bool stopped_by_signal = stopping;
   if (!stopped_by_signal) {
     pthread_kill(waiter.native_handle(), SIGTERM);  // wake the waiter

@@ -50,11 +50,7 @@ ViewServing::~ViewServing() {
     return;  // never started: nothing runs
   }
   stopping_ = true;
-  // httplib ignores stop() until its accept loop runs: ask until serve() has returned.
-  while (!serve_returned_) {
-    service_->stop();
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  service_->stop();  // returns once serve() has, or at once before it runs
   thread_.join();
 }
 

@@ -5,7 +5,9 @@
 #include <httplib.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "web/connection_threads.h"
 
@@ -80,12 +82,25 @@ bool HttpListener::host_allowed(const std::string& host) const {
 }
 
 Status HttpListener::serve() {
-  if (!http_->listen_after_bind()) {
+  // serving_ before stop_asked_, as stop() sets them the other way round: whichever
+  // comes second sees the other's (both sequentially consistent).
+  serving_ = true;
+  bool served = stop_asked_ || http_->listen_after_bind();
+  serving_ = false;
+  if (!served) {
     return Error{"the server stopped: " + std::string(std::strerror(errno))};
   }
   return Ok{};
 }
 
-void HttpListener::stop() { http_->stop(); }
+void HttpListener::stop() {
+  stop_asked_ = true;
+  // httplib ignores stop() until its accept loop runs, so a stop asked just as serve()
+  // starts would be lost: ask again until serve() has returned.
+  while (serving_) {
+    http_->stop();
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
 
 }  // namespace canopy::web

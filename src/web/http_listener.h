@@ -3,6 +3,7 @@
 // before it serves, and the check of the Host header against DNS rebinding.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -34,12 +35,16 @@ class HttpListener {
   bool host_allowed(const std::string& host) const;
   // Answers requests until stop(), from any thread.
   Status serve();
+  // Returns once serve() has returned, or at once when it is not running; a serve()
+  // called after it returns at once.
   void stop();
 
  private:
   std::string address_;
   int port_ = 0;
   int listening_fd_ = -1;  // owned by http_
+  std::atomic<bool> stop_asked_ = false;
+  std::atomic<bool> serving_ = false;
   std::unique_ptr<httplib::Server> http_;
 };
 
