@@ -42,12 +42,7 @@ bool MetricsServer::token_given(const std::string& authorization, const std::str
   if (token_.empty()) {
     return true;
   }
-  constexpr std::string_view kBearer = "Bearer ";
-  if (authorization.size() > kBearer.size() && authorization.compare(0, kBearer.size(), kBearer) == 0 &&
-      same_secret(authorization.substr(kBearer.size()), token_)) {
-    return true;
-  }
-  return same_secret(query_token, token_);
+  return bearer_carries(authorization, token_) || same_secret(query_token, token_);
 }
 
 void MetricsServer::add_routes() {

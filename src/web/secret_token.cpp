@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string_view>
 
 namespace canopy::web {
 
@@ -40,6 +41,12 @@ bool same_secret(const std::string& given, const std::string& secret) {
     differ |= static_cast<unsigned char>(given[i] ^ secret[i]);
   }
   return differ == 0;
+}
+
+bool bearer_carries(const std::string& authorization, const std::string& secret) {
+  constexpr std::string_view kBearer = "Bearer ";
+  return authorization.size() > kBearer.size() && authorization.starts_with(kBearer) &&
+         same_secret(authorization.substr(kBearer.size()), secret);
 }
 
 }  // namespace canopy::web

@@ -15,4 +15,7 @@ Result<std::string> random_token(const std::string& purpose);
 // the token's first characters from how fast it is refused.
 bool same_secret(const std::string& given, const std::string& secret);
 
+// Whether an Authorization header is "Bearer SECRET".
+bool bearer_carries(const std::string& authorization, const std::string& secret);
+
 }  // namespace canopy::web

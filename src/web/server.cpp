@@ -203,9 +203,7 @@ bool ViewServer::access_allowed(const httplib::Request& req, httplib::Response& 
                                      "; HttpOnly; SameSite=Strict; Path=/");
     return true;
   }
-  constexpr std::string_view kBearer = "Bearer ";
-  const std::string authorization = req.get_header_value("Authorization");
-  if (authorization.starts_with(kBearer) && same_secret(authorization.substr(kBearer.size()), access_token_)) {
+  if (bearer_carries(req.get_header_value("Authorization"), access_token_)) {
     return true;
   }
   // Cookie: a=1; canopy_token=...; b=2
