@@ -271,11 +271,20 @@ Status Reader::begin_snapshot() {
 }
 
 Result<int64_t> Reader::data_version() const {
-  int64_t version = 0;
-  RETURN_IF_ERROR(each_row("PRAGMA data_version", [&](sqlite3_stmt* s) {
-    version = sqlite3_column_int64(s, 0);
-    return Status(Ok{});
-  }));
+  if (!data_version_) {
+    auto prepared = prepare(db_.get(), "PRAGMA data_version");
+    if (!prepared) {
+      return read_error();
+    }
+    data_version_ = std::move(*prepared);
+  }
+  sqlite3_stmt* s = data_version_.get();
+  int rc = sqlite3_step(s);
+  const int64_t version = sqlite3_column_int64(s, 0);
+  sqlite3_reset(s);
+  if (rc != SQLITE_ROW) {
+    return read_error();
+  }
   return version;
 }
 

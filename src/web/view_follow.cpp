@@ -39,6 +39,9 @@ bool recorder_running(const store::RecordingMeta& meta) {
     return false;
   }
   const auto pid = static_cast<pid_t>(*meta.recorder_pid);
+  if (pid == ::getpid()) {
+    return true;  // record --serve: this process writes it (and a poll reads no /proc)
+  }
   if (::kill(pid, 0) != 0 && errno != EPERM) {
     return false;
   }
