@@ -56,6 +56,8 @@ ViewServing::~ViewServing() {
 
 void ViewServing::recording_created(const std::string& path) { path_ = path; }
 
+void ViewServing::recording_committed() { loading_->nudge(); }
+
 std::vector<record::TreeProcess> ViewServing::live_processes() {
   std::shared_ptr<const record::LiveFigures> figures;
   {

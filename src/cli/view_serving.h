@@ -34,6 +34,10 @@ class ViewServing final : public record::LiveFiguresSink {
   ViewServing& operator=(const ViewServing&) = delete;
 
   void recording_created(const std::string& path) override;
+  // The follower reads each commit as it is made, not at its next poll.
+  void recording_committed() override;
+  // While a page follows it, so that every figure reaches the page within a second.
+  bool watched() const override { return loading_->watched(); }
   // The first tick: the server's thread starts, and serves as soon as the recorder's
   // first commit has put the recording's start in the file. Each tick: the live
   // processes the profiler switch may act on.

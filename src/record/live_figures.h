@@ -78,6 +78,13 @@ class LiveFiguresSink {
   // The recording's file, once the recorder has made it (before the first tick): for a
   // sink that reads the recording itself as it is written (record --serve).
   virtual void recording_created(const std::string& /*path*/) {}
+  // The recorder has just committed: what it wrote since its previous commit is in the
+  // file for every reader now (record --serve reads it at once instead of at its next
+  // poll). Called by the sampling loop; must not block for long.
+  virtual void recording_committed() {}
+  // Whether someone follows the recording as it is written (a page of record --serve):
+  // the recorder then commits more often (store::kWatchedUncommittedUnderMs).
+  virtual bool watched() const { return false; }
 };
 
 }  // namespace canopy::record

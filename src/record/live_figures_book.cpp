@@ -111,4 +111,19 @@ void LiveFiguresBook::publish(int64_t t_ms, const TreeSampler& sampler, const Li
   }
 }
 
+bool LiveFiguresBook::watched() const {
+  for (const LiveFiguresSink* sink : sinks_) {
+    if (sink->watched()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void LiveFiguresBook::committed() {
+  for (LiveFiguresSink* sink : sinks_) {
+    sink->recording_committed();
+  }
+}
+
 }  // namespace canopy::record

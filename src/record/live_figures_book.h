@@ -29,6 +29,11 @@ class LiveFiguresBook {
   void publish(int64_t t_ms, const TreeSampler& sampler, const LimitWatch* limits,
                const HeapInUseTable* heap = nullptr);
 
+  // After the recorder's commit, to every sink.
+  void committed();
+  // Whether a sink is watched (LiveFiguresSink::watched).
+  bool watched() const;
+
   // The figures as publish() would hand them, for tests.
   std::shared_ptr<LiveFigures> build(int64_t t_ms, const TreeSampler& sampler, const LimitWatch* limits,
                                      const HeapInUseTable* heap = nullptr);

@@ -160,7 +160,11 @@ void tick(Session& s, EventsReady ready) {
   if (s.live) {
     s.live->publish(t, s.sampler, s.limits, s.heap ? s.heap->in_use() : nullptr);
   }
-  s.writer.commit_if_due(t, t + s.options.interval_ms);
+  const int64_t uncommitted_under_ms =
+      s.live && s.live->watched() ? store::kWatchedUncommittedUnderMs : store::kUncommittedUnderMs;
+  if (s.writer.commit_if_due(t, t + s.options.interval_ms, uncommitted_under_ms) && s.live) {
+    s.live->committed();
+  }
   if (s.writer.failure()) {
     (*s.warn)(s.writer.failure()->message + "; recording stopped, the command goes on");
     s.recording = false;

@@ -223,15 +223,17 @@ void Writer::write_everything_pending() {
   write_pending_cpu_samples();
 }
 
-void Writer::commit_if_due(int64_t now_ms, int64_t next_tick_ms) {
-  if (next_tick_ms - last_commit_ms_ < kUncommittedUnderMs) {
-    return;
+bool Writer::commit_if_due(int64_t now_ms, int64_t next_tick_ms, int64_t uncommitted_under_ms) {
+  if (next_tick_ms - last_commit_ms_ < uncommitted_under_ms) {
+    return false;
   }
   last_commit_ms_ = now_ms;
   write_everything_pending();
   if (auto status = exec_sql(db_.get(), "COMMIT; BEGIN"); !status && !failure_) {
     failure_ = Error{"cannot write '" + path_ + "': " + status.error().message};
+    return false;
   }
+  return true;
 }
 
 }  // namespace canopy::store

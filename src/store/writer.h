@@ -19,6 +19,9 @@
 namespace canopy::store {
 
 inline constexpr int64_t kUncommittedUnderMs = 1000;
+// While a page follows the recording as it is written (record --serve): the figures a
+// commit holds are then at most a few ticks old, and reach the page within a second.
+inline constexpr int64_t kWatchedUncommittedUnderMs = 500;
 // Why `record -o` and `import -o` refuse a character device or FIFO.
 inline constexpr const char* kRecordingNeedsRegularFile = "a recording must be a regular file";
 
@@ -49,11 +52,12 @@ class Writer {
   void add_event(const EventRow& row);
 
   // Commits at the last tick before the next (due at `next_tick_ms`) would leave
-  // kUncommittedUnderMs or more since the previous commit: at 100 ms, every 900 ms; at
-  // a second or more, every tick.
+  // `uncommitted_under_ms` or more since the previous commit: at 100 ms and the default,
+  // every 900 ms; at a second or more, every tick.
   // A commit costs about as much as a tick's reads (SQLite's code runs cold after each
   // sleep), so the fewer the cheaper, as long as a kill loses under a second.
-  void commit_if_due(int64_t now_ms, int64_t next_tick_ms);
+  // Whether it committed (a live viewer in this process reads the file then).
+  bool commit_if_due(int64_t now_ms, int64_t next_tick_ms, int64_t uncommitted_under_ms = kUncommittedUnderMs);
   // The first write error, if any; the recorder stops recording on it.
   const std::optional<Error>& failure() const { return failure_; }
 

@@ -240,7 +240,8 @@ std::shared_ptr<const std::string> ViewServer::recording_body() {
 void ViewServer::answer_live(httplib::Response& res) {
   // Each event says what changed little: the page asks for what it shows again.
   res.set_chunked_content_provider(
-      "text/event-stream", [this, seen = uint64_t(0), quiet_waits = 0](size_t, httplib::DataSink& sink) mutable {
+      "text/event-stream",
+      [this, seen = uint64_t(0), quiet_waits = 0, watching = loading_.watch()](size_t, httplib::DataSink& sink) mutable {
         const uint64_t version = loading_.wait_for_update(seen, seen == 0 ? std::chrono::milliseconds(0) : kLiveWait);
         if (!sink.is_writable()) {
           return false;

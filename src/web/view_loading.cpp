@@ -99,11 +99,12 @@ void ViewLoading::follow_commits() {
       if (!following_) {
         return;
       }
-      updated_.wait_for(lock, std::chrono::milliseconds(kFollowPollMs), [this] { return stopping_; });
+      updated_.wait_for(lock, std::chrono::milliseconds(kFollowPollMs), [this] { return stopping_ || nudged_; });
       if (stopping_) {
         following_ = false;
         return;
       }
+      nudged_ = false;
     }
     Result<bool> ended = follow_step(follower);
     if (!ended || *ended) {
@@ -146,6 +147,21 @@ Result<bool> ViewLoading::follow_step(ViewFollower& follower) {
   }
   updated_.notify_all();
   return complete;
+}
+
+void ViewLoading::nudge() {
+  {
+    std::lock_guard lock(mutex_);
+    nudged_ = true;
+  }
+  updated_.notify_all();
+}
+
+std::shared_ptr<const void> ViewLoading::watch() const {
+  watchers_.fetch_add(1, std::memory_order_relaxed);
+  return std::shared_ptr<const void>(this, [](const void* self) {
+    static_cast<const ViewLoading*>(self)->watchers_.fetch_sub(1, std::memory_order_relaxed);
+  });
 }
 
 uint64_t ViewLoading::version() const {

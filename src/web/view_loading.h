@@ -68,6 +68,13 @@ class ViewLoading {
   // passes `seen`, at most `timeout`, and returns it.
   uint64_t version() const;
   uint64_t wait_for_update(uint64_t seen, std::chrono::milliseconds timeout) const;
+  // The recorder has committed (record --serve, in this process): the follower reads
+  // the commit now rather than at its next poll. Never blocks for long.
+  void nudge();
+  // A page following the recording (GET /api/live) holds one while its stream is open.
+  std::shared_ptr<const void> watch() const;
+  // Whether a page holds one now.
+  bool watched() const { return watchers_.load(std::memory_order_relaxed) > 0; }
   // Whether the recording is being followed (loaded, not ended, not stopped).
   bool following() const;
   // A follower's failure to read the recording after it loaded (the recorder's file
@@ -88,6 +95,7 @@ class ViewLoading {
   std::unique_ptr<store::Reader> reader_;  // the events' texts are read from it after loading
   std::optional<ViewData> data_;
   std::atomic<const ViewData*> published_{nullptr};
+  mutable std::atomic<int> watchers_{0};
   mutable std::mutex mutex_;
   mutable std::condition_variable finished_changed_;
   bool finished_ = false;
@@ -96,6 +104,7 @@ class ViewLoading {
   uint64_t version_ = 0;                  // under mutex_, like the rest below
   bool following_ = false;
   bool stopping_ = false;
+  bool nudged_ = false;
   std::optional<Error> follow_failure_;
   int64_t last_data_version_ = 0;  // the loading thread's
   mutable std::condition_variable updated_;

@@ -8,11 +8,11 @@
 #include <signal.h>
 
 #include <fstream>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include "integration/harness.h"
+#include "integration/live_stream.h"
 #include "web/view_data.h"
 
 namespace canopy::testing {
@@ -77,26 +77,7 @@ TEST(ViewFollow, ViewOfARunningRecordersFileGrowsWithItAndEndsAsTheFinishedFile)
   EXPECT_EQ(before["meta"]["interrupted"], false) << "still being written, not interrupted";
   EXPECT_TRUE(before["meta"]["exit_code"].is_null());
 
-  // The update events, until the last ("following": false) ends the stream.
-  std::mutex mutex;
-  std::vector<json> updates;
-  std::thread stream([&] {
-    httplib::Client events("127.0.0.1", port_in(view.output()));
-    events.set_read_timeout(120, 0);
-    std::string pending;
-    events.Get("/api/live", [&](const char* data, size_t size) {
-      pending.append(data, size);
-      for (size_t end; (end = pending.find("\n\n")) != std::string::npos; pending.erase(0, end + 2)) {
-        std::string event = pending.substr(0, end);
-        size_t at = event.find("data: ");
-        if (at != std::string::npos) {
-          std::lock_guard lock(mutex);
-          updates.push_back(json::parse(event.substr(at + 6)));
-        }
-      }
-      return true;
-    });
-  });
+  LiveStream stream(port_in(view.output()));
 
   open_gate(dir, "1");
   // The step's memory, read back through the server that follows the file.
@@ -114,7 +95,7 @@ TEST(ViewFollow, ViewOfARunningRecordersFileGrowsWithItAndEndsAsTheFinishedFile)
   EXPECT_EQ(recorder.wait().exit_status, 0) << recorder.error_output();
   stream.join();
   {
-    std::lock_guard lock(mutex);
+    const std::vector<json> updates = stream.updates();
     ASSERT_GE(updates.size(), 2u) << "one at once, and at least the last";
     EXPECT_EQ(updates.back()["following"], false);
     EXPECT_FALSE(updates.back().contains("error")) << updates.back().dump();

@@ -240,6 +240,28 @@ TEST(Store, ACommitComesAtTheLastTickBeforeASecondWouldBeUncommitted) {
   ASSERT_TRUE(writer->finish());
 }
 
+// While a page follows the recording, a commit leaves at most half a second uncommitted,
+// so that what it holds is a few ticks old when the page reads it; and says it committed.
+TEST(Store, AWatchedRecordingCommitsEveryHalfSecond) {
+  TempDir dir;
+  std::string path = dir.file("a.canopy");
+  auto writer = Writer::create(path, false);
+  ASSERT_TRUE(writer) << writer.error().message;
+  std::vector<int64_t> commits;
+  const int64_t start = 1'700'000'000'000;
+  for (int64_t t = start; t <= start + 2000; t += 100) {
+    TickRow row;
+    row.t_ms = t;
+    writer->add_tick(row);
+    if (writer->commit_if_due(t, t + 100, kWatchedUncommittedUnderMs)) {
+      commits.push_back(t - start);
+      EXPECT_EQ(count_rows(path, "SELECT max(t_ms) FROM tick"), t);
+    }
+  }
+  EXPECT_EQ(commits, (std::vector<int64_t>{0, 400, 800, 1200, 1600, 2000}));
+  ASSERT_TRUE(writer->finish());
+}
+
 // Events wait in memory for the next commit; more than fit are written early, and all
 // keep the order they were added in.
 TEST(Store, EveryEventIsWrittenInOrderAcrossCommits) {
