@@ -12,6 +12,7 @@ bench/live-results.md.
 
 Environment: BENCH_LIVE_RUNS (5 rounds, each one run of each configuration)."""
 
+import json
 import os
 import re
 import shutil
@@ -65,7 +66,7 @@ def start_prometheus(directory, metrics_port):
 
 def run_served(canopy, build, prefix, page=True, prometheus=True):
     """--serve and --metrics; a page on the one and Prometheus on the other when asked.
-    The page's update count (None without a page)."""
+    What the page says of itself (bench/live_browser.mjs; None without a page)."""
     path = prefix + ".canopy"
     metrics_port = free_port()
     scraper = None
@@ -90,13 +91,13 @@ def run_served(canopy, build, prefix, page=True, prometheus=True):
     for line in recorder.stderr:  # until it says the recording is complete
         if "the recording is complete" in line:
             break
-    updates = int(viewer.communicate(timeout=120)[0].strip() or 0) if viewer else None
+    page = json.loads(viewer.communicate(timeout=120)[0].strip() or "{}") if viewer else None
     recorder.send_signal(signal.SIGINT)
     recorder.wait(timeout=60)
     if scraper:
         scraper.terminate()
         scraper.wait(timeout=60)
-    return recorder_cpu_s(path), updates
+    return recorder_cpu_s(path), page
 
 
 CONFIGS = [
@@ -124,19 +125,22 @@ def main():
         started = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
         load_at_start = " ".join(load_average())
         cpu = {key: [] for key, _, _ in CONFIGS}
-        updates = []
+        pages = []
         for round_ in range(rounds):
             for key, _, run in CONFIGS:
                 build.prepare()
                 progress(f"round {round_ + 1}/{rounds}: {key}")
-                cpu_s, page_updates = run(canopy, build, os.path.join(tmp, f"{key}{round_}"))
+                cpu_s, page = run(canopy, build, os.path.join(tmp, f"{key}{round_}"))
                 cpu[key].append(cpu_s)
-                if page_updates is not None:
-                    updates.append(page_updates)
+                if page is not None:
+                    pages.append(page)
         alone = statistics.median(cpu["alone"])
         rows = [f"| {title} | {statistics.median(cpu[key]):.3f} | {statistics.median(cpu[key]) / alone:.2f}x | "
                 f"{', '.join(f'{v:.3f}' for v in cpu[key])} |" for key, title, _ in CONFIGS]
+        updates = [p["updates"] for p in pages]
         per_update_ms = (statistics.median(cpu["watched"]) - statistics.median(cpu["scraped"])) * 1000 / statistics.median(updates)
+        worst = [p["worstMs"] for p in pages if p.get("worstMs") is not None]
+        draws = sum(p.get("draws", 0) for p in pages)
         lines = [
             "# What watching live costs the recorder (make bench-live)",
             "",
@@ -155,6 +159,11 @@ def main():
             "",
             f"The page merged {', '.join(str(u) for u in updates)} updates: the page costs the recorder about",
             f"{per_update_ms:.1f} ms of CPU per update (watched minus scraped, over the median count).",
+            "",
+            "How late the page drew each figure (the issue's bar: within 1 s of the kernel's): for each",
+            "chart the page drew while following, the time from the oldest tick it drew for the first",
+            "time (read by the recorder) to the chart drawn with it, on one clock. The worst of",
+            f"each run: {', '.join(f'{w} ms' for w in worst)}, over {draws} charts in all.",
         ]
         text = "\n".join(lines) + "\n"
         print(text)

@@ -1,6 +1,7 @@
 // A page of `canopy record --serve` left open while the recording runs, as a user
 // watching it would (bench/live.py): opens URL in a real Chromium and stays until the
-// page says the recording has ended. Prints how many updates the page merged.
+// page says the recording has ended. Prints, as JSON, how many updates the page merged
+// and how late the chart drew the figures (web/src/live.js, noteDrawn).
 //
 //   node bench/live_browser.mjs URL
 import { createRequire } from 'node:module';
@@ -17,7 +18,10 @@ try {
   await page.goto(url);
   await page.waitForFunction(() => window.canopyView && window.canopyView.state, null, { timeout: 120000 });
   await page.waitForFunction(() => !window.canopyView.live || !window.canopyView.live.following, null, { timeout: 0, polling: 500 });
-  console.log(await page.evaluate(() => (window.canopyView.live ? window.canopyView.live.updates : 0)));
+  console.log(JSON.stringify(await page.evaluate(() => {
+    const live = window.canopyView.live;
+    return live ? { updates: live.updates, draws: live.latency.draws, worstMs: live.latency.worstMs, lastMs: live.latency.lastMs } : { updates: 0 };
+  })));
 } finally {
   await browser.close();
 }

@@ -15,6 +15,7 @@ import { groupHighlight, indexByName, layerHighlight, processHighlight, subtreeH
 import { InfoPanel } from './info.js';
 import { ControlPanel } from './control_panel.js';
 import { laneScale, lifeSpan } from './lanes.js';
+import { noteDrawn } from './live.js';
 import { ProfilePanes } from './profile_panes.js';
 import { Legend } from './legend.js';
 import { keptNodes, ProcessSearch, searchHighlight } from './process_search.js';
@@ -255,6 +256,7 @@ class App {
       this.rawKey = key;
       this.store.set({ fetches: this.state.fetches + 1 });
       this.redrawFrame();
+      if (this.hook.live) noteDrawn(this.hook.live, data.to, this.meta.interval_ms);
       this.setStatus(data.exact ? '' : 'downsampled');
     } catch (error) {
       if (error && error.name === 'AbortError') return;
@@ -393,9 +395,10 @@ class App {
     if (atEnd) {
       const { from, to } = this.bounds;
       this.store.set({ view: full ? { from, to } : clampView(to - width, to, from, to) });
-    } else {
-      this.refetchSoon();
     }
+    // At once: the delay is for a zoom or a drag, whose steps come many a second.
+    this.refetchSoon.cancel();
+    this.loadSeries();
     this.renderViewRange();
   }
 

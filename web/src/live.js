@@ -6,7 +6,7 @@
 
 export function followLive(app, source, hook) {
   if (!app.recording.live || typeof EventSource !== 'function') return;
-  const live = { updates: 0, connected: false, following: true };
+  const live = { updates: 0, connected: false, following: true, latency: { draws: 0, lastMs: null, worstMs: null } };
   hook.live = live;
   const stream = new EventSource('api/live');
   // One refresh at a time; updates that come meanwhile make one more.
@@ -45,4 +45,19 @@ export function followLive(app, source, hook) {
     }
     refresh();
   });
+}
+
+// After each chart drawn while following: how long ago the oldest figure it drew for the
+// first time was read (the tick after the previous chart's last, `intervalMs` later),
+// the last and the worst (bench/live.py reports them). Same clock: the page and the
+// recorder run on one machine when it is measured.
+export function noteDrawn(live, toMs, intervalMs) {
+  const latency = live.latency;
+  if (latency.previousToMs != null && toMs > latency.previousToMs) {
+    const lagMs = Date.now() - (latency.previousToMs + (intervalMs || 0));
+    latency.draws += 1;
+    latency.lastMs = lagMs;
+    latency.worstMs = Math.max(latency.worstMs ?? lagMs, lagMs);
+  }
+  latency.previousToMs = Math.max(latency.previousToMs ?? toMs, toMs);
 }

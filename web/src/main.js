@@ -25,6 +25,7 @@
 //   chartLitKeys()  the keys of the bands the chart draws lit (the highlight's)
 //   live    while a recording is followed live (live.js): updates (merged so far),
 //           connected (the event stream is open), following (false once it ended)
+//           and latency (how late the chart drew the figures: draws, lastMs, worstMs)
 
 import { startApp } from './controller.js';
 import { followLive } from './live.js';
