@@ -87,6 +87,8 @@ struct Subtree {
   int64_t peak_t_ms = 0;
   bool peak_from_exit_record = false;
   int64_t cpu_ns = 0;
+
+  bool operator==(const Subtree&) const = default;
 };
 
 class Timeline {

@@ -117,6 +117,8 @@ struct ProcessRow {
   std::optional<int64_t> hwm_bytes;  // VmHWM or the reaped child's ru_maxrss
   std::optional<int64_t> cpu_user_ns;
   std::optional<int64_t> cpu_system_ns;
+
+  bool operator==(const ProcessRow&) const = default;
 };
 
 struct TickRow {

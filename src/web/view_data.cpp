@@ -135,14 +135,37 @@ Result<json> log_sources_json(const store::Reader& reader) {
   return list;
 }
 
-json recording_json(const store::Reader& reader, const analyze::Timeline& timeline, const std::string& file) {
+// GET /api/recording's "processes": `processes` as made before from `made_from`, with
+// the elements whose process or subtree has changed since made again.
+json processes_json(json processes, const analyze::Timeline& timeline,
+                    std::vector<std::pair<store::ProcessRow, analyze::Subtree>>& made_from) {
+  const auto& rows = timeline.processes();
+  const auto& subtrees = timeline.subtrees();
+  if (!processes.is_array() || processes.size() != made_from.size() || made_from.size() > rows.size()) {
+    processes = json::array();
+    made_from.clear();
+  }
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (i < made_from.size() && made_from[i].first == rows[i] && made_from[i].second == subtrees[i]) {
+      continue;
+    }
+    json made = process_json(rows[i], subtrees[i]);
+    if (i < made_from.size()) {
+      processes[i] = std::move(made);
+      made_from[i] = {rows[i], subtrees[i]};
+    } else {
+      processes.push_back(std::move(made));
+      made_from.emplace_back(rows[i], subtrees[i]);
+    }
+  }
+  return processes;
+}
+
+json recording_json(const store::Reader& reader, const analyze::Timeline& timeline, const std::string& file,
+                    json processes) {
   const auto& ticks = timeline.ticks();
   RecordingSpan span{ticks.empty() ? std::nullopt : std::optional(ticks.back()), timeline.mem_total_bytes(),
                      timeline.metrics()};
-  json processes = json::array();
-  for (size_t i = 0; i < timeline.processes().size(); ++i) {
-    processes.push_back(process_json(timeline.processes()[i], timeline.subtrees()[i]));
-  }
   return {
       {"file", file},
       {"meta", meta_json(reader, span)},
@@ -220,8 +243,13 @@ Result<std::unique_ptr<EventList>> load_event_list(const store::Reader& reader, 
 }
 
 Status update_recording_json(ViewData& data, const store::Reader& reader) {
-  json recording = recording_json(reader, data.timeline, data.file);
   ASSIGN_OR_RETURN(auto sources, log_sources_json(reader));
+  json processes;  // as made for the previous update, if any
+  if (data.recording.is_object() && data.recording.contains("processes")) {
+    processes = std::move(data.recording["processes"]);
+  }
+  json recording = recording_json(reader, data.timeline, data.file,
+                                  processes_json(std::move(processes), data.timeline, data.processes_made_from));
   recording["event_kinds"] = event_kinds_json(*data.events);
   recording["log_sources"] = std::move(sources);
   recording["profiles"] = profiles_summary_json(*data.profiles);

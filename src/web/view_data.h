@@ -33,6 +33,9 @@ struct ViewData {
   // Following a recording still being written (view_follow.h): the recorder has not
   // finished it yet. GET /api/recording's "live".
   bool live = false;
+  // What each of recording["processes"] was made from: a follower remakes only those
+  // whose process or subtree changed (most of a build's have ended, and stay as they are).
+  std::vector<std::pair<store::ProcessRow, analyze::Subtree>> processes_made_from;
 };
 
 // One line naming the file and the cause on failure (as store::Reader::open).
