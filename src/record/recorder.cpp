@@ -100,6 +100,9 @@ void RecordRun::close_recording() {
     warn_(finished.error().message);
   }
   finished_ = finished.ok();
+  if (s.live) {
+    s.live->committed();  // its end: a live viewer shows it at once
+  }
 }
 
 void RecordRun::write_end_meta_and_counts(int64_t end_ms) {

@@ -20,8 +20,9 @@ namespace canopy::store {
 
 inline constexpr int64_t kUncommittedUnderMs = 1000;
 // While a page follows the recording as it is written (record --serve): the figures a
-// commit holds are then at most a few ticks old, and reach the page within a second.
-inline constexpr int64_t kWatchedUncommittedUnderMs = 500;
+// commit holds are then at most 0.6 s old, and reach the page within a second with room
+// for a loaded machine; more often would cost the recorder more page updates.
+inline constexpr int64_t kWatchedUncommittedUnderMs = 700;
 // Why `record -o` and `import -o` refuse a character device or FIFO.
 inline constexpr const char* kRecordingNeedsRegularFile = "a recording must be a regular file";
 

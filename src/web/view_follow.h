@@ -20,6 +20,9 @@ namespace canopy::web {
 
 // How often a follower asks whether the recorder has committed (a cheap PRAGMA).
 inline constexpr int64_t kFollowPollMs = 200;
+// The same, once the recorder has said when it commits (record --serve, whose recorder
+// runs in the same process: ViewLoading::nudge): a poll then only backs the nudges up.
+inline constexpr int64_t kNudgedFollowPollMs = 1000;
 // A pass over the whole recording waits this many times its own last duration.
 inline constexpr int64_t kFollowShare = 20;
 

@@ -99,7 +99,8 @@ void ViewLoading::follow_commits() {
       if (!following_) {
         return;
       }
-      updated_.wait_for(lock, std::chrono::milliseconds(kFollowPollMs), [this] { return stopping_ || nudged_; });
+      const int64_t poll_ms = nudges_ ? kNudgedFollowPollMs : kFollowPollMs;
+      updated_.wait_for(lock, std::chrono::milliseconds(poll_ms), [this] { return stopping_ || nudged_; });
       if (stopping_) {
         following_ = false;
         return;
@@ -153,6 +154,7 @@ void ViewLoading::nudge() {
   {
     std::lock_guard lock(mutex_);
     nudged_ = true;
+    nudges_ = true;
   }
   updated_.notify_all();
 }

@@ -105,6 +105,7 @@ class ViewLoading {
   bool following_ = false;
   bool stopping_ = false;
   bool nudged_ = false;
+  bool nudges_ = false;  // whether any came (then polls back them up only)
   std::optional<Error> follow_failure_;
   int64_t last_data_version_ = 0;  // the loading thread's
   mutable std::condition_variable updated_;

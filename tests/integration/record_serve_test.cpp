@@ -1,5 +1,5 @@
 // `canopy record --serve` while a page follows it (GET /api/live open): the recorder
-// commits every half second instead of every second (store::kWatchedUncommittedUnderMs),
+// commits every 600 ms instead of every 900 ms (store::kWatchedUncommittedUnderMs),
 // so that what the page draws is at most a few ticks old. Commits are told apart by the
 // update events' last tick: unwatched, two commits are at least 900 ms of ticks apart at
 // the default 100 ms interval. The workload runs until the test opens its gate, so
@@ -26,7 +26,7 @@ int served_port(const std::string& error_output) {
   return at == std::string::npos ? 0 : std::stoi(error_output.substr(at + prefix.size()));
 }
 
-TEST(RecordServe, APageFollowingMakesTheRecorderCommitEveryHalfSecond) {
+TEST(RecordServe, APageFollowingMakesTheRecorderCommitMoreOften) {
   TempDir dir;
   const std::string path = dir.file("served.canopy");
   Started recorder({kCanopy, "record", "-q", "--serve=127.0.0.1:0", "-o", path, "--", kWorkload, "steps", dir.path(), "1"});
