@@ -1,0 +1,36 @@
+// The answers of the viewer's API that depend only on the request and the recording's
+// data (web/API.md): each checks its parameters, answering 400 with one line that names
+// the bad one, and writes JSON. The server (server.h) routes requests to them, under the
+// data's read lock.
+#pragma once
+
+#include <httplib.h>
+
+#include <string>
+
+#include "analyze/timeline.h"
+#include "web/event_list.h"
+#include "web/view_data.h"
+
+namespace canopy::web {
+
+// cpp-httplib compresses a response when the browser accepts it and the content type
+// is exactly "application/json" or "application/javascript" (or text/*). Its brotli and
+// gzip take seconds for a series of a few MB, while loopback moves it in milliseconds:
+// with a charset parameter the type is the same to the browser and is not compressed.
+inline constexpr const char* kJson = "application/json; charset=utf-8";
+
+// {"error": MESSAGE} with `status`.
+void send_error(httplib::Response& res, int status, const std::string& message);
+
+// GET /api/events: a page of the list (offset, limit), or where a time falls in it (at).
+void answer_events(const httplib::Request& req, httplib::Response& res, const EventList& events);
+// GET /api/cpu/heatmap, /api/cpu/flame, /api/heap/flame and /api/heap/diff: `what`.
+void answer_profile(const httplib::Request& req, httplib::Response& res, const ViewData& data,
+                    const std::string& what);
+// GET /api/series: the chart's series of one metric, downsampled.
+void answer_series(const httplib::Request& req, httplib::Response& res, const analyze::Timeline& timeline);
+// GET /api/at: every process's figures at one tick.
+void answer_at(const httplib::Request& req, httplib::Response& res, const analyze::Timeline& timeline);
+
+}  // namespace canopy::web
