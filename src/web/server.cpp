@@ -24,12 +24,12 @@ constexpr const char* kContentSecurityPolicy =
 
 }  // namespace
 
-ViewServer::ViewServer(const ViewLoading& loading, const ServerOptions& options)
+ViewServer::ViewServer(ViewLoading& loading, const ServerOptions& options)
     : loading_(loading), options_(options) {}
 
 ViewServer::~ViewServer() = default;
 
-Result<std::unique_ptr<ViewService>> ViewServer::bind(const ViewLoading& loading, const ServerOptions& options) {
+Result<std::unique_ptr<ViewService>> ViewServer::bind(ViewLoading& loading, const ServerOptions& options) {
   std::unique_ptr<ViewServer> server(new ViewServer(loading, options));
   if (options.control) {
     ASSIGN_OR_RETURN(server->control_token_, random_token("the live control's token"));
@@ -190,11 +190,12 @@ void ViewServer::add_routes() {
     }
     // What needs the samples waits for them, but the preview (view_loading.h).
     bool preview = req.path == "/api/recording" && req.has_param("preview");
-    if (req.path.starts_with("/api/") && !preview && !is_control_path(req.path) && !loading_.data()) {
+    if (req.path.starts_with("/api/") && !preview && !is_control_path(req.path)) {
       if (Status loaded = loading_.wait_finished(); !loaded) {
         send_error(res, 500, loaded.error().message);
         return httplib::Server::HandlerResponse::Handled;
       }
+      loading_.catch_up();  // a recording followed while no page watches it
     }
     return httplib::Server::HandlerResponse::Unhandled;
   });

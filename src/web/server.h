@@ -45,7 +45,7 @@ class ViewServer final : public ViewService {
   // Binds the socket, so the URL is known (and connections queue) before serve().
   // Until `loading` has loaded, GET /api/recording?preview=1 answers its preview and
   // the other API requests wait for the load (web/API.md).
-  static Result<std::unique_ptr<ViewService>> bind(const ViewLoading& loading, const ServerOptions& options);
+  static Result<std::unique_ptr<ViewService>> bind(ViewLoading& loading, const ServerOptions& options);
   ~ViewServer() override;
 
   std::string url() const override;
@@ -53,7 +53,7 @@ class ViewServer final : public ViewService {
   void stop() override;
 
  private:
-  ViewServer(const ViewLoading& loading, const ServerOptions& options);
+  ViewServer(ViewLoading& loading, const ServerOptions& options);
   // The loaded recording: the routes past the pre-routing handler's check only.
   const ViewData& data() const { return *loading_.data(); }
   // GET /api/recording once loaded, serialised once per update (view_loading.h).
@@ -66,7 +66,7 @@ class ViewServer final : public ViewService {
   // Whether a POST may reach the control; answers 405 or 403 itself when not.
   bool control_post_allowed(const httplib::Request& req, httplib::Response& res) const;
 
-  const ViewLoading& loading_;
+  ViewLoading& loading_;
   ServerOptions options_;
   std::mutex recording_body_mutex_;
   uint64_t recording_body_version_ = 0;

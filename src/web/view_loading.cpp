@@ -92,7 +92,6 @@ void ViewLoading::finish(Result<ViewData> loaded) {
 }
 
 void ViewLoading::follow_commits() {
-  ViewFollower follower;
   for (;;) {
     {
       std::unique_lock lock(mutex_);
@@ -107,25 +106,40 @@ void ViewLoading::follow_commits() {
       }
       nudged_ = false;
     }
-    Result<bool> ended = follow_step(follower);
-    if (!ended || *ended) {
-      std::lock_guard lock(mutex_);
-      if (!ended) {
-        follow_failure_ = ended.error();
-        ++version_;  // what watches the updates learns it
-      }
-      following_ = false;
-      updated_.notify_all();
-      return;
+    if (watched()) {
+      update();
     }
   }
 }
 
-Result<bool> ViewLoading::follow_step(ViewFollower& follower) {
+void ViewLoading::catch_up() {
+  if (!watched() && following()) {
+    update();
+  }
+}
+
+void ViewLoading::update() {
+  Result<bool> ended = follow_step();
+  if (ended && !*ended) {
+    return;
+  }
+  std::lock_guard lock(mutex_);
+  if (!ended) {
+    follow_failure_ = ended.error();
+    ++version_;  // what watches the updates learns it
+  }
+  following_ = false;
+  updated_.notify_all();
+}
+
+Result<bool> ViewLoading::follow_step() {
   // The requests read the events' texts through the same connection, one thread at a
   // time (it is opened without SQLite's own mutex): every use of it here holds the
   // data lock, which they share.
   std::unique_lock write(data_mutex_);
+  if (!following()) {
+    return true;  // another caller has read the end, or failed
+  }
   ASSIGN_OR_RETURN(int64_t data_version, reader_->data_version());
   // A recorder killed before it finished: what it committed is all there will be.
   const bool recorder_gone = !recorder_running(reader_->meta());
@@ -136,7 +150,7 @@ Result<bool> ViewLoading::follow_step(ViewFollower& follower) {
   RETURN_IF_ERROR(reader_->begin_snapshot());
   // Its end in the meta, or no recorder left to write one.
   const bool complete = reader_->meta().end_ms.has_value() || recorder_gone;
-  Status updated = follower.update(*data_, *reader_, complete);
+  Status updated = follower_.update(*data_, *reader_, complete);
   reader_->end_snapshot();
   write.unlock();
   RETURN_IF_ERROR(updated);

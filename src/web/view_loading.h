@@ -5,9 +5,10 @@
 // preview at once and loads the rest on a thread, and the page swaps the preview for
 // the full views when it is done (web/API.md, GET /api/recording).
 //
-// A recording still being written (no end in its meta yet) is then followed: the
-// loading thread polls for the recorder's commits and brings the data up to date
-// (view_follow.h), under a lock that the server's requests share.
+// A recording still being written (no end in its meta yet) is then followed: the data
+// is brought up to date (view_follow.h) after each of the recorder's commits while a
+// page watches it (GET /api/live), else when a request asks for it (catch_up), under a
+// lock that the server's requests share. With nobody looking, nothing is read.
 #pragma once
 
 #include <atomic>
@@ -24,6 +25,7 @@
 
 #include "common/result.h"
 #include "web/view_data.h"
+#include "web/view_follow.h"
 
 namespace canopy::web {
 
@@ -71,6 +73,9 @@ class ViewLoading {
   // The recorder has committed (record --serve, in this process): the follower reads
   // the commit now rather than at its next poll. Never blocks for long.
   void nudge();
+  // Before a request reads data(): brings it up to date when nobody watches (while a
+  // page does, the loading thread keeps it so).
+  void catch_up();
   // A page following the recording (GET /api/live) holds one while its stream is open.
   std::shared_ptr<const void> watch() const;
   // Whether a page holds one now.
@@ -88,8 +93,11 @@ class ViewLoading {
   void finish(Result<ViewData> loaded);
   // The loading thread, after the load: polls and updates until the end or stop.
   void follow_commits();
-  // One update after a commit; whether the recording has ended.
-  Result<bool> follow_step(class ViewFollower& follower);
+  // One update, if the recorder has committed since the last: after it, what watches
+  // the updates learns of it, and of the end or of a failure to read.
+  void update();
+  // The update itself; whether the recording has ended.
+  Result<bool> follow_step();
 
   nlohmann::json preview_;
   std::unique_ptr<store::Reader> reader_;  // the events' texts are read from it after loading
@@ -107,7 +115,9 @@ class ViewLoading {
   bool nudged_ = false;
   bool nudges_ = false;  // whether any came (then polls back them up only)
   std::optional<Error> follow_failure_;
-  int64_t last_data_version_ = 0;  // the loading thread's
+  // Under data_mutex_, held exclusively: the loading thread and catch_up take turns.
+  int64_t last_data_version_ = 0;
+  ViewFollower follower_;
   mutable std::condition_variable updated_;
   std::thread loader_;
 };

@@ -47,7 +47,7 @@ class MetricsService {
 // The module's entry points, as plain function pointers: the same declarations as in
 // server.h and html_report.h.
 struct WebModule {
-  Result<std::unique_ptr<ViewService>> (*bind_view_server)(const ViewLoading& loading, const ServerOptions& options);
+  Result<std::unique_ptr<ViewService>> (*bind_view_server)(ViewLoading& loading, const ServerOptions& options);
   Result<std::string> (*render_html_report)(const ViewData& data);
   Result<std::unique_ptr<MetricsService>> (*bind_metrics_server)(const MetricsFeed& feed,
                                                                   const MetricsServerOptions& options);
