@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_parse.h"
 #include "common/text.h"
 
 namespace canopy::logs {
@@ -55,7 +56,7 @@ Result<LogFormat> detect_log_format(const std::string& path, std::string_view he
   size_t start = head.find_first_not_of(" \t\r\n");
   if (start != head.npos && head[start] == '{') {
     std::string_view first_line = head.substr(start, head.find('\n', start) - start);
-    auto object = nlohmann::json::parse(first_line, nullptr, /*allow_exceptions=*/false);
+    auto object = json_parse_or_discarded(first_line);
     if (object.is_object()) {
       if (object.contains("version") && object["version"].is_object() && object["version"].contains("major")) {
         return LogFormat::kCmakeTrace;

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "common/json_dump.h"
+#include "common/json_parse.h"
 #include "common/utf8.h"
 #include "probe/system.h"
 
@@ -37,7 +38,7 @@ Mark parse_mark_line(std::string_view line, const RecordingClock& clock) {
   std::string scratch;
   const int64_t now_ms = clock.now_ms();
   if (!line.empty() && line[0] == kRecordSeparator) {
-    auto json = nlohmann::json::parse(line.substr(1), nullptr, /*allow_exceptions=*/false);
+    auto json = json_parse_or_discarded(line.substr(1));
     if (json.is_object() && json.contains("text") && json["text"].is_string()) {
       Mark mark{now_ms, std::nullopt, json["text"].get<std::string>()};
       // The caller's moment on the recording's own clock, so that it orders with the

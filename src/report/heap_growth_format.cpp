@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_dump.h"
 #include "common/text.h"
 
 namespace canopy::report {
@@ -70,7 +71,7 @@ std::string heap_growth_json(const std::vector<analyze::HeapImageGrowth>& images
     entry["other_bytes"] = image.other_bytes;
     list.push_back(std::move(entry));
   }
-  return nlohmann::json({{"recording_start_ms", start_ms}, {"growth", list}}).dump(2) + "\n";
+  return json_dump(nlohmann::json({{"recording_start_ms", start_ms}, {"growth", list}}), 2) + "\n";
 }
 
 std::string heap_aged_text(const std::vector<analyze::HeapImageAged>& images, int64_t age_ms, int64_t start_ms,
@@ -118,7 +119,7 @@ std::string heap_aged_json(const std::vector<analyze::HeapImageAged>& images, in
     entry["other_bytes"] = std::llround(image.other_bytes);
     list.push_back(std::move(entry));
   }
-  return nlohmann::json({{"recording_start_ms", start_ms}, {"age_ms", age_ms}, {"older_than", list}}).dump(2) + "\n";
+  return json_dump(nlohmann::json({{"recording_start_ms", start_ms}, {"age_ms", age_ms}, {"older_than", list}}), 2) + "\n";
 }
 
 }  // namespace canopy::report

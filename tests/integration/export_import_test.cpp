@@ -26,13 +26,6 @@ namespace {
 using nlohmann::json;
 const std::string kWindowsFixture = std::string(CANOPY_FIXTURES) + "/import/onlooker_windows.json";
 
-std::string read_file(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
-
 std::vector<std::string> files_in(const TempDir& dir) {
   std::vector<std::string> names;
   for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
@@ -238,7 +231,7 @@ TEST(ExportImport, DefaultOutputAndForce) {
   EXPECT_EQ(nowhere.err, "canopy: cannot write '" + dir.file("no/such/x.canopy") + "': No such file or directory\n");
 }
 
-struct Malformed {
+struct MalformedImport {
   const char* what;
   std::string content;
   std::string error;  // after "canopy: FILE"
@@ -248,7 +241,7 @@ TEST(ExportImport, MalformedFilesLeaveNothingBehind) {
   std::string fixture = read_file(kWindowsFixture);
   const std::string expected = "expected an Onlooker array of processes [{\"pid\": ..., \"data\": [...]}, ...], found ";
   const std::string entry = R"({"time":5,"cpuUsage":0,"memory":{"workingSetSize":1,"pagefileUsage":1}})";
-  const std::vector<Malformed> cases = {
+  const std::vector<MalformedImport> cases = {
       {"empty", "", ":1:1: " + expected + "an empty file"},
       {"blank", "  \n\n", ":3:1: " + expected + "only spaces"},
       {"binary garbage", std::string("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16), ":1:1: " + expected + "byte 0x89"},
@@ -283,7 +276,7 @@ TEST(ExportImport, MalformedFilesLeaveNothingBehind) {
        ":1:29: syntax error while parsing value - invalid string: ill-formed UTF-8 byte; last read: '\"a\\xff'"},
       {"no samples", "[]", ": no process with samples: nothing to import"},
   };
-  for (const Malformed& c : cases) {
+  for (const MalformedImport& c : cases) {
     SCOPED_TRACE(c.what);
     TempDir dir;
     std::string input = dir.file("in.json");

@@ -10,6 +10,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "probe/cgroup_files.h"
@@ -174,5 +176,12 @@ int64_t epoch_ms() {
 }
 
 int64_t mib(int64_t n) { return n << 20; }
+
+std::string read_file(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
 
 }  // namespace canopy::testing

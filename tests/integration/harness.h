@@ -82,4 +82,7 @@ int64_t epoch_ms();
 
 int64_t mib(int64_t n);
 
+// The whole file, bytes as they are; empty if it cannot be read.
+std::string read_file(const std::string& path);
+
 }  // namespace canopy::testing

@@ -345,7 +345,7 @@ TEST(LogAdd, CutelookerLogAndBackOut) {
   }
 }
 
-struct Malformed {
+struct MalformedLog {
   std::string fixture;
   std::vector<std::string> extra;
   std::string error;  // the one line, after "canopy: "
@@ -361,7 +361,7 @@ TEST(LogAdd, MalformedInputsChangeNothing) {
     }
   }
   std::string f = kFixtures;
-  std::vector<Malformed> cases = {
+  std::vector<MalformedLog> cases = {
       {f + "truncated.json", {}, f + "truncated.json:1:32: syntax error while parsing value - invalid string: missing closing quote; last read: '\"sec'"},
       {f + "wrong_type.json", {}, f + "wrong_type.json:2:2: the value of \"1795341602000\" should be an array of strings, found a string"},
       {f + "bad_key.json", {}, f + "bad_key.json:1:29: key \"soon\" is not a time (milliseconds since the epoch)"},

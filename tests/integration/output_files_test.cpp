@@ -22,13 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string read_file(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
-
 bool is_char_device(const std::string& path) {
   struct stat st{};
   return ::lstat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode);

@@ -17,11 +17,11 @@
 #include <vector>
 
 #include "store/writer.h"
+#include "support/units.h"
 
 namespace canopy::testing {
 
 inline constexpr int64_t kFixtureStartMs = 1795341600000;  // date -u -d '2026-11-22 10:00:00' +%s
-inline constexpr int64_t kMiB = 1 << 20;
 
 inline store::SampleValues fixture_values(int64_t anon_mib, int64_t file_mib, int64_t swap_mib, int64_t cpu_ms,
                                           int64_t minor_faults) {

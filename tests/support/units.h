@@ -6,5 +6,6 @@
 namespace canopy::testing {
 
 inline constexpr int64_t kNsPerMs = 1'000'000;
+inline constexpr int64_t kMiB = 1 << 20;
 
 }  // namespace canopy::testing

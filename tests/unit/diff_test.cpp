@@ -12,13 +12,14 @@
 #include "store/reader.h"
 #include "store/writer.h"
 #include "support/temp_dir.h"
+#include "support/units.h"
 
 namespace canopy::analyze {
 namespace {
 
 using canopy::testing::TempDir;
 
-constexpr int64_t kMiB = 1 << 20;
+using testing::kMiB;
 constexpr int64_t kStartMs = 1'000'000;
 
 // A process of a hand-made recording. `parent` is an index into the same list.

@@ -13,14 +13,15 @@
 #include "store/reader.h"
 #include "store/writer.h"
 #include "support/temp_dir.h"
+#include "support/units.h"
 
 namespace canopy::analyze {
 namespace {
 
 using canopy::testing::TempDir;
 
-constexpr int64_t kMiB = 1 << 20;
-constexpr int64_t kStartMs = 1'700'000'000'000;
+using testing::kMiB;
+constexpr int64_t kGrowthStartMs = 1'700'000'000'000;
 constexpr int64_t kIntervalMs = 100;
 
 // How the process's life ends in the recording.
@@ -56,15 +57,15 @@ Result<GrowthReport> growth_of(const TempDir& dir, const Shape& shape) {
     store::ProcessRow row;
     row.pid = 4242;
     row.name = "server";
-    row.start_ms = kStartMs;
-    row.first_seen_ms = kStartMs;
+    row.start_ms = kGrowthStartMs;
+    row.first_seen_ms = kGrowthStartMs;
     row.id = writer->add_process(row);
     for (int64_t t = 0; t <= shape.life_ms; t += kIntervalMs) {
       if (shape.recorder_starved_from_ms && t > *shape.recorder_starved_from_ms) {
         break;
       }
       store::TickRow tick;
-      tick.t_ms = kStartMs + t;
+      tick.t_ms = kGrowthStartMs + t;
       writer->add_tick(tick);
       store::SampleValues v;
       v[store::kRssAnonBytes] = shape.rss_at(t);
@@ -72,7 +73,7 @@ Result<GrowthReport> growth_of(const TempDir& dir, const Shape& shape) {
       v[store::kRssShmemBytes] = 0;
       v[store::kCpuUserNs] = shape.cpu_at(t);
       v[store::kCpuSystemNs] = 0;
-      writer->add_sample(kStartMs + t, row.id, v);
+      writer->add_sample(kGrowthStartMs + t, row.id, v);
     }
     if (shape.torn_down_at_exit) {
       store::SampleValues gone;
@@ -82,7 +83,7 @@ Result<GrowthReport> growth_of(const TempDir& dir, const Shape& shape) {
       gone[store::kVmSizeBytes] = 0;
       gone[store::kCpuUserNs] = shape.cpu_at(shape.life_ms);
       gone[store::kCpuSystemNs] = 0;
-      writer->add_sample(kStartMs + shape.life_ms, row.id, gone);
+      writer->add_sample(kGrowthStartMs + shape.life_ms, row.id, gone);
     }
     if (shape.exit_cpu_ns > 0) {
       store::SampleValues zombie;  // its memory as it was, its CPU final
@@ -91,15 +92,15 @@ Result<GrowthReport> growth_of(const TempDir& dir, const Shape& shape) {
       zombie[store::kRssShmemBytes] = 0;
       zombie[store::kCpuUserNs] = shape.cpu_at(shape.life_ms) + shape.exit_cpu_ns;
       zombie[store::kCpuSystemNs] = 0;
-      writer->add_sample(kStartMs + shape.life_ms, row.id, zombie);
+      writer->add_sample(kGrowthStartMs + shape.life_ms, row.id, zombie);
     }
     if (shape.end != End::kStillRunning) {
-      row.end_ms = kStartMs + shape.life_ms;
+      row.end_ms = kGrowthStartMs + shape.life_ms;
     }
-    row.last_seen_ms = kStartMs + shape.life_ms;
+    row.last_seen_ms = kGrowthStartMs + shape.life_ms;
     writer->update_process_end(row);
     if (shape.end == End::kStoppedAtTheLast2s) {
-      writer->set_meta({.tree_stopped_ms = kStartMs + shape.life_ms - 2000});
+      writer->set_meta({.tree_stopped_ms = kGrowthStartMs + shape.life_ms - 2000});
     }
     if (auto finished = writer->finish(); !finished) {
       return finished.error();
@@ -113,7 +114,7 @@ Result<GrowthReport> growth_of(const TempDir& dir, const Shape& shape) {
   if (!processes) {
     return processes.error();
   }
-  return analyze_growth(*reader, *processes, kIntervalMs, kStartMs + shape.life_ms);
+  return analyze_growth(*reader, *processes, kIntervalMs, kGrowthStartMs + shape.life_ms);
 }
 
 // Busy at half a core all along.

@@ -26,7 +26,7 @@
 namespace canopy::testing {
 namespace {
 
-const std::string kGolden = std::string(CANOPY_FIXTURES) + "/export/";
+const std::string kHeapGoldenDir = std::string(CANOPY_FIXTURES) + "/export/";
 
 // How a field of profile.proto is printed: a message, a string-table index, a packed
 // list of varints, or one varint (bools as 0 and 1).
@@ -164,7 +164,7 @@ class HeapExportGolden : public ::testing::Test {
   }
 
   void compare(const std::string& golden_name, const std::string& out) {
-    compare_with_golden(kGolden + golden_name, out);
+    compare_with_golden(kHeapGoldenDir + golden_name, out);
   }
 
   TempDir dir_;

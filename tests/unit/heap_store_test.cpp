@@ -22,7 +22,7 @@ constexpr int64_t kStartMs = 1'700'000'000'000;
 constexpr int64_t kEndMs = kStartMs + 5000;
 
 // The text of the first column of the first row of `sql`, or "error: ...".
-std::string query_text(const std::string& path, const std::string& sql) {
+std::string first_cell_text(const std::string& path, const std::string& sql) {
   sqlite3* db = nullptr;
   sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
   ScopedDb owned(db);
@@ -155,8 +155,8 @@ HeapRecording record_two_images(const TempDir& dir) {
 
   writer->commit_if_due(kStartMs + 900, kStartMs + 1000);
   // Committed: another connection sees them (the WAL holds them until the finish).
-  EXPECT_EQ(query_text(recording.path, "SELECT count(*) FROM heap_allocation WHERE freed_ms IS NULL"), "2");
-  EXPECT_EQ(query_text(recording.path, "SELECT count(*) FROM heap_image WHERE ended_ms IS NULL"), "2");
+  EXPECT_EQ(first_cell_text(recording.path, "SELECT count(*) FROM heap_allocation WHERE freed_ms IS NULL"), "2");
+  EXPECT_EQ(first_cell_text(recording.path, "SELECT count(*) FROM heap_image WHERE ended_ms IS NULL"), "2");
 
   // After it: updates of written rows, and rows updated before they are written.
   parent.ended_ms = kStartMs + 2000;
@@ -256,22 +256,22 @@ TEST(HeapStore, AHeapRecordingFromBeforeHeapUnprofiledOpens) {
 TEST(HeapStore, TheFileHoldsEachValueInTheColumnNamedForIt) {
   TempDir dir;
   std::string path = record_two_images(dir).path;
-  EXPECT_EQ(query_text(path, "SELECT frame_ids FROM heap_stack WHERE id = 2"), "3,1,2");
-  EXPECT_EQ(query_text(path, "SELECT frame_ids FROM heap_stack WHERE id = 3"), "");
-  EXPECT_EQ(query_text(path, "SELECT end_reason FROM heap_image WHERE id = 2"), "lost");
-  EXPECT_EQ(query_text(path, "SELECT samples || ' ' || samples_dropped FROM heap_image WHERE id = 1"), "12 1");
-  EXPECT_EQ(query_text(path, "SELECT process_id FROM heap_image WHERE id = 2"), "2");
-  EXPECT_EQ(query_text(path, "SELECT module_id FROM heap_frame WHERE id = 3"), "NULL");
-  EXPECT_EQ(query_text(path, "SELECT typeof(probability) FROM heap_allocation WHERE id = 2"), "real");
-  EXPECT_EQ(query_text(path, "SELECT freed_ms - born_ms FROM heap_allocation WHERE id = 1"), "1410");
-  EXPECT_EQ(query_text(path, "SELECT freed_bytes FROM heap_stack_totals WHERE snapshot_id = 3"),
+  EXPECT_EQ(first_cell_text(path, "SELECT frame_ids FROM heap_stack WHERE id = 2"), "3,1,2");
+  EXPECT_EQ(first_cell_text(path, "SELECT frame_ids FROM heap_stack WHERE id = 3"), "");
+  EXPECT_EQ(first_cell_text(path, "SELECT end_reason FROM heap_image WHERE id = 2"), "lost");
+  EXPECT_EQ(first_cell_text(path, "SELECT samples || ' ' || samples_dropped FROM heap_image WHERE id = 1"), "12 1");
+  EXPECT_EQ(first_cell_text(path, "SELECT process_id FROM heap_image WHERE id = 2"), "2");
+  EXPECT_EQ(first_cell_text(path, "SELECT module_id FROM heap_frame WHERE id = 3"), "NULL");
+  EXPECT_EQ(first_cell_text(path, "SELECT typeof(probability) FROM heap_allocation WHERE id = 2"), "real");
+  EXPECT_EQ(first_cell_text(path, "SELECT freed_ms - born_ms FROM heap_allocation WHERE id = 1"), "1410");
+  EXPECT_EQ(first_cell_text(path, "SELECT freed_bytes FROM heap_stack_totals WHERE snapshot_id = 3"),
             std::to_string(3 << 20));
 }
 
 TEST(HeapStore, ARecordingWithHeapIsFormat3AndOpens) {
   TempDir dir;
   std::string path = record_two_images(dir).path;
-  EXPECT_EQ(query_text(path, "SELECT value FROM meta WHERE key = 'format_version'"), "3");
+  EXPECT_EQ(first_cell_text(path, "SELECT value FROM meta WHERE key = 'format_version'"), "3");
   auto reader = Reader::open(path);
   ASSERT_TRUE(reader) << reader.error().message;
   EXPECT_EQ(reader->format_version(), kHeapFormatVersion);
@@ -295,8 +295,8 @@ TEST(HeapStore, ARecordingWithoutHeapHasNoHeapTablesAndStaysFormat2) {
     writer->add_process(make);
     ASSERT_TRUE(writer->finish());
   }
-  EXPECT_EQ(query_text(path, "SELECT count(*) FROM sqlite_master WHERE name LIKE 'heap%'"), "0");
-  EXPECT_EQ(query_text(path, "SELECT value FROM meta WHERE key = 'format_version'"), "2");
+  EXPECT_EQ(first_cell_text(path, "SELECT count(*) FROM sqlite_master WHERE name LIKE 'heap%'"), "0");
+  EXPECT_EQ(first_cell_text(path, "SELECT value FROM meta WHERE key = 'format_version'"), "2");
   auto reader = Reader::open(path);
   ASSERT_TRUE(reader) << reader.error().message;
   EXPECT_EQ(reader->format_version(), 2);
@@ -336,7 +336,7 @@ TEST(HeapStore, AllocationsWrittenBeforeTheirCommitAreFreedLater) {
   ASSERT_EQ(read.allocations.size(), static_cast<size_t>(kAllocations));
   EXPECT_EQ(read.allocations.front().freed_ms, 10'000);
   EXPECT_EQ(read.allocations.back().freed_ms, 20'000);
-  EXPECT_EQ(query_text(path, "SELECT count(*) FROM heap_allocation WHERE freed_ms IS NULL"),
+  EXPECT_EQ(first_cell_text(path, "SELECT count(*) FROM heap_allocation WHERE freed_ms IS NULL"),
             std::to_string(kAllocations - 2));
 }
 

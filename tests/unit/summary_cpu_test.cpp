@@ -15,7 +15,7 @@ namespace {
 using canopy::testing::TempDir;
 
 using testing::kNsPerMs;
-constexpr int64_t kStartMs = 1'000'000;
+constexpr int64_t kSummaryStartMs = 1'000'000;
 
 // A run-mode recording of two processes of 300 ms each (200 user, 100 system), whose
 // per-process figures round a little above the kernel's own total of 590 ms.
@@ -24,24 +24,24 @@ std::string write(const TempDir& dir, bool second_still_running) {
   auto writer = store::Writer::create(path, false);
   EXPECT_TRUE(writer) << writer.error().message;
   writer->set_meta({.mode = "run"});
-  writer->set_meta({.start_ms = kStartMs});
-  writer->set_meta({.end_ms = kStartMs + 1000});
+  writer->set_meta({.start_ms = kSummaryStartMs});
+  writer->set_meta({.end_ms = kSummaryStartMs + 1000});
   writer->set_meta({.tree_cpu_user_ns = 395 * kNsPerMs});
   writer->set_meta({.tree_cpu_system_ns = 195 * kNsPerMs});
   for (int i = 0; i < 2; ++i) {
     store::ProcessRow row;
     row.pid = 100 + i;
     row.start_ticks = i;
-    row.start_ms = kStartMs;
+    row.start_ms = kSummaryStartMs;
     row.name = "p";
-    row.first_seen_ms = kStartMs;
+    row.first_seen_ms = kSummaryStartMs;
     row.id = writer->add_process(row);
     if (!(second_still_running && i == 1)) {
-      row.end_ms = kStartMs + 900;
+      row.end_ms = kSummaryStartMs + 900;
     }
-    row.last_seen_ms = kStartMs + 900;
+    row.last_seen_ms = kSummaryStartMs + 900;
     row.peak_rss_bytes = 1 << 20;
-    row.peak_rss_t_ms = kStartMs;
+    row.peak_rss_t_ms = kSummaryStartMs;
     row.cpu_user_ns = 200 * kNsPerMs;
     row.cpu_system_ns = 100 * kNsPerMs;
     writer->update_process_end(row);

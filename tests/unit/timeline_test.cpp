@@ -6,6 +6,7 @@
 #include "analyze/timeline.h"
 #include "store/writer.h"
 #include "support/temp_dir.h"
+#include "support/units.h"
 
 namespace canopy::analyze {
 namespace {
@@ -14,7 +15,7 @@ using canopy::testing::TempDir;
 using store::ProcessRow;
 using store::SampleValues;
 
-constexpr int64_t kMiB = 1 << 20;
+using testing::kMiB;
 constexpr int64_t kFile = 4096;
 
 SampleValues values(int64_t anon, int64_t cpu_ns) {
