@@ -108,7 +108,7 @@ bench-heap: build
 # The CPU profiler at 99 Hz against the build alone and perf record -F 99 -g, on the
 # build workload of bench-compare (bench/cpu-results.md).
 bench-cpu: build
-	@cmake --build $(BUILD) -j $(JOBS) --target canopy canopy_bench_measured_run
+	@cmake --build $(BUILD) -j $(JOBS) --target canopy canopy_bench_measured_run canopy_bench_spin canopy_workload
 	@python3 bench/cpu_profile.py $(BUILD)
 
 # /metrics' scrape time on a tree of 200 processes, early and late in a recording,
