@@ -91,7 +91,8 @@ class ViewLoading {
   // The load, in one snapshot when `live`.
   Result<ViewData> load(bool live);
   void finish(Result<ViewData> loaded);
-  // The loading thread, after the load: polls and updates until the end or stop.
+  // The loading thread, after the load: wakes at each nudge or poll, and updates while
+  // a page watches, until the end or stop.
   void follow_commits();
   // One update, if the recorder has committed since the last: after it, what watches
   // the updates learns of it, and of the end or of a failure to read.
