@@ -31,6 +31,10 @@ std::string elapsed(int64_t ms) {
 
 std::string percent(double value) { return std::to_string(std::lround(value)) + "%"; }
 
+std::string pad_left(const std::string& text, size_t width) {
+  return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
+}
+
 // Cut to at most `width` bytes, at a character's boundary: a multi-byte character
 // (the headline's "·", a UTF-8 name) takes one column, so a line may end a little short
 // of the width, never past it.
@@ -56,8 +60,13 @@ std::vector<std::string> live_table_lines(const record::LiveFigures& figures, in
   if (figures.cgroup_peak_bytes) {
     memory += " (cgroup " + format_bytes(*figures.cgroup_peak_bytes) + ")";
   }
-  std::vector<std::string> lines = {fitted(now, width), fitted(memory, width),
-                                    fitted("      PID    RESIDENT    CPU   THR  COMMAND", width)};
+  // With record --heap, each process's heap in use beside its resident memory: a leak
+  // shows as a heap that only grows ("-" until its profiler has sent a snapshot).
+  const bool heap = figures.heap_profiling;
+  std::vector<std::string> lines = {
+      fitted(now, width), fitted(memory, width),
+      fitted(heap ? "      PID    RESIDENT        HEAP    CPU   THR  COMMAND" : "      PID    RESIDENT    CPU   THR  COMMAND",
+             width)};
 
   std::vector<const record::LiveProcessFigures*> order;
   for (const record::LiveProcessFigures& p : figures.each_process) {
@@ -69,9 +78,14 @@ std::vector<std::string> live_table_lines(const record::LiveFigures& figures, in
   size_t shown = std::min(rows, order.size());
   for (size_t i = 0; i < shown; ++i) {
     const record::LiveProcessFigures& p = *order[i];
-    char row[96];
-    std::snprintf(row, sizeof row, "%9lld  %10s  %5s  %4lld  ", static_cast<long long>(p.pid),
-                  format_bytes(p.rss_bytes).c_str(), percent(p.cpu_percent).c_str(), static_cast<long long>(p.threads));
+    std::string heap_column;
+    if (heap) {
+      heap_column = p.heap_in_use_bytes ? format_bytes(*p.heap_in_use_bytes) : "-";
+    }
+    char row[128];
+    std::snprintf(row, sizeof row, "%9lld  %10s  %s%s%5s  %4lld  ", static_cast<long long>(p.pid),
+                  format_bytes(p.rss_bytes).c_str(), heap ? pad_left(heap_column, 10).c_str() : "", heap ? "  " : "",
+                  percent(p.cpu_percent).c_str(), static_cast<long long>(p.threads));
     lines.push_back(fitted(row + terminal_safe(p.command), width));
   }
   if (shown < order.size()) {

@@ -1,7 +1,7 @@
 // report/: the compact table `canopy record --live` redraws once a second, like top
 // for one tree: headlines (time, processes, CPU; resident and the peak so far) and the
-// biggest processes by resident memory. Plain lines: the terminal's handling (where
-// they go, redrawing in place) is the CLI's.
+// biggest processes by resident memory, with their heap in use under --heap. Plain
+// lines: the terminal's handling (where they go, redrawing in place) is the CLI's.
 #pragma once
 
 #include <cstddef>

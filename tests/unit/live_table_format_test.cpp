@@ -57,5 +57,21 @@ TEST(LiveTableFormat, CgroupPeakNamesAreSafeAndLinesFitTheWidth) {
   }
 }
 
+// With record --heap, a HEAP column: the heap in use a process's profiler last sent, or
+// "-" before its first snapshot.
+TEST(LiveTableFormat, WithHeapProfilingEachProcessShowsItsHeapInUse) {
+  record::LiveFigures f = live_five_processes();
+  f.heap_profiling = true;
+  f.each_process[1].heap_in_use_bytes = 250 * kLiveTableMiB;  // PID 205
+  std::vector<std::string> lines = live_table_lines(f, 1'000'000, 3, 200);
+  ASSERT_EQ(lines.size(), 7u);
+  EXPECT_EQ(lines[2], "      PID    RESIDENT        HEAP    CPU   THR  COMMAND");
+  EXPECT_EQ(lines[3], "      203   300.0 MiB           -    76%     1  cc1plus");
+  EXPECT_EQ(lines[4], "      205   300.0 MiB   250.0 MiB    98%     1  cc1plus");
+  // Without --heap, no column.
+  EXPECT_EQ(live_table_lines(live_five_processes(), 1'000'000, 3, 200)[2],
+            "      PID    RESIDENT    CPU   THR  COMMAND");
+}
+
 }  // namespace
 }  // namespace canopy::report
