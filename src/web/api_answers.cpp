@@ -70,11 +70,6 @@ Result<std::vector<int64_t>> required_ints(const httplib::Request& req, std::ini
 
 }  // namespace
 
-void send_error(httplib::Response& res, int status, const std::string& message) {
-  res.status = status;
-  res.set_content(json_dump({{"error", message}}), kJson);
-}
-
 // GET /api/events: a page of the list (offset, limit), or where a time falls in it (at).
 void answer_events(const httplib::Request& req, httplib::Response& res, const EventList& events) {
   auto offset = int_param(req, "offset");

@@ -10,18 +10,10 @@
 
 #include "analyze/timeline.h"
 #include "web/event_list.h"
+#include "web/json_response.h"
 #include "web/view_data.h"
 
 namespace canopy::web {
-
-// cpp-httplib compresses a response when the browser accepts it and the content type
-// is exactly "application/json" or "application/javascript" (or text/*). Its brotli and
-// gzip take seconds for a series of a few MB, while loopback moves it in milliseconds:
-// with a charset parameter the type is the same to the browser and is not compressed.
-inline constexpr const char* kJson = "application/json; charset=utf-8";
-
-// {"error": MESSAGE} with `status`.
-void send_error(httplib::Response& res, int status, const std::string& message);
 
 // GET /api/events: a page of the list (offset, limit), or where a time falls in it (at).
 void answer_events(const httplib::Request& req, httplib::Response& res, const EventList& events);

@@ -4,17 +4,11 @@
 
 #include "common/json_dump.h"
 #include "common/text.h"
+#include "web/json_response.h"
 #include "web/secret_token.h"
 
 namespace canopy::web {
 namespace {
-
-constexpr const char* kControlJson = "application/json; charset=utf-8";
-
-void send_control_error(httplib::Response& res, int status, const std::string& message) {
-  res.status = status;
-  res.set_content(json_dump({{"error", message}}), kControlJson);
-}
 
 // `pid=N`, required, a positive integer.
 Result<int64_t> pid_param(const httplib::Request& req) {
@@ -35,13 +29,13 @@ template <typename Act>
 void answer_with_pid(const httplib::Request& req, httplib::Response& res, Act act) {
   auto pid = pid_param(req);
   if (!pid) {
-    return send_control_error(res, 400, pid.error().message);
+    return send_error(res, 400, pid.error().message);
   }
   Result<nlohmann::json> answer = act(*pid);
   if (!answer) {
-    return send_control_error(res, 409, answer.error().message);
+    return send_error(res, 409, answer.error().message);
   }
-  res.set_content(json_dump(*answer), kControlJson);
+  res.set_content(json_dump(*answer), kJson);
 }
 
 nlohmann::json done(int64_t pid) { return {{"pid", pid}, {"ok", true}}; }
@@ -74,20 +68,20 @@ void add_control_routes(httplib::Server& http, LiveControl* live, const std::str
     // Answered rather than 404: the page asks on every load, and a browser logs every
     // failed request on the console.
     http.Get(kControlPrefix, [](const httplib::Request&, httplib::Response& res) {
-      res.set_content(json_dump({{"control", false}}), kControlJson);
+      res.set_content(json_dump({{"control", false}}), kJson);
     });
     return;
   }
   LiveControl& control = *live;
   http.Get(kControlPrefix, [&control, token](const httplib::Request&, httplib::Response& res) {
     res.set_content(json_dump({{"control", true}, {"token", token}, {"processes", control.profiler_states()}}),
-                    kControlJson);
+                    kJson);
   });
   const std::string prefix = kControlPrefix;
   http.Post(prefix + "/heap-sampling", [&control](const httplib::Request& req, httplib::Response& res) {
     const std::string on = req.get_param_value("on");
     if (on != "1" && on != "0") {
-      return send_control_error(res, 400, "parameter 'on' must be 1 or 0, not '" + on.substr(0, 40) + "'");
+      return send_error(res, 400, "parameter 'on' must be 1 or 0, not '" + on.substr(0, 40) + "'");
     }
     answer_with_pid(req, res, [&](int64_t pid) -> Result<nlohmann::json> {
       RETURN_IF_ERROR(control.set_heap_sampling(pid, on == "1"));
