@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/text.h"
+
 namespace canopy::probe {
 namespace {
 
@@ -33,18 +35,12 @@ std::optional<int64_t> kb_value(std::string_view rest) {
 // The name column of a mapping's header line: what follows the five columns before
 // it (address, permissions, offset, device, inode), spaces kept; "" when absent.
 std::string_view mapping_name(std::string_view line) {
-  size_t at = 0;
   for (int column = 0; column < 5; ++column) {
-    at = line.find_first_not_of(' ', at);
-    if (at == std::string_view::npos) {
-      return {};
-    }
-    at = line.find(' ', at);
-    if (at == std::string_view::npos) {
+    if (next_field(line).empty()) {
       return {};
     }
   }
-  return trim_spaces(line.substr(at));
+  return trim_spaces(line);
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
 #include "record/profiler_switch.h"
 
+#include <algorithm>
 #include <chrono>
 #include <unordered_set>
 
+#include "common/text.h"
 #include "probe/running_tree.h"
 #include "record/heap_control.h"
 #include "record/heap_profiling.h"
@@ -37,13 +39,9 @@ bool ProfilerSwitch::heap_library_loaded(pid_t pid) const {
   if (!mappings) {
     return false;
   }
-  for (const probe::ExecutableMapping& mapping : *mappings) {
-    size_t slash = mapping.path.rfind('/');
-    if (mapping.path.compare(slash == std::string::npos ? 0 : slash + 1, std::string::npos, kHeapLibraryFile) == 0) {
-      return true;
-    }
-  }
-  return false;
+  return std::any_of(mappings->begin(), mappings->end(), [](const probe::ExecutableMapping& mapping) {
+    return path_base_name(mapping.path) == kHeapLibraryFile;
+  });
 }
 
 Status ProfilerSwitch::require_heap_profiler(pid_t pid) {
