@@ -1,5 +1,6 @@
-# canopy_layer(NAME SOURCES ... [LAYERS ...] [LIBS ...]): the library canopy_NAME of
-# src/NAME/, linked to the layers it may use (and, through them, to theirs).
+# canopy_layer(NAME [SOURCES ...] [LAYERS ...] [LIBS ...]): the library canopy_NAME of
+# src/NAME/, linked to the layers it may use (and, through them, to theirs); without
+# SOURCES, an interface library of headers.
 #
 # Its include root holds only src/NAME, so `#include "NAME/x.h"` resolves for the
 # folder itself and for the layers it links, whose roots come with them, and for no
@@ -9,12 +10,18 @@ function(canopy_layer name)
   set(root ${CMAKE_BINARY_DIR}/layers/${name})
   file(MAKE_DIRECTORY ${root})
   file(CREATE_LINK ${CMAKE_SOURCE_DIR}/src/${name} ${root}/${name} SYMBOLIC)
-  add_library(canopy_${name} STATIC ${LAYER_SOURCES})
-  target_include_directories(canopy_${name} PUBLIC ${root})
   set(layers "")
   foreach(layer IN LISTS LAYER_LAYERS)
     list(APPEND layers canopy_${layer})
   endforeach()
+  if(NOT LAYER_SOURCES)  # headers only: a contract between layers, no code of its own
+    add_library(canopy_${name} INTERFACE)
+    target_include_directories(canopy_${name} INTERFACE ${root})
+    target_link_libraries(canopy_${name} INTERFACE ${layers} ${LAYER_LIBS})
+    return()
+  endif()
+  add_library(canopy_${name} STATIC ${LAYER_SOURCES})
+  target_include_directories(canopy_${name} PUBLIC ${root})
   target_link_libraries(canopy_${name} PUBLIC ${layers} ${LAYER_LIBS})
   canopy_layer_flags(canopy_${name})
 endfunction()

@@ -60,7 +60,7 @@ TerminalLiveView::~TerminalLiveView() {
   release();
 }
 
-void TerminalLiveView::publish(std::shared_ptr<const record::LiveFigures> figures) {
+void TerminalLiveView::publish(std::shared_ptr<const live::LiveFigures> figures) {
   std::lock_guard lock(mutex_);
   latest_ = std::move(figures);
   fresh_ = true;
@@ -72,7 +72,7 @@ void TerminalLiveView::draw_loop() {
     if (!fresh_) {
       continue;
     }
-    std::shared_ptr<const record::LiveFigures> figures = latest_;
+    std::shared_ptr<const live::LiveFigures> figures = latest_;
     fresh_ = false;
     lock.unlock();
     draw(*figures);
@@ -109,7 +109,7 @@ void TerminalLiveView::release() {
   table_rows_ = 0;
 }
 
-void TerminalLiveView::draw(const record::LiveFigures& figures) {
+void TerminalLiveView::draw(const live::LiveFigures& figures) {
   winsize size{};
   if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) != 0 || size.ws_row == 0 || size.ws_col == 0) {
     size.ws_row = 24;  // a terminal that does not say (a serial line): the classic size

@@ -16,11 +16,11 @@
 #include <mutex>
 #include <thread>
 
-#include "record/live_figures.h"
+#include "live/live_figures.h"
 
 namespace canopy::cli {
 
-class TerminalLiveView final : public record::LiveFiguresSink {
+class TerminalLiveView final : public live::LiveFiguresSink {
  public:
   // Nullptr when stderr is not a terminal: --live then does nothing, as the issue's
   // "degrade to nothing" asks (CI logs, pipes).
@@ -29,7 +29,7 @@ class TerminalLiveView final : public record::LiveFiguresSink {
   TerminalLiveView(const TerminalLiveView&) = delete;
   TerminalLiveView& operator=(const TerminalLiveView&) = delete;
 
-  void publish(std::shared_ptr<const record::LiveFigures> figures) override;
+  void publish(std::shared_ptr<const live::LiveFigures> figures) override;
 
  private:
   explicit TerminalLiveView(int64_t start_ms) : start_ms_(start_ms) {}
@@ -37,12 +37,12 @@ class TerminalLiveView final : public record::LiveFiguresSink {
   // The screen's size now, and the region the table keeps (its first row).
   void reserve(int rows, int columns);
   void release();
-  void draw(const record::LiveFigures& figures);
+  void draw(const live::LiveFigures& figures);
 
   int64_t start_ms_;
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::shared_ptr<const record::LiveFigures> latest_;
+  std::shared_ptr<const live::LiveFigures> latest_;
   bool fresh_ = false;
   bool stopping_ = false;
   std::thread drawer_;

@@ -59,21 +59,21 @@ void ViewServing::recording_created(const std::string& path) { path_ = path; }
 void ViewServing::recording_committed() { loading_->nudge(); }
 
 std::vector<record::TreeProcess> ViewServing::live_processes() {
-  std::shared_ptr<const record::LiveFigures> figures;
+  std::shared_ptr<const live::LiveFigures> figures;
   {
     std::lock_guard lock(figures_mutex_);
     figures = figures_;
   }
   std::vector<record::TreeProcess> processes;
   if (figures) {
-    for (const record::LiveProcessFigures& p : figures->each_process) {
+    for (const live::LiveProcessFigures& p : figures->each_process) {
       processes.push_back({static_cast<pid_t>(p.pid), p.command});
     }
   }
   return processes;
 }
 
-void ViewServing::publish(std::shared_ptr<const record::LiveFigures> figures) {
+void ViewServing::publish(std::shared_ptr<const live::LiveFigures> figures) {
   {
     std::lock_guard lock(figures_mutex_);
     figures_ = std::move(figures);  // a pointer swap: the loop never waits on a reader

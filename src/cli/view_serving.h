@@ -14,16 +14,16 @@
 #include <thread>
 
 #include "common/result.h"
-#include "record/live_figures.h"
+#include "live/live_figures.h"
 #include "record/options.h"
 #include "record/profiler_switch.h"
-#include "web/recorder_live_control.h"
+#include "cli/recorder_live_control.h"
 #include "web/view_loading.h"
 #include "web/web_module.h"
 
 namespace canopy::cli {
 
-class ViewServing final : public record::LiveFiguresSink {
+class ViewServing final : public live::LiveFiguresSink {
  public:
   // Binds `listen` (ADDR:PORT, checked already) and prints the URL, with a warning
   // when it is not loopback-only. The page may switch the profilers `options` start
@@ -41,7 +41,7 @@ class ViewServing final : public record::LiveFiguresSink {
   // The first tick: the server's thread starts, and serves as soon as the recorder's
   // first commit has put the recording's start in the file. Each tick: the live
   // processes the profiler switch may act on.
-  void publish(std::shared_ptr<const record::LiveFigures> figures) override;
+  void publish(std::shared_ptr<const live::LiveFigures> figures) override;
 
   // After the recording: says where the finished recording is served and serves it
   // until SIGINT or SIGTERM. Nothing when the server never started (no tick).
@@ -56,9 +56,9 @@ class ViewServing final : public record::LiveFiguresSink {
 
   std::unique_ptr<web::ViewLoading> loading_ = web::ViewLoading::unstarted();
   std::mutex figures_mutex_;
-  std::shared_ptr<const record::LiveFigures> figures_;
+  std::shared_ptr<const live::LiveFigures> figures_;
   record::ProfilerSwitch profilers_;
-  web::RecorderLiveControl control_{profilers_};
+  RecorderLiveControl control_{profilers_};
   std::unique_ptr<web::ViewService> service_;
   std::string path_;
   std::once_flag begun_;

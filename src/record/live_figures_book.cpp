@@ -10,14 +10,14 @@ void LiveFiguresBook::close(const ProcessBook& process) {
   spent.system_ns += process.system_ns - process.system_base_ns;
 }
 
-std::shared_ptr<LiveFigures> LiveFiguresBook::build(int64_t t_ms, const TreeSampler& sampler,
+std::shared_ptr<live::LiveFigures> LiveFiguresBook::build(int64_t t_ms, const TreeSampler& sampler,
                                                     const LimitWatch* limits, const HeapInUseTable* heap) {
   ++round_;
   sampler.live_processes(live_);
-  auto figures = std::make_shared<LiveFigures>();
+  auto figures = std::make_shared<live::LiveFigures>();
   figures->t_ms = t_ms;
   figures->heap_profiling = heap != nullptr;
-  std::unordered_map<std::string, LiveCommandFigures> commands;
+  std::unordered_map<std::string, live::LiveCommandFigures> commands;
   for (const LiveProcess& p : live_) {
     auto [it, first_sight] = processes_.try_emplace(p.process_id);
     ProcessBook& book = it->second;
@@ -40,7 +40,7 @@ std::shared_ptr<LiveFigures> LiveFiguresBook::build(int64_t t_ms, const TreeSamp
     book.system_ns = std::max(book.system_ns, p.cpu_system_ns);
     book.seen_round = round_;
 
-    LiveCommandFigures& c = commands[book.command];
+    live::LiveCommandFigures& c = commands[book.command];
     c.rss_bytes += p.rss_bytes;
     c.anon_bytes += p.anon_bytes;
     c.swap_bytes += p.swap_bytes;
@@ -67,7 +67,7 @@ std::shared_ptr<LiveFigures> LiveFiguresBook::build(int64_t t_ms, const TreeSamp
     return true;
   });
   for (const auto& [command, spent] : ended_) {
-    LiveCommandFigures& c = commands[command];
+    live::LiveCommandFigures& c = commands[command];
     c.cpu_user_ns += spent.user_ns;
     c.cpu_system_ns += spent.system_ns;
   }
@@ -105,14 +105,14 @@ std::shared_ptr<LiveFigures> LiveFiguresBook::build(int64_t t_ms, const TreeSamp
 
 void LiveFiguresBook::publish(int64_t t_ms, const TreeSampler& sampler, const LimitWatch* limits,
                               const HeapInUseTable* heap) {
-  std::shared_ptr<const LiveFigures> figures = build(t_ms, sampler, limits, heap);
-  for (LiveFiguresSink* sink : sinks_) {
+  std::shared_ptr<const live::LiveFigures> figures = build(t_ms, sampler, limits, heap);
+  for (live::LiveFiguresSink* sink : sinks_) {
     sink->publish(figures);
   }
 }
 
 bool LiveFiguresBook::watched() const {
-  for (const LiveFiguresSink* sink : sinks_) {
+  for (const live::LiveFiguresSink* sink : sinks_) {
     if (sink->watched()) {
       return true;
     }
@@ -121,7 +121,7 @@ bool LiveFiguresBook::watched() const {
 }
 
 void LiveFiguresBook::committed() {
-  for (LiveFiguresSink* sink : sinks_) {
+  for (live::LiveFiguresSink* sink : sinks_) {
     sink->recording_committed();
   }
 }

@@ -1,4 +1,4 @@
-// Builds the live figures (live_figures.h) from the sampler's latest tick, and keeps
+// Builds the live figures (live/live_figures.h) from the sampler's latest tick, and keeps
 // the one thing the tick does not: each command's CPU so far, which must never go
 // down while processes end and exec. A process's CPU belongs to the command it ran
 // when it used it; on an exec what it used so far stays with the old command.
@@ -13,7 +13,7 @@
 
 #include "record/heap_in_use.h"
 #include "record/limit_watch.h"
-#include "record/live_figures.h"
+#include "live/live_figures.h"
 #include "record/tree_sampler.h"
 
 namespace canopy::record {
@@ -21,7 +21,7 @@ namespace canopy::record {
 class LiveFiguresBook {
  public:
   // Each tick's figures go to every sink (record --metrics, --live).
-  explicit LiveFiguresBook(std::vector<LiveFiguresSink*> sinks) : sinks_(std::move(sinks)) {}
+  explicit LiveFiguresBook(std::vector<live::LiveFiguresSink*> sinks) : sinks_(std::move(sinks)) {}
 
   // After a tick: the figures as the sampler and the limit watch now hold them, to the
   // sinks. `limits`: the run's limit watch, for the cgroup's counters; nullptr without one.
@@ -31,11 +31,11 @@ class LiveFiguresBook {
 
   // After the recorder's commit, to every sink.
   void committed();
-  // Whether a sink is watched (LiveFiguresSink::watched).
+  // Whether a sink is watched (live::LiveFiguresSink::watched).
   bool watched() const;
 
   // The figures as publish() would hand them, for tests.
-  std::shared_ptr<LiveFigures> build(int64_t t_ms, const TreeSampler& sampler, const LimitWatch* limits,
+  std::shared_ptr<live::LiveFigures> build(int64_t t_ms, const TreeSampler& sampler, const LimitWatch* limits,
                                      const HeapInUseTable* heap = nullptr);
 
  private:
@@ -53,7 +53,7 @@ class LiveFiguresBook {
   };
   void close(const ProcessBook& process);
 
-  std::vector<LiveFiguresSink*> sinks_;
+  std::vector<live::LiveFiguresSink*> sinks_;
   std::unordered_map<int64_t, ProcessBook> processes_;  // by process id, live at the last round
   std::unordered_map<std::string, Spent> ended_;         // CPU left behind by ended or exec'd processes
   std::vector<LiveProcess> live_;                        // scratch

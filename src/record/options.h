@@ -8,9 +8,11 @@
 #include <string>
 #include <vector>
 
-namespace canopy::record {
+namespace canopy::live {
+class LiveFiguresSink;  // live/live_figures.h
+}  // namespace canopy::live
 
-class LiveFiguresSink;  // live_figures.h
+namespace canopy::record {
 
 inline constexpr int64_t kDefaultIntervalMs = 100;
 inline constexpr int64_t kDefaultHeapRateBytes = 512 * 1024;
@@ -71,8 +73,8 @@ struct RecordOptions {
   // times a second of CPU it uses. Empty: no CPU profile.
   std::optional<int64_t> cpu_profile_hz;
   // record --metrics and --live: told the tree's figures after every tick
-  // (live_figures.h).
-  std::vector<LiveFiguresSink*> live_figures;
+  // (live/live_figures.h).
+  std::vector<live::LiveFiguresSink*> live_figures;
 };
 
 // The interval from CANOPY_INTERVAL, else ONLOOKER_POLL_INTERVAL (for users coming

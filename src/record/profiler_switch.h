@@ -2,7 +2,7 @@
 // profiler's sampling and snapshots in one process of the tree, through the same
 // command path as `canopy heap on|off|dump PID` (heap_control.h), and a memory-map
 // snapshot read from /proc/PID/smaps. Every request names a PID, refused in one line
-// unless it is a live process of the recorded tree. web/recorder_live_control.h hands
+// unless it is a live process of the recorded tree. cli/recorder_live_control.h hands
 // it to the viewer's server.
 #pragma once
 

@@ -274,7 +274,7 @@ Status RecordRun::create_recording() {
   if (!options_.live_figures.empty()) {
     live_figures_.emplace(options_.live_figures);
     session_->live = &*live_figures_;
-    for (LiveFiguresSink* sink : options_.live_figures) {
+    for (live::LiveFiguresSink* sink : options_.live_figures) {
       sink->recording_created(path_);
     }
   }

@@ -45,10 +45,10 @@ std::string fitted(std::string line, size_t width) {
 
 }  // namespace
 
-std::vector<std::string> live_table_lines(const record::LiveFigures& figures, int64_t start_ms, size_t rows,
+std::vector<std::string> live_table_lines(const live::LiveFigures& figures, int64_t start_ms, size_t rows,
                                           size_t width) {
   double tree_cpu = 0;
-  for (const record::LiveProcessFigures& p : figures.each_process) {
+  for (const live::LiveProcessFigures& p : figures.each_process) {
     tree_cpu += p.cpu_percent;
   }
   // Two headlines, so that each fits an 80-column terminal: the tree now, then its memory.
@@ -68,8 +68,8 @@ std::vector<std::string> live_table_lines(const record::LiveFigures& figures, in
       fitted(heap ? "      PID    RESIDENT        HEAP    CPU   THR  COMMAND" : "      PID    RESIDENT    CPU   THR  COMMAND",
              width)};
 
-  std::vector<const record::LiveProcessFigures*> order;
-  for (const record::LiveProcessFigures& p : figures.each_process) {
+  std::vector<const live::LiveProcessFigures*> order;
+  for (const live::LiveProcessFigures& p : figures.each_process) {
     order.push_back(&p);
   }
   std::sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
@@ -77,7 +77,7 @@ std::vector<std::string> live_table_lines(const record::LiveFigures& figures, in
   });
   size_t shown = std::min(rows, order.size());
   for (size_t i = 0; i < shown; ++i) {
-    const record::LiveProcessFigures& p = *order[i];
+    const live::LiveProcessFigures& p = *order[i];
     std::string heap_column;
     if (heap) {
       heap_column = p.heap_in_use_bytes ? format_bytes(*p.heap_in_use_bytes) : "-";

@@ -9,14 +9,14 @@
 #include <string>
 #include <vector>
 
-#include "record/live_figures.h"
+#include "live/live_figures.h"
 
 namespace canopy::report {
 
 // Two headlines (the tree now; its memory and peak), a column header, up to `rows` processes (largest resident first, then
 // by PID) and, when some did not fit, a line saying how many; each cut to `width`
 // columns. `start_ms`: the recording's start, for the elapsed time.
-std::vector<std::string> live_table_lines(const record::LiveFigures& figures, int64_t start_ms, size_t rows,
+std::vector<std::string> live_table_lines(const live::LiveFigures& figures, int64_t start_ms, size_t rows,
                                           size_t width);
 
 }  // namespace canopy::report

@@ -8,7 +8,7 @@
 namespace canopy::web {
 namespace {
 
-using record::LiveCommandFigures;
+using live::LiveCommandFigures;
 
 // Nanoseconds as exact decimal seconds: a double would round a long run's CPU, and
 // a counter read back lower than before is a reset to Prometheus.
@@ -47,9 +47,9 @@ std::string command_label(const std::string& command) { return "command=\"" + es
 // record --heap: the top `top` processes by heap in use, one series each, and the
 // others that reported summed in one. A process whose profiler has sent nothing yet
 // is in neither: its heap is unknown, not zero.
-void append_heap_families(std::string& out, const record::LiveFigures& f, int64_t top) {
-  std::vector<const record::LiveProcessFigures*> reported;
-  for (const record::LiveProcessFigures& p : f.each_process) {
+void append_heap_families(std::string& out, const live::LiveFigures& f, int64_t top) {
+  std::vector<const live::LiveProcessFigures*> reported;
+  for (const live::LiveProcessFigures& p : f.each_process) {
     if (p.heap_in_use_bytes) {
       reported.push_back(&p);
     }
@@ -57,7 +57,7 @@ void append_heap_families(std::string& out, const record::LiveFigures& f, int64_
   const size_t own = std::min(reported.size(), static_cast<size_t>(std::max<int64_t>(top, 0)));
   // Ties by pid, so that the choice does not flicker between equals.
   std::partial_sort(reported.begin(), reported.begin() + static_cast<std::ptrdiff_t>(own), reported.end(),
-                    [](const record::LiveProcessFigures* a, const record::LiveProcessFigures* b) {
+                    [](const live::LiveProcessFigures* a, const live::LiveProcessFigures* b) {
                       return *a->heap_in_use_bytes != *b->heap_in_use_bytes
                                  ? *a->heap_in_use_bytes > *b->heap_in_use_bytes
                                  : a->pid < b->pid;
@@ -114,7 +114,7 @@ std::string escape_help(std::string_view text) {
   return out;
 }
 
-std::string MetricsExposition::render(const record::LiveFigures& figures) {
+std::string MetricsExposition::render(const live::LiveFigures& figures) {
   std::lock_guard lock(mutex_);
   return render_locked(&figures);
 }
@@ -125,14 +125,14 @@ std::string MetricsExposition::render_latest(const MetricsFeed& feed) {
   return render_locked(figures.get());
 }
 
-std::string MetricsExposition::render_locked(const record::LiveFigures* figures) {
+std::string MetricsExposition::render_locked(const live::LiveFigures* figures) {
   std::string out;
   Family up(out, "canopy_up", "gauge", "1 once the recorder has sampled the tree, 0 before its first tick");
   up.sample(figures ? 1 : 0);
   if (!figures) {
     return out;
   }
-  const record::LiveFigures& f = *figures;
+  const live::LiveFigures& f = *figures;
   out.reserve(4096 + 600 * static_cast<size_t>(std::min<int64_t>(top_, 1000)));
 
   // The top N by resident memory, of the commands with a live process; ties by CPU,

@@ -1,4 +1,4 @@
-// The live figures (record/live_figures.h) in Prometheus's text exposition format,
+// The live figures (live/live_figures.h) in Prometheus's text exposition format,
 // version 0.0.4: what /metrics answers.
 //
 // Cardinality is bounded: the top N commands by resident memory get series of their
@@ -18,7 +18,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "record/live_figures.h"
+#include "live/live_figures.h"
 #include "web/metrics_feed.h"
 
 namespace canopy::web {
@@ -47,7 +47,7 @@ class MetricsExposition {
   // The exposition of `figures`. Successive calls must see the recorder's figures in
   // their order (render_latest does); the shared group's counters grow from one to the
   // next.
-  std::string render(const record::LiveFigures& figures);
+  std::string render(const live::LiveFigures& figures);
   // Of the feed's latest figures, taken under this object's lock so that concurrent
   // scrapes see them in order. Before the first tick: a valid exposition without
   // series but canopy_up 0.
@@ -59,7 +59,7 @@ class MetricsExposition {
     int64_t cpu_system_ns = 0;
     int64_t oom_kills = 0;
   };
-  std::string render_locked(const record::LiveFigures* figures);
+  std::string render_locked(const live::LiveFigures* figures);
 
   const int64_t top_;
   std::mutex mutex_;

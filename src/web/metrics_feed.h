@@ -1,4 +1,4 @@
-// The latest live figures of a recording (record/live_figures.h), between the
+// The latest live figures of a recording (live/live_figures.h), between the
 // recorder's loop, which publishes them after each tick, and the threads that serve
 // /metrics, which read them. A swap of an immutable snapshot under a mutex held for
 // two pointer moves: neither side waits on the other's work.
@@ -7,14 +7,14 @@
 #include <memory>
 #include <mutex>
 
-#include "record/live_figures.h"
+#include "live/live_figures.h"
 
 namespace canopy::web {
 
-class MetricsFeed final : public record::LiveFiguresSink {
+class MetricsFeed final : public live::LiveFiguresSink {
  public:
-  void publish(std::shared_ptr<const record::LiveFigures> figures) override {
-    std::shared_ptr<const record::LiveFigures> old;
+  void publish(std::shared_ptr<const live::LiveFigures> figures) override {
+    std::shared_ptr<const live::LiveFigures> old;
     {
       std::lock_guard lock(mutex_);
       old.swap(latest_);
@@ -23,14 +23,14 @@ class MetricsFeed final : public record::LiveFiguresSink {
     // `old` is freed here, outside the lock (a reader may still hold it: then by it).
   }
   // nullptr before the first tick.
-  std::shared_ptr<const record::LiveFigures> latest() const {
+  std::shared_ptr<const live::LiveFigures> latest() const {
     std::lock_guard lock(mutex_);
     return latest_;
   }
 
  private:
   mutable std::mutex mutex_;
-  std::shared_ptr<const record::LiveFigures> latest_;
+  std::shared_ptr<const live::LiveFigures> latest_;
 };
 
 }  // namespace canopy::web

@@ -1,5 +1,5 @@
 // The page's profiler switch against a real recording (record/profiler_switch.h behind
-// web/recorder_live_control.h, served by the viewer's server): a process started with
+// cli/recorder_live_control.h, served by the viewer's server): a process started with
 // --heap=off has its heap sampling turned on and off with POSTs carrying the server's
 // token, and the recording shows samples from exactly the allocations made while it
 // was on. The memory map of the same process shows the memory it allocated.
@@ -15,7 +15,7 @@
 #include "integration/harness.h"
 #include "probe/running_tree.h"
 #include "record/profiler_switch.h"
-#include "web/recorder_live_control.h"
+#include "cli/recorder_live_control.h"
 #include "web/server.h"
 #include "web/view_loading.h"
 
@@ -125,7 +125,7 @@ TEST(ProfilerSwitch, HeapSamplingTurnedOnAndOffFromThePage) {
                                     .heap_profile = true,
                                     .heap_sampling_at_start = false,
                                     .cpu_profile = false});
-  web::RecorderLiveControl control(profilers);
+  cli::RecorderLiveControl control(profilers);
   ProfilerSwitchPage page(served, control);
   const std::string pid = std::to_string(workload);
   auto round = [&](int n) {

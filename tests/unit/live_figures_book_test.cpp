@@ -24,6 +24,10 @@ using canopy::testing::kRootPid;
 using canopy::testing::kSecondPid;
 using canopy::testing::rss_bytes;
 using LiveFiguresBookTest = canopy::testing::FakeProcTest;
+using live::LiveCommandFigures;
+using live::LiveFigures;
+using live::LiveFiguresSink;
+using live::LiveProcessFigures;
 
 class KeptFigures final : public LiveFiguresSink {
  public:

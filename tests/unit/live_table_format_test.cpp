@@ -9,8 +9,8 @@ namespace {
 
 constexpr int64_t kLiveTableMiB = 1 << 20;
 
-record::LiveFigures live_five_processes() {
-  record::LiveFigures f;
+live::LiveFigures live_five_processes() {
+  live::LiveFigures f;
   f.t_ms = 1'000'000 + 61'500;  // 1:01.5 after the start below
   f.rss_bytes = 700 * kLiveTableMiB;
   f.processes = 5;
@@ -44,7 +44,7 @@ TEST(LiveTableFormat, HeadlineThenTheBiggestProcessesAndHowManyDidNotFit) {
 }
 
 TEST(LiveTableFormat, CgroupPeakNamesAreSafeAndLinesFitTheWidth) {
-  record::LiveFigures f = live_five_processes();
+  live::LiveFigures f = live_five_processes();
   f.cgroup_peak_bytes = 950 * kLiveTableMiB;
   std::vector<std::string> lines = live_table_lines(f, 1'000'000, 10, 200);
   EXPECT_EQ(lines[1], "resident 700.0 MiB · peak 900.0 MiB at 0:30.0 (cgroup 950.0 MiB)");
@@ -60,7 +60,7 @@ TEST(LiveTableFormat, CgroupPeakNamesAreSafeAndLinesFitTheWidth) {
 // With record --heap, a HEAP column: the heap in use a process's profiler last sent, or
 // "-" before its first snapshot.
 TEST(LiveTableFormat, WithHeapProfilingEachProcessShowsItsHeapInUse) {
-  record::LiveFigures f = live_five_processes();
+  live::LiveFigures f = live_five_processes();
   f.heap_profiling = true;
   f.each_process[1].heap_in_use_bytes = 250 * kLiveTableMiB;  // PID 205
   std::vector<std::string> lines = live_table_lines(f, 1'000'000, 3, 200);

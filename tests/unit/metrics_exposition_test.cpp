@@ -15,9 +15,9 @@
 namespace canopy::web {
 namespace {
 
-using record::LiveCommandFigures;
-using record::LiveFigures;
-using record::LiveProcessFigures;
+using live::LiveCommandFigures;
+using live::LiveFigures;
+using live::LiveProcessFigures;
 
 // One exposition as Prometheus reads it: each series' value, each family's type, and
 // the families in the order their samples come. Fails the test on a line out of place.

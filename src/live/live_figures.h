@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace canopy::record {
+namespace canopy::live {
 
 // The processes of the tree that ran one command (their name, as /proc/PID/stat gives
 // it), live ones and ended ones.
@@ -87,4 +87,4 @@ class LiveFiguresSink {
   virtual bool watched() const { return false; }
 };
 
-}  // namespace canopy::record
+}  // namespace canopy::live

@@ -1,8 +1,8 @@
-#include "web/recorder_live_control.h"
+#include "cli/recorder_live_control.h"
 
 #include <limits>
 
-namespace canopy::web {
+namespace canopy::cli {
 namespace {
 
 // A PID from the page as the kernel's type; one that cannot be a pid_t is not a live
@@ -57,4 +57,4 @@ nlohmann::json memory_map_json(const record::MemoryMapSnapshot& snapshot) {
   return {{"pid", snapshot.pid}, {"t_ms", snapshot.t_ms}, {"groups", groups}};
 }
 
-}  // namespace canopy::web
+}  // namespace canopy::cli

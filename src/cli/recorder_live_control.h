@@ -1,13 +1,14 @@
 // The viewer's LiveControl over the recorder's ProfilerSwitch (record/profiler_switch.h):
-// the switch's answers as the JSON of web/API.md (/api/control).
+// the switch's answers as the JSON of web/API.md (/api/control). It lives here, where
+// record --serve puts the two together, so that neither web/ nor record/ links the other.
 #pragma once
 
 #include "record/profiler_switch.h"
 #include "web/live_control.h"
 
-namespace canopy::web {
+namespace canopy::cli {
 
-class RecorderLiveControl final : public LiveControl {
+class RecorderLiveControl final : public web::LiveControl {
  public:
   explicit RecorderLiveControl(record::ProfilerSwitch& profilers) : profilers_(profilers) {}
 
@@ -22,4 +23,4 @@ class RecorderLiveControl final : public LiveControl {
 
 nlohmann::json memory_map_json(const record::MemoryMapSnapshot& snapshot);
 
-}  // namespace canopy::web
+}  // namespace canopy::cli
