@@ -37,7 +37,8 @@ chmod +x "$launcher"
 
 # Sums a log's lines by the folder of the file compiled (src/cli, tests/unit, ...);
 # a line that compiles nothing is a link. A unity build compiles a target's files in
-# batches (CMakeFiles/TARGET.dir/Unity/unity_N_cxx.cxx), counted for the target's folder.
+# batches (CMakeFiles/TARGET.dir/Unity/unity_N_cxx.cxx), counted for the target's folder;
+# the programs the tests run (workloads, symbolize fixtures) count as tests/workload.
 by_folder() {
   awk 'BEGIN {
     folder["canopy"] = "src/cli"
@@ -56,7 +57,15 @@ by_folder() {
         target = substr(file, RSTART + length("CMakeFiles/"), RLENGTH - length("CMakeFiles/.dir/Unity/"))
         layer = target
         sub(/^canopy_/, "", layer)
-        where = (target in folder) ? folder[target] : "src/" layer
+        # A target that tests/CMakeLists.txt defines (a program the tests run) builds
+        # under tests/ of the build directory; the layers of src/ under its top.
+        if (target in folder) {
+          where = folder[target]
+        } else if (file ~ /\/tests\/CMakeFiles\//) {
+          where = "tests/workload"
+        } else {
+          where = "src/" layer
+        }
       } else {
         n = split(file, part, "/")
         where = (n >= 3 && (part[n - 2] == "src" || part[n - 2] == "tests")) ? part[n - 2] "/" part[n - 1] : "generated"
