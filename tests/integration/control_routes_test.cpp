@@ -6,12 +6,11 @@
 #include <httplib.h>
 
 #include <nlohmann/json.hpp>
-#include <thread>
 #include <vector>
 
 #include "integration/harness.h"
-#include "web/server.h"
-#include "web/view_loading.h"
+#include "integration/recorded_tree.h"
+#include "integration/served_view.h"
 
 namespace canopy::testing {
 namespace {
@@ -51,37 +50,17 @@ class RecordingControl final : public web::LiveControl {
   }
 };
 
-class ControlRoutesTest : public ::testing::Test {
+class ControlRoutesTest : public RecordedTreeTest {
  protected:
-  static void SetUpTestSuite() {
-    dir_ = new TempDir();
-    recording_ = dir_->file("tree.canopy");
-    ASSERT_EQ(run({kCanopy, "record", "-q", "-o", recording_, kWorkload, "tree"}).exit_status, 0);
-  }
-  static void TearDownTestSuite() { delete dir_; }
-
   void serve(web::LiveControl* control) {
-    auto loading = web::ViewLoading::start(recording_);
-    ASSERT_TRUE(loading) << loading.error().message;
-    loading_ = std::move(*loading);
     web::ServerOptions options;
     options.control = control;
-    auto server = web::ViewServer::bind(*loading_, options);
-    ASSERT_TRUE(server) << server.error().message;
-    server_ = std::move(*server);
-    serving_ = std::thread([this] { (void)server_->serve(); });
-    std::string url = server_->url();
-    authority_ = url.substr(7, url.size() - 8);  // http://AUTHORITY/
-    port_ = std::stoi(url.substr(url.rfind(':') + 1));
+    auto served = ServedView::start(recording_, options);
+    ASSERT_TRUE(served) << served.error().message;
+    served_ = std::move(*served);
   }
-  void TearDown() override {
-    if (server_) {
-      server_->stop();
-      serving_.join();
-    }
-  }
-  httplib::Client client() const { return httplib::Client("127.0.0.1", port_); }
-  std::string own_origin() const { return "http://" + authority_; }
+  httplib::Client client() const { return served_->client(); }
+  const std::string& own_origin() const { return served_->origin(); }
   httplib::Result post(const std::string& path, const httplib::Headers& headers) const {
     return client().Post(path, headers, "", "text/plain");
   }
@@ -92,13 +71,7 @@ class ControlRoutesTest : public ::testing::Test {
     return json::parse(answer->body)["token"];
   }
 
-  static inline TempDir* dir_ = nullptr;
-  static inline std::string recording_;
-  std::unique_ptr<web::ViewLoading> loading_;
-  std::unique_ptr<web::ViewService> server_;
-  std::thread serving_;
-  std::string authority_;
-  int port_ = 0;
+  std::unique_ptr<ServedView> served_;
 };
 
 TEST_F(ControlRoutesTest, GetGivesTheTokenAndTheProfilersStates) {
@@ -114,19 +87,13 @@ TEST_F(ControlRoutesTest, GetGivesTheTokenAndTheProfilersStates) {
   EXPECT_TRUE(control.calls.empty()) << "a GET changes nothing";
   // Another server, another token.
   RecordingControl other_control;
-  auto other_loading = web::ViewLoading::start(recording_);
-  ASSERT_TRUE(other_loading);
   web::ServerOptions options;
   options.control = &other_control;
-  auto other = web::ViewServer::bind(**other_loading, options);
-  ASSERT_TRUE(other);
-  std::thread other_serving([&] { (void)(*other)->serve(); });
-  std::string url = (*other)->url();
-  auto other_answer = httplib::Client("127.0.0.1", std::stoi(url.substr(url.rfind(':') + 1))).Get("/api/control");
+  auto other = ServedView::start(recording_, options);
+  ASSERT_TRUE(other) << other.error().message;
+  auto other_answer = (*other)->client().Get("/api/control");
   ASSERT_TRUE(other_answer);
   EXPECT_NE(json::parse(other_answer->body)["token"], body["token"]);
-  (*other)->stop();
-  other_serving.join();
 }
 
 TEST_F(ControlRoutesTest, PostWithTheTokenAndOwnOriginReachesTheControl) {

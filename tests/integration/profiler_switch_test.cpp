@@ -10,14 +10,12 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <thread>
 
+#include "cli/recorder_live_control.h"
 #include "integration/harness.h"
+#include "integration/served_view.h"
 #include "probe/running_tree.h"
 #include "record/profiler_switch.h"
-#include "cli/recorder_live_control.h"
-#include "web/server.h"
-#include "web/view_loading.h"
 
 namespace canopy::testing {
 namespace {
@@ -60,46 +58,31 @@ std::vector<store::HeapSnapshotRow> requested_snapshots(const store::Reader& rea
 class ProfilerSwitchPage {
  public:
   ProfilerSwitchPage(const std::string& served_recording, web::LiveControl& control) {
-    auto loading = web::ViewLoading::start(served_recording);
-    EXPECT_TRUE(loading);
-    loading_ = std::move(*loading);
     web::ServerOptions options;
     options.control = &control;
-    auto server = web::ViewServer::bind(*loading_, options);
-    EXPECT_TRUE(server);
-    server_ = std::move(*server);
-    serving_ = std::thread([this] { (void)server_->serve(); });
-    std::string url = server_->url();
-    origin_ = url.substr(0, url.size() - 1);
-    port_ = std::stoi(url.substr(url.rfind(':') + 1));
-    auto answer = httplib::Client("127.0.0.1", port_).Get("/api/control");
+    auto served = ServedView::start(served_recording, options);
+    EXPECT_TRUE(served) << served.error().message;
+    served_ = std::move(*served);
+    auto answer = served_->client().Get("/api/control");
     EXPECT_TRUE(answer && answer->status == 200);
     token_ = json::parse(answer->body)["token"];
   }
-  ~ProfilerSwitchPage() {
-    server_->stop();
-    serving_.join();
-  }
   json states() const {
-    auto answer = httplib::Client("127.0.0.1", port_).Get("/api/control");
+    auto answer = served_->client().Get("/api/control");
     EXPECT_TRUE(answer && answer->status == 200);
     return json::parse(answer->body)["processes"];
   }
   // The POST as the page makes it; the answer's status and body.
   std::pair<int, json> post(const std::string& path) const {
-    auto answer = httplib::Client("127.0.0.1", port_)
-                      .Post(path, {{"Origin", origin_}, {"X-Canopy-Token", token_}}, "", "text/plain");
+    auto answer = served_->client().Post(path, {{"Origin", served_->origin()}, {"X-Canopy-Token", token_}}, "",
+                                         "text/plain");
     EXPECT_TRUE(answer);
     return {answer ? answer->status : 0, answer ? json::parse(answer->body) : json()};
   }
 
  private:
-  std::unique_ptr<web::ViewLoading> loading_;
-  std::unique_ptr<web::ViewService> server_;
-  std::thread serving_;
-  std::string origin_;
+  std::unique_ptr<ServedView> served_;
   std::string token_;
-  int port_ = 0;
 };
 
 TEST(ProfilerSwitch, HeapSamplingTurnedOnAndOffFromThePage) {

@@ -11,11 +11,11 @@
 #include <future>
 #include <nlohmann/json.hpp>
 #include <regex>
-#include <thread>
 
 #include "integration/harness.h"
+#include "integration/recorded_tree.h"
+#include "integration/served_view.h"
 #include "store/sqlite.h"
-#include "web/server.h"
 #include "web/view_loading.h"
 
 namespace canopy::testing {
@@ -23,21 +23,7 @@ namespace {
 
 using nlohmann::json;
 
-class ViewLoadingTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    dir_ = new TempDir();
-    recording_ = dir_->file("tree.canopy");
-    ASSERT_EQ(run({kCanopy, "record", "-q", "-o", recording_, kWorkload, "tree"}).exit_status, 0);
-  }
-  static void TearDownTestSuite() { delete dir_; }
-
-  static inline TempDir* dir_ = nullptr;
-  static inline std::string recording_;
-};
-
-// The port of a server's URL, http://127.0.0.1:PORT/.
-int port_of(const std::string& url) { return std::stoi(url.substr(url.rfind(':') + 1)); }
+using ViewLoadingTest = RecordedTreeTest;
 
 TEST_F(ViewLoadingTest, ServesThePreviewWhileLoadingThenTheLoadedRecording) {
   std::promise<void> release;
@@ -45,10 +31,9 @@ TEST_F(ViewLoadingTest, ServesThePreviewWhileLoadingThenTheLoadedRecording) {
   auto loading = web::ViewLoading::start(recording_, [released] { released.wait(); });
   ASSERT_TRUE(loading) << loading.error().message;
   EXPECT_EQ((*loading)->data(), nullptr);
-  auto server = web::ViewServer::bind(**loading, {});
-  ASSERT_TRUE(server) << server.error().message;
-  std::thread serving([&] { (void)(*server)->serve(); });
-  httplib::Client client("127.0.0.1", port_of((*server)->url()));
+  auto served = ServedView::start(std::move(*loading));
+  ASSERT_TRUE(served) << served.error().message;
+  httplib::Client client = (*served)->client();
 
   store::Reader reader = open_recording(recording_);
   auto ticks = reader.ticks();
@@ -59,10 +44,10 @@ TEST_F(ViewLoadingTest, ServesThePreviewWhileLoadingThenTheLoadedRecording) {
 
   // Asked before the load is let go: answered when it ends.
   auto waiting_recording = std::async(std::launch::async, [&] {
-    return httplib::Client("127.0.0.1", port_of((*server)->url())).Get("/api/recording");
+    return (*served)->client().Get("/api/recording");
   });
   auto waiting_series = std::async(std::launch::async, [&] {
-    return httplib::Client("127.0.0.1", port_of((*server)->url())).Get("/api/series?metric=rss");
+    return (*served)->client().Get("/api/series?metric=rss");
   });
 
   auto preview = client.Get("/api/recording?preview=1");
@@ -85,7 +70,7 @@ TEST_F(ViewLoadingTest, ServesThePreviewWhileLoadingThenTheLoadedRecording) {
   // Held by the test, the load cannot have ended.
   EXPECT_EQ(waiting_recording.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
   EXPECT_EQ(waiting_series.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
-  EXPECT_EQ((*loading)->data(), nullptr);
+  EXPECT_EQ((*served)->loading().data(), nullptr);
 
   release.set_value();
   auto loaded = waiting_recording.get();
@@ -108,9 +93,6 @@ TEST_F(ViewLoadingTest, ServesThePreviewWhileLoadingThenTheLoadedRecording) {
   auto after = client.Get("/api/recording?preview=1");
   ASSERT_TRUE(after);
   EXPECT_EQ(json::parse(after->body), full);
-
-  (*server)->stop();
-  serving.join();
 }
 
 TEST_F(ViewLoadingTest, DamageFoundBehindThePreviewEndsViewWithOneLine) {

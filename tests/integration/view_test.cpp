@@ -20,6 +20,7 @@
 #include <sstream>
 
 #include "integration/harness.h"
+#include "integration/recorded_tree.h"
 
 namespace canopy::testing {
 namespace {
@@ -27,17 +28,17 @@ namespace {
 using nlohmann::json;
 
 // A recording of `canopy_workload tree`, made once for the suite.
-class ViewTest : public ::testing::Test {
+class ViewTest : public RecordedTreeTest {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new TempDir();
-    recording_ = dir_->file("tree.canopy");
-    ASSERT_EQ(run({kCanopy, "record", "-q", "-o", recording_, kWorkload, "tree"}).exit_status, 0);
+    RecordedTreeTest::SetUpTestSuite();
+    if (HasFatalFailure()) {
+      return;
+    }
     auto report = run({kCanopy, "report", "--json", recording_});
     ASSERT_EQ(report.exit_status, 0) << report.err;
     peak_ = json::parse(report.out)["peak_tree_rss_bytes"].get<int64_t>();
   }
-  static void TearDownTestSuite() { delete dir_; }
 
   // Starts `canopy view` on a free port and returns the port.
   int start_view(std::vector<std::string> extra = {}) {
@@ -67,8 +68,6 @@ class ViewTest : public ::testing::Test {
     return json::parse(res->body);
   }
 
-  static inline TempDir* dir_ = nullptr;
-  static inline std::string recording_;
   static inline int64_t peak_ = 0;
   std::unique_ptr<Started> view_;
   std::string host_;

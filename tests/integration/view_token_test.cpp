@@ -4,11 +4,8 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
-#include <thread>
-
 #include "integration/harness.h"
-#include "web/server.h"
-#include "web/view_loading.h"
+#include "integration/served_view.h"
 
 namespace canopy::testing {
 namespace {
@@ -17,21 +14,17 @@ TEST(ViewToken, OnlyRequestsWithTheTokenAreServed) {
   TempDir dir;
   const std::string recording = dir.file("tree.canopy");
   ASSERT_EQ(run({kCanopy, "record", "-q", "-o", recording, kWorkload, "exit", "0"}).exit_status, 0);
-  auto loading = web::ViewLoading::start(recording);
-  ASSERT_TRUE(loading) << loading.error().message;
   web::ServerOptions options;
   options.require_token = true;
-  auto server = web::ViewServer::bind(**loading, options);
-  ASSERT_TRUE(server) << server.error().message;
-  std::thread serving([&] { (void)(*server)->serve(); });
+  auto served = ServedView::start(recording, options);
+  ASSERT_TRUE(served) << served.error().message;
 
-  const std::string url = (*server)->url();
+  const std::string url = (*served)->url();
   const size_t query = url.find("/?token=");
   ASSERT_NE(query, std::string::npos) << url;
   const std::string token = url.substr(query + 8);
   EXPECT_EQ(token.size(), 32u) << "128 bits in hex";
-  const int port = std::stoi(url.substr(url.rfind(':') + 1));
-  httplib::Client client("127.0.0.1", port);
+  httplib::Client client = (*served)->client();
 
   for (const char* path : {"/", "/app.js", "/api/recording", "/api/live"}) {
     auto refused = client.Get(path);
@@ -56,28 +49,19 @@ TEST(ViewToken, OnlyRequestsWithTheTokenAreServed) {
   auto with_bearer = client.Get("/api/series?metric=rss", {{"Authorization", "Bearer " + token}});
   ASSERT_TRUE(with_bearer);
   EXPECT_EQ(with_bearer->status, 200) << with_bearer->body;
-
-  (*server)->stop();
-  serving.join();
 }
 
 TEST(ViewToken, WithoutTheOptionNoneIsAskedFor) {
   TempDir dir;
   const std::string recording = dir.file("tree.canopy");
   ASSERT_EQ(run({kCanopy, "record", "-q", "-o", recording, kWorkload, "exit", "0"}).exit_status, 0);
-  auto loading = web::ViewLoading::start(recording);
-  ASSERT_TRUE(loading) << loading.error().message;
-  auto server = web::ViewServer::bind(**loading, {});
-  ASSERT_TRUE(server) << server.error().message;
-  EXPECT_EQ((*server)->url().find("token"), std::string::npos);
-  std::thread serving([&] { (void)(*server)->serve(); });
-  httplib::Client client("127.0.0.1", std::stoi((*server)->url().substr((*server)->url().rfind(':') + 1)));
-  auto answer = client.Get("/api/recording");
+  auto served = ServedView::start(recording);
+  ASSERT_TRUE(served) << served.error().message;
+  EXPECT_EQ((*served)->url().find("token"), std::string::npos);
+  auto answer = (*served)->client().Get("/api/recording");
   ASSERT_TRUE(answer);
   EXPECT_EQ(answer->status, 200);
   EXPECT_FALSE(answer->has_header("Set-Cookie"));
-  (*server)->stop();
-  serving.join();
 }
 
 }  // namespace
