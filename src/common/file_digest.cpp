@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/scoped_resource.h"
+#include "common/text.h"
 
 namespace canopy {
 
@@ -36,13 +37,7 @@ Result<std::string> file_sha256_hex(const std::string& path) {
   }
   uint8_t digest[SHA256_DIGEST_SIZE];
   sha256_digest(&context, sizeof digest, digest);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex;
-  for (uint8_t byte : digest) {
-    hex += kHex[byte >> 4];
-    hex += kHex[byte & 15];
-  }
-  return hex;
+  return hex_of(digest, sizeof digest);
 }
 
 }  // namespace canopy

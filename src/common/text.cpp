@@ -94,4 +94,15 @@ std::string listed_names(const std::set<std::string>& names) {
   return text;
 }
 
+std::string hex_of(const unsigned char* bytes, size_t count) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string hex;
+  hex.reserve(2 * count);
+  for (size_t i = 0; i < count; ++i) {
+    hex += kDigits[bytes[i] >> 4];
+    hex += kDigits[bytes[i] & 15];
+  }
+  return hex;
+}
+
 }  // namespace canopy

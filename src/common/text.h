@@ -38,6 +38,9 @@ std::string signal_name(int signal);
 // An instant as this machine's local time, with its offset: "2026-11-22 11:15:30 +0100".
 std::string format_local_time_ms(int64_t epoch_ms);
 
+// Bytes as lowercase hex, two digits a byte: build-ids, digests, tokens.
+std::string hex_of(const unsigned char* bytes, size_t count);
+
 // The last component of a path: "cc1plus" for "/usr/lib/gcc/x86_64-linux-gnu/12/cc1plus".
 std::string path_base_name(std::string_view path);
 // At most ten of `names`, comma-separated, then ", ...": for a line that says what a

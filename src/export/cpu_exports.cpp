@@ -18,14 +18,6 @@ int64_t frequency_hz(const store::Reader& reader) {
   return parse_int<int64_t>(said.substr(0, said.find(' '))).value_or(0);
 }
 
-store::HeapProfile stack_tables(const store::CpuProfile& profile) {
-  store::HeapProfile tables;
-  tables.modules = profile.modules;
-  tables.frames = profile.frames;
-  tables.stacks = profile.stacks;
-  return tables;
-}
-
 }  // namespace
 
 Result<std::string> cpu_pprof_profile(const store::Reader& reader, const analyze::CpuSampleFilter& filter) {
@@ -67,7 +59,7 @@ Result<std::string> cpu_pprof_profile(const store::Reader& reader, const analyze
                     "is memory_start + the return address in the object's own address space - 1 (the innermost "
                     "frame is recorded one byte on, so that this is the sampled instruction)"};
   input.default_sample_type = "cpu";
-  return encode_pprof(stack_tables(selection.profile), input);
+  return encode_pprof(store::stack_tables_of(selection.profile), input);
 }
 
 Status write_cpu_pprof(const store::Reader& reader, const analyze::CpuSampleFilter& filter,

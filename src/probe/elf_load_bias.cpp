@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/scoped_resource.h"
+#include "common/text.h"
 
 namespace canopy::probe {
 
@@ -55,13 +56,7 @@ std::string elf_build_id_hex(const std::string& path) {
         break;
       }
       if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 && std::memcmp(notes.data() + name_at, "GNU", 4) == 0) {
-        static const char digits[] = "0123456789abcdef";
-        std::string hex;
-        for (size_t i = 0; i < note.n_descsz; ++i) {
-          hex += digits[notes[desc_at + i] >> 4];
-          hex += digits[notes[desc_at + i] & 15];
-        }
-        return hex;
+        return hex_of(notes.data() + desc_at, note.n_descsz);
       }
       at = next;
     }

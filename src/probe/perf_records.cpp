@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/text.h"
+
 namespace canopy::probe {
 namespace {
 
@@ -35,16 +37,6 @@ class FieldReader {
   std::span<const unsigned char> bytes_;
   size_t offset_ = 0;
 };
-
-std::string hex_of(const unsigned char* bytes, size_t count) {
-  static const char digits[] = "0123456789abcdef";
-  std::string text;
-  for (size_t i = 0; i < count; ++i) {
-    text += digits[bytes[i] >> 4];
-    text += digits[bytes[i] & 15];
-  }
-  return text;
-}
 
 // A NUL-terminated name padded to 8 bytes, followed by sample_id_all's fields.
 std::string c_string(std::span<const unsigned char> bytes) {

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "common/text.h"
+
 namespace canopy::record {
 namespace {
 
@@ -19,16 +21,6 @@ bool read_array(std::span<const unsigned char> payload, std::vector<T>& out) {
 }
 
 int64_t estimate(double value) { return std::isfinite(value) && value > 0 ? std::llround(value) : 0; }
-
-std::string hex(const unsigned char* bytes, size_t count) {
-  static const char digits[] = "0123456789abcdef";
-  std::string text;
-  for (size_t i = 0; i < count; ++i) {
-    text += digits[bytes[i] >> 4];
-    text += digits[bytes[i] & 15];
-  }
-  return text;
-}
 
 const char* reason_name(uint32_t reason) {
   switch (static_cast<heap_wire::SnapshotReason>(reason)) {
@@ -116,7 +108,7 @@ bool HeapIngest::modules(Image& image, std::span<const unsigned char> payload) {
         record.begin > record.end) {
       return false;
     }
-    std::string build_id = hex(payload.data() + offset, record.build_id_bytes);
+    std::string build_id = hex_of(payload.data() + offset, record.build_id_bytes);
     offset += record.build_id_bytes;
     std::string path(reinterpret_cast<const char*>(payload.data() + offset), record.path_bytes);
     offset += record.path_bytes;

@@ -59,6 +59,8 @@ class RecordRun {
   // And the root's descendants that were running before: those started after the root's
   // events were opened are the events' own already (inherited).
   void add_running_descendants_to_cpu_profile();
+  // Keeps the profiler opened, or warns of why it could not be and records without one.
+  void use_cpu_profile(Result<CpuProfiling> opened);
   uint64_t cpu_attached_boot_ticks_ = 0;  // when the root's events were opened
   // The root's descendants listed just before its events were opened, with their start
   // ticks: surely not inherited, even when started in the tick the events were opened.

@@ -178,14 +178,7 @@ void RecordRun::open_cpu_profile_running() {
   const auto ticks_per_s = static_cast<uint64_t>(::sysconf(_SC_CLK_TCK));
   cpu_attached_boot_ticks_ = static_cast<uint64_t>(now.tv_sec) * ticks_per_s +
                              static_cast<uint64_t>(now.tv_nsec) * ticks_per_s / 1'000'000'000;
-  auto opened = CpuProfiling::open_running(root_, *options_.cpu_profile_hz);
-  if (!opened) {
-    cpu_meta_ = "off: " + opened.error().message;
-    warn_("--cpu-profile off: " + opened.error().message + "; recording without a CPU profile");
-    return;
-  }
-  cpu_.emplace(std::move(*opened));
-  cpu_meta_ = cpu_->description();
+  use_cpu_profile(CpuProfiling::open_running(root_, *options_.cpu_profile_hz));
 }
 
 void RecordRun::add_running_descendants_to_cpu_profile() {
@@ -214,7 +207,10 @@ void RecordRun::open_cpu_profile() {
   if (!options_.cpu_profile_hz) {
     return;
   }
-  auto opened = CpuProfiling::open_gated(root_, *options_.cpu_profile_hz);
+  use_cpu_profile(CpuProfiling::open_gated(root_, *options_.cpu_profile_hz));
+}
+
+void RecordRun::use_cpu_profile(Result<CpuProfiling> opened) {
   if (!opened) {
     cpu_meta_ = "off: " + opened.error().message;
     warn_("--cpu-profile off: " + opened.error().message + "; recording without a CPU profile");

@@ -122,31 +122,33 @@ std::string shown_of(size_t shown, size_t total) {
   return " (" + std::to_string(shown) + " of " + std::to_string(total) + "; --all or --top N for more)";
 }
 
+// The rankings' rows: two figures, the change, its percentage, the other figure's
+// change, and the process in what is left of the line.
+constexpr const char* kRankingRow = "  %10s %10s %11s %8s %12s  %s";
+constexpr size_t kRankingLabelWidth = kLineWidth - 2 - 10 - 1 - 10 - 1 - 11 - 1 - 8 - 1 - 12 - 2;
+
 void append_memory_ranking(std::string& out, const analyze::Diff& d, size_t max_rows) {
   size_t rows = std::min(max_rows, d.pairs.size());
   out += "\n  memory: largest growth first" + shown_of(rows, d.pairs.size()) + "\n";
-  constexpr const char* kRow = "  %10s %10s %11s %8s %12s  %s";
-  append_line(out, kRow, "peak A", "peak B", "change", "%", "CPU change", "process");
-  size_t label_width = kLineWidth - 2 - 10 - 1 - 10 - 1 - 11 - 1 - 8 - 1 - 12 - 2;
+  append_line(out, kRankingRow, "peak A", "peak B", "change", "%", "CPU change", "process");
   for (size_t i = 0; i < rows; ++i) {
     const ProcessPair& p = d.pairs[i];
-    append_line(out, kRow, format_bytes(p.peak_rss_bytes.a).c_str(), format_bytes(p.peak_rss_bytes.b).c_str(),
+    append_line(out, kRankingRow, format_bytes(p.peak_rss_bytes.a).c_str(), format_bytes(p.peak_rss_bytes.b).c_str(),
                 format_signed_bytes(p.peak_rss_bytes.delta()).c_str(), percent(p.peak_rss_bytes).c_str(),
-                signed_cpu(p.cpu_ns.delta()).c_str(), process_label(p.key, p.b.cmdline, label_width).c_str());
+                signed_cpu(p.cpu_ns.delta()).c_str(), process_label(p.key, p.b.cmdline, kRankingLabelWidth).c_str());
   }
 }
 
 void append_cpu_ranking(std::string& out, const analyze::Diff& d, size_t max_rows) {
   size_t rows = std::min(max_rows, d.by_cpu_growth.size());
   out += "\n  CPU time: largest growth first" + shown_of(rows, d.by_cpu_growth.size()) + "\n";
-  constexpr const char* kRow = "  %10s %10s %11s %8s %12s  %s";
-  append_line(out, kRow, "CPU A", "CPU B", "change", "%", "peak change", "process");
-  size_t label_width = kLineWidth - 2 - 10 - 1 - 10 - 1 - 11 - 1 - 8 - 1 - 12 - 2;
+  append_line(out, kRankingRow, "CPU A", "CPU B", "change", "%", "peak change", "process");
   for (size_t i = 0; i < rows; ++i) {
     const ProcessPair& p = d.pairs[d.by_cpu_growth[i]];
-    append_line(out, kRow, cpu_seconds(p.cpu_ns.a).c_str(), cpu_seconds(p.cpu_ns.b).c_str(),
+    append_line(out, kRankingRow, cpu_seconds(p.cpu_ns.a).c_str(), cpu_seconds(p.cpu_ns.b).c_str(),
                 signed_cpu(p.cpu_ns.delta()).c_str(), percent(p.cpu_ns).c_str(),
-                format_signed_bytes(p.peak_rss_bytes.delta()).c_str(), process_label(p.key, p.b.cmdline, label_width).c_str());
+                format_signed_bytes(p.peak_rss_bytes.delta()).c_str(),
+                process_label(p.key, p.b.cmdline, kRankingLabelWidth).c_str());
   }
 }
 

@@ -33,4 +33,14 @@ struct CpuProfile {
   std::vector<HeapStackRow> stacks;
 };
 
+// A copy of the profile's stack tables as a HeapProfile, the shape the symbolizer and
+// the pprof writer take, since the two profilers share those tables.
+inline HeapProfile stack_tables_of(const CpuProfile& profile) {
+  HeapProfile tables;
+  tables.modules = profile.modules;
+  tables.frames = profile.frames;
+  tables.stacks = profile.stacks;
+  return tables;
+}
+
 }  // namespace canopy::store

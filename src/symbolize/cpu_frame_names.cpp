@@ -1,20 +1,10 @@
 #include "symbolize/cpu_frame_names.h"
 
 namespace canopy::symbolize {
-namespace {
-
-store::HeapProfile stack_tables_of(const store::CpuProfile& profile) {
-  store::HeapProfile tables;
-  tables.modules = profile.modules;
-  tables.frames = profile.frames;
-  tables.stacks = profile.stacks;
-  return tables;
-}
-
-}  // namespace
 
 // names_ keeps pointers into stacks_, which is initialized first (declared first).
-CpuFrameNames::CpuFrameNames(const store::CpuProfile& profile) : stacks_(stack_tables_of(profile)), names_(stacks_) {}
+CpuFrameNames::CpuFrameNames(const store::CpuProfile& profile)
+    : stacks_(store::stack_tables_of(profile)), names_(stacks_) {}
 
 const std::vector<std::string>& CpuFrameNames::names_of(int64_t frame_id) {
   auto known = named_.find(frame_id);

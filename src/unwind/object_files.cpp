@@ -8,18 +8,10 @@
 
 #include <cstring>
 
+#include "common/text.h"
+
 namespace canopy::unwind {
 namespace {
-
-std::string hex_of(const unsigned char* bytes, size_t count) {
-  static const char digits[] = "0123456789abcdef";
-  std::string text;
-  for (size_t i = 0; i < count; ++i) {
-    text += digits[bytes[i] >> 4];
-    text += digits[bytes[i] & 15];
-  }
-  return text;
-}
 
 // The vDSO's image in this process: from its ELF header to the end of its section
 // headers, which come last in the kernel's vdso64.so.

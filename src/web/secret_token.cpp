@@ -6,6 +6,8 @@
 #include <cstring>
 #include <string_view>
 
+#include "common/text.h"
+
 namespace canopy::web {
 
 constexpr size_t kTokenBytes = 16;  // 128 bits: not to be guessed
@@ -23,13 +25,7 @@ Result<std::string> random_token(const std::string& purpose) {
     }
     filled += static_cast<size_t>(got);
   }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string token;
-  for (unsigned char byte : bytes) {
-    token += kHex[byte >> 4];
-    token += kHex[byte & 15];
-  }
-  return token;
+  return hex_of(bytes, sizeof bytes);
 }
 
 bool same_secret(const std::string& given, const std::string& secret) {

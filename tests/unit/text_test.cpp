@@ -40,5 +40,11 @@ TEST(ParseInt, WholeTextOnly) {
   EXPECT_FALSE(parse_int<int>("99999999999"));
 }
 
+TEST(HexOf, TwoLowercaseDigitsEachByteInOrder) {
+  const unsigned char bytes[] = {0x00, 0x0f, 0xa5, 0xff, 0x10};
+  EXPECT_EQ(hex_of(bytes, sizeof bytes), "000fa5ff10");
+  EXPECT_EQ(hex_of(bytes, 0), "");
+}
+
 }  // namespace
 }  // namespace canopy
