@@ -18,7 +18,7 @@ import { laneScale, lifeSpan } from './lanes.js';
 import { noteDrawn } from './live.js';
 import { ProfilePanes } from './profile_panes.js';
 import { Legend } from './legend.js';
-import { keptNodes, ProcessSearch, searchHighlight } from './process_search.js';
+import { SearchBox } from './search_box.js';
 import { shortCommand } from './short_command.js';
 import { buildFrame } from './stack.js';
 import { createStore } from './state.js';
@@ -30,7 +30,6 @@ import { clampView, isFullView, lifetimeOf, panBy, revealTime, viewForLifetime, 
 
 const kRefetchDelayMs = 150;
 const kHoverDelayMs = 50;
-const kSearchDelayMs = 150;
 
 // The chart is drawn as soon as the recording and its first series are in; the events
 // pane fetches the page in view (a recording can hold ten million log lines), and the
@@ -187,7 +186,11 @@ class App {
     byTestId('reset-zoom').addEventListener('click', () => this.resetView());
     byTestId('unpin').addEventListener('click', () => this.store.set({ selectedT: null }));
     byTestId('clear-highlight').addEventListener('click', () => this.store.set({ highlighted: null }));
-    this.bindSearch();
+    this.searchBox = new SearchBox(this.processes, {
+      store: this.store,
+      tree: this.tree,
+      showLifetime: (ids) => this.showLifetime(ids),
+    });
     document.addEventListener('keydown', (e) => this.key(e));
     this.syncAvailableToggle();
   }
@@ -379,7 +382,7 @@ class App {
     this.timeCache = null;
     renderHeader(document.body, recording, this.source.kind, { watched: true });
     this.tree.setProcesses(this.processes);
-    this.search = new ProcessSearch(this.processes);
+    this.searchBox.setProcesses(this.processes);
     this.info.options.recording = recording;
     this.info.meta = this.meta;
     this.events.setCounts(this.source.eventKinds(recording));
@@ -446,8 +449,13 @@ class App {
     this.toggleHighlight(highlight);
     const now = this.state.highlighted;
     if (!now || now.kind === 'group') return;
+    this.showLifetime(now.ids);
+  }
+
+  // Brings the lifetime of the processes `ids` into view (zoom.js: viewForLifetime).
+  showLifetime(ids) {
     const { from, to } = this.bounds;
-    const view = viewForLifetime(this.state.view, lifetimeOf(now.ids, this.processById), from, to, this.meta.interval_ms ?? 0);
+    const view = viewForLifetime(this.state.view, lifetimeOf(ids, this.processById), from, to, this.meta.interval_ms ?? 0);
     if (view !== this.state.view) this.store.set({ view });
   }
 
@@ -461,61 +469,6 @@ class App {
     label.hidden = !highlight;
     byTestId('highlight-text').textContent = highlight ? highlight.label : '';
     label.title = highlight && highlight.title ? highlight.title : '';
-  }
-
-  // --- search by name or command line: highlights the matches, filters the tree to
-  // them, and shows the first; Enter zooms the chart to the next one in turn.
-
-  bindSearch() {
-    this.search = new ProcessSearch(this.processes);
-    this.searchIds = null;
-    this.searchAt = -1;
-    const box = byTestId('search');
-    const run = debounce(() => this.runSearch(box.value), kSearchDelayMs);
-    box.addEventListener('input', run);
-    box.addEventListener('keydown', (e) => {
-      if (e.key === 'Enter') {
-        e.preventDefault();
-        run.cancel();
-        if (!this.searchIds || this.searchQuery !== box.value) this.runSearch(box.value);
-        this.nextMatch();
-      } else if (e.key === 'Escape') {
-        e.stopPropagation();
-        box.value = '';
-        run.cancel();
-        this.runSearch('');
-        box.blur();
-      }
-    });
-  }
-
-  runSearch(query) {
-    this.searchQuery = query;
-    const ids = this.search.match(query);
-    this.searchIds = ids;
-    this.searchAt = -1;
-    const count = byTestId('search-count');
-    if (!ids) {
-      count.textContent = '';
-      this.tree.setFilter(null);
-      if (this.state.highlighted && this.state.highlighted.kind === 'search') this.store.set({ highlighted: null });
-      return;
-    }
-    count.textContent = ids.length ? `${ids.length} ${ids.length === 1 ? 'match' : 'matches'}` : 'no match';
-    this.tree.setFilter(keptNodes(this.tree.tree, ids));
-    this.store.set({ highlighted: ids.length ? searchHighlight(query, ids) : null });
-    if (ids.length) this.tree.reveal(ids[0]);
-  }
-
-  nextMatch() {
-    if (!this.searchIds || !this.searchIds.length) return;
-    this.searchAt = (this.searchAt + 1) % this.searchIds.length;
-    const id = this.searchIds[this.searchAt];
-    this.tree.reveal(id);
-    const { from, to } = this.bounds;
-    const view = viewForLifetime(this.state.view, lifetimeOf([id], this.processById), from, to, this.meta.interval_ms ?? 0);
-    if (view !== this.state.view) this.store.set({ view });
-    byTestId('search-count').textContent = `${this.searchAt + 1} of ${this.searchIds.length}`;
   }
 
   // --- keyboard: Esc clears, ←/→ pan, +/- zoom, 0 resets, g groups.
@@ -541,7 +494,7 @@ class App {
       g: () => this.store.set({ grouped: !this.state.grouped }),
       w: () => this.store.set({ clock: this.state.clock === 'wall' ? 'elapsed' : 'wall' }),
     };
-    actions['/'] = () => byTestId('search').focus();
+    actions['/'] = () => this.searchBox.focus();
     const action = actions[e.key];
     if (!action) return;
     e.preventDefault();
