@@ -14,6 +14,7 @@ import { groupsByDefault } from './groups.js';
 import { groupHighlight, indexByName, layerHighlight, processHighlight, subtreeHighlight, toggled } from './highlight.js';
 import { InfoPanel } from './info.js';
 import { ControlPanel } from './control_panel.js';
+import { bindKeyboardShortcuts } from './keyboard.js';
 import { laneScale, lifeSpan } from './lanes.js';
 import { noteDrawn } from './live.js';
 import { ProfilePanes } from './profile_panes.js';
@@ -191,7 +192,7 @@ class App {
       tree: this.tree,
       showLifetime: (ids) => this.showLifetime(ids),
     });
-    document.addEventListener('keydown', (e) => this.key(e));
+    bindKeyboardShortcuts(this);
     this.syncAvailableToggle();
   }
 
@@ -469,36 +470,6 @@ class App {
     label.hidden = !highlight;
     byTestId('highlight-text').textContent = highlight ? highlight.label : '';
     label.title = highlight && highlight.title ? highlight.title : '';
-  }
-
-  // --- keyboard: Esc clears, ←/→ pan, +/- zoom, 0 resets, g groups.
-
-  key(e) {
-    if (e.key === 'Escape') {
-      this.store.set({ selectedT: null, highlighted: null });
-      return;
-    }
-    const target = e.target;
-    if (e.ctrlKey || e.metaKey || e.altKey) return;
-    if (target.closest && target.closest('input, select, textarea, .vlist')) return;
-    const { from, to } = this.bounds;
-    const view = this.state.view;
-    const middle = (view.from + view.to) / 2;
-    const actions = {
-      ArrowLeft: () => this.pan(e.shiftKey ? -0.5 : -0.1),
-      ArrowRight: () => this.pan(e.shiftKey ? 0.5 : 0.1),
-      '+': () => this.setView(zoomAround(view, middle, 0.5, from, to)),
-      '=': () => this.setView(zoomAround(view, middle, 0.5, from, to)),
-      '-': () => this.setView(zoomAround(view, middle, 2, from, to)),
-      0: () => this.resetView(),
-      g: () => this.store.set({ grouped: !this.state.grouped }),
-      w: () => this.store.set({ clock: this.state.clock === 'wall' ? 'elapsed' : 'wall' }),
-    };
-    actions['/'] = () => this.searchBox.focus();
-    const action = actions[e.key];
-    if (!action) return;
-    e.preventDefault();
-    action();
   }
 
   // --- time: one format everywhere (time_format.js), since the start or on the wall clock

@@ -28,7 +28,7 @@ export class SearchBox {
         if (!this.matchIds || this.query !== this.box.value) this.run(this.box.value);
         this.nextMatch();
       } else if (e.key === 'Escape') {
-        e.stopPropagation(); // the page's Escape would also unpin
+        e.stopPropagation(); // the page's Escape (keyboard.js) would also unpin
         this.box.value = '';
         run.cancel();
         this.run('');
