@@ -2,10 +2,12 @@
 // pin, highlight, metric, grouping) into state changes that every view follows.
 // In server mode the series are refetched for each settled zoom, at about one point per
 // CSS pixel; meanwhile the chart keeps drawing the data it has, rescaled.
+// The search field (search_box.js), the keyboard shortcuts (keyboard.js) and the merge
+// of a live update (live_merge.js) are modules of their own that act through the App.
 
 import { StackChart } from './chart.js';
 import { byTestId, debounce } from './dom.js';
-import { chartMarks, kFlagKinds, processEvents } from './events_model.js';
+import { chartMarks, processEvents } from './events_model.js';
 import { EventsPane } from './events.js';
 import { yTitle } from './chart_axes.js';
 import { formatBytes, formatPercent } from './format.js';
@@ -27,7 +29,7 @@ import { isolate, kDefaultTopN, toggleHidden } from './top_bands.js';
 import { timeFormat } from './time_format.js';
 import { TreePanel } from './tree.js';
 import { readUrlState, topNChoices, writeUrlState } from './url_state.js';
-import { clampView, isFullView, lifetimeOf, panBy, revealTime, viewForLifetime, zoomAround } from './zoom.js';
+import { clampView, isFullView, lifetimeOf, panBy, recordingBounds, revealTime, viewForLifetime, zoomAround } from './zoom.js';
 
 const kRefetchDelayMs = 150;
 const kHoverDelayMs = 50;
@@ -358,54 +360,6 @@ class App {
     this.store.set({ view: { from: this.bounds.from, to: this.bounds.to } });
   }
 
-  // A recording followed live (live.js): its state now, merged in. The views keep what
-  // the user chose; a chart showing the end of the recording moves with it.
-  applyLive(recording) {
-    const atEnd = this.state.view.to >= this.bounds.to;
-    const full = isFullView(this.state.view, this.bounds.from, this.bounds.to);
-    const width = this.state.view.to - this.state.view.from;
-    const flagCounts = (r) => kFlagKinds.map((kind) => (r.event_kinds || {})[kind] || 0).join();
-    const flagsChanged = flagCounts(recording) !== flagCounts(this.recording);
-    this.recording = recording;
-    this.meta = recording.meta || {};
-    const processes = recording.processes || [];
-    for (const p of processes) p.short = shortCommand(p.cmdline, p.name);
-    // In place: the views hold these.
-    this.processes.length = 0;
-    for (const p of processes) this.processes.push(p);
-    this.processById.clear();
-    for (const p of processes) this.processById.set(p.id, p);
-    this.idsByName.clear();
-    for (const [name, ids] of indexByName(processes)) this.idsByName.set(name, ids);
-    this.bounds = recordingBounds(this.meta, this.processes);
-    this.hook.endMs = this.bounds.to;
-    this.processItems = processEvents(this.processes, this.meta.end_ms);
-    this.timeCache = null;
-    renderHeader(document.body, recording, this.source.kind, { watched: true });
-    this.tree.setProcesses(this.processes);
-    this.searchBox.setProcesses(this.processes);
-    this.info.options.recording = recording;
-    this.info.meta = this.meta;
-    this.events.setCounts(this.source.eventKinds(recording));
-    // Nothing pinned or hovered: the panel shows the peak so far, as at load.
-    if (this.state.selectedT == null && this.state.hoverT == null && recording.peak && recording.peak.t_ms != null) {
-      this.info.show(recording.peak.t_ms, 'peak');
-    }
-    // The processes' starts and ends are drawn from the recording; the markers and
-    // signals are asked for again only when there are new ones.
-    if (flagsChanged) this.loadFlags();
-    else this.chart.setMarks(chartMarks(this.flags || [], this.processItems));
-    this.rawKey = null; // the ticks in view may have changed too
-    if (atEnd) {
-      const { from, to } = this.bounds;
-      this.store.set({ view: full ? { from, to } : clampView(to - width, to, from, to) });
-    }
-    // At once: the delay is for a zoom or a drag, whose steps come many a second.
-    this.refetchSoon.cancel();
-    this.loadSeries();
-    this.renderViewRange();
-  }
-
   // A click pins its tick and picks the band under it; on the pinned marker it unpins.
   // The second click of a double-click does nothing: the double-click resets the zoom
   // and undoes the first click, so it changes nothing else.
@@ -541,14 +495,4 @@ class App {
     status.textContent = text;
     status.classList.toggle('error', isError);
   }
-}
-
-// The recording's time span: meta's start and end, else what the processes cover.
-function recordingBounds(meta, processes) {
-  const firsts = processes.map((p) => p.first_ms).filter((t) => t != null);
-  const lasts = processes.map((p) => p.last_ms).filter((t) => t != null);
-  const from = meta.start_ms ?? (firsts.length ? Math.min(...firsts) : 0);
-  let to = meta.end_ms ?? (lasts.length ? Math.max(...lasts) : from + 1000);
-  if (!(to > from)) to = from + 1000;
-  return { from, to };
 }

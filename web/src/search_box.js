@@ -37,7 +37,7 @@ export class SearchBox {
     });
   }
 
-  // A live recording's new process list (App.applyLive): the next query searches it.
+  // A live recording's new process list (live_merge.js): the next query searches it.
   setProcesses(processes) {
     this.search = new ProcessSearch(processes);
   }
