@@ -2,8 +2,9 @@
 // pin, highlight, metric, grouping) into state changes that every view follows.
 // In server mode the series are refetched for each settled zoom, at about one point per
 // CSS pixel; meanwhile the chart keeps drawing the data it has, rescaled.
-// The search field (search_box.js), the keyboard shortcuts (keyboard.js) and the merge
-// of a live update (live_merge.js) are modules of their own that act through the App.
+// The controls around the views (page_controls.js), the search field (search_box.js),
+// the keyboard shortcuts (keyboard.js) and the merge of a live update (live_merge.js)
+// are modules of their own that act through the store or the App.
 
 import { StackChart } from './chart.js';
 import { byTestId, debounce } from './dom.js';
@@ -19,6 +20,7 @@ import { ControlPanel } from './control_panel.js';
 import { bindKeyboardShortcuts } from './keyboard.js';
 import { laneScale, lifeSpan } from './lanes.js';
 import { noteDrawn } from './live.js';
+import { PageControls } from './page_controls.js';
 import { ProfilePanes } from './profile_panes.js';
 import { Legend } from './legend.js';
 import { SearchBox } from './search_box.js';
@@ -28,8 +30,8 @@ import { createStore } from './state.js';
 import { isolate, kDefaultTopN, toggleHidden } from './top_bands.js';
 import { timeFormat } from './time_format.js';
 import { TreePanel } from './tree.js';
-import { readUrlState, topNChoices, writeUrlState } from './url_state.js';
-import { clampView, isFullView, lifetimeOf, panBy, recordingBounds, revealTime, viewForLifetime, zoomAround } from './zoom.js';
+import { readUrlState, writeUrlState } from './url_state.js';
+import { clampView, lifetimeOf, panBy, recordingBounds, revealTime, viewForLifetime, zoomAround } from './zoom.js';
 
 const kRefetchDelayMs = 150;
 const kHoverDelayMs = 50;
@@ -94,9 +96,19 @@ class App {
     this.hoverEventsSoon = debounce(() => {
       if (this.state.selectedT == null && this.state.hoverT != null) this.events.markTime(this.state.hoverT);
     }, kHoverDelayMs);
-    this.bindControls();
-    this.renderPinned();
-    this.renderViewRange();
+    this.controls = new PageControls(this.store, {
+      metrics: this.metrics,
+      unitOf: (metric) => this.unitOf(metric),
+      time: () => this.time,
+      bounds: () => this.bounds,
+      onReset: () => this.resetView(),
+    });
+    this.searchBox = new SearchBox(this.processes, {
+      store: this.store,
+      tree: this.tree,
+      showLifetime: (ids) => this.showLifetime(ids),
+    });
+    bindKeyboardShortcuts(this);
     if (recording.peak && recording.peak.t_ms != null) this.info.show(recording.peak.t_ms, 'peak');
   }
 
@@ -157,7 +169,7 @@ class App {
       startMs: this.bounds.from,
       time: () => this.time,
       onLineClick: (item) => this.pinAt(item.t, true),
-      onError: (message) => this.setStatus(message, true),
+      onError: (message) => this.controls.setStatus(message, true),
     });
     Object.defineProperty(this.hook, 'events', { get: () => this.events.status(), configurable: true });
     this.hook.revealEvent = (line) => this.events.list.reveal(line);
@@ -169,52 +181,20 @@ class App {
     this.hook.chartLitKeys = () => this.chart.litKeys;
   }
 
-  bindControls() {
-    const select = byTestId('metric-select');
-    select.replaceChildren(...this.metrics.map((m) => new Option(m.label, m.id)));
-    select.value = this.state.metric;
-    select.addEventListener('change', () => this.store.set({ metric: select.value }));
-    const group = byTestId('group-toggle');
-    group.checked = this.state.grouped;
-    group.addEventListener('change', () => this.store.set({ grouped: group.checked }));
-    const top = byTestId('top-select');
-    top.replaceChildren(...topNChoices(this.state.topN).map((n) => new Option(n > 0 ? `top ${n}` : 'all', String(n))));
-    top.value = String(this.state.topN);
-    top.addEventListener('change', () => this.store.set({ topN: Number(top.value) }));
-    const clock = byTestId('clock-toggle');
-    clock.checked = this.state.clock === 'wall';
-    clock.addEventListener('change', () => this.store.set({ clock: clock.checked ? 'wall' : 'elapsed' }));
-    const available = byTestId('available-toggle');
-    available.addEventListener('change', () => this.store.set({ showAvailable: available.checked }));
-    byTestId('reset-zoom').addEventListener('click', () => this.resetView());
-    byTestId('unpin').addEventListener('click', () => this.store.set({ selectedT: null }));
-    byTestId('clear-highlight').addEventListener('click', () => this.store.set({ highlighted: null }));
-    this.searchBox = new SearchBox(this.processes, {
-      store: this.store,
-      tree: this.tree,
-      showLifetime: (ids) => this.showLifetime(ids),
-    });
-    bindKeyboardShortcuts(this);
-    this.syncAvailableToggle();
-  }
-
   // What each state change touches.
   follow(changed) {
     const s = this.state;
+    this.controls.follow(changed);
     if (changed.has('metric')) {
-      byTestId('metric-select').value = s.metric;
-      this.syncAvailableToggle();
       this.info.setMode(s.metric, s.grouped);
       this.loadSeries();
     }
     if (changed.has('grouped')) {
-      byTestId('group-toggle').checked = s.grouped;
       this.info.setMode(s.metric, s.grouped);
       // Band keys change with the grouping: what was hidden means nothing now.
       this.store.set({ hidden: new Set() });
       this.redrawFrame();
     }
-    if (changed.has('topN')) byTestId('top-select').value = String(s.topN);
     if (changed.has('topN') || changed.has('hidden')) this.redrawFrame();
     if (changed.has('clock')) this.followClock();
     if (changed.has('topN') || changed.has('grouped') || changed.has('clock')) history.replaceState(null, '', writeUrlState(s));
@@ -223,13 +203,11 @@ class App {
     if (changed.has('view')) {
       this.chart.setView(s.view);
       this.redrawLanes();
-      this.renderViewRange();
       if (this.source.refetches) this.refetchSoon();
       else this.rerankSoon();
     }
     if (changed.has('selectedT')) {
       this.chart.setPinned(s.selectedT);
-      this.renderPinned();
       this.showInfo();
       this.events.markTime(s.selectedT ?? s.hoverT);
     }
@@ -254,7 +232,7 @@ class App {
     const sequence = ++this.sequence;
     if (this.abort) this.abort.abort();
     this.abort = typeof AbortController === 'function' ? new AbortController() : null;
-    this.setStatus('loading…');
+    this.controls.setStatus('loading…');
     try {
       const data = await this.source.series(metric, view.from, view.to, points, this.abort && this.abort.signal);
       if (sequence !== this.sequence) return; // superseded by a later zoom or metric
@@ -263,10 +241,10 @@ class App {
       this.store.set({ fetches: this.state.fetches + 1 });
       this.redrawFrame();
       if (this.hook.live) noteDrawn(this.hook.live, data.to, this.meta.interval_ms);
-      this.setStatus(data.exact ? '' : 'downsampled');
+      this.controls.setStatus(data.exact ? '' : 'downsampled');
     } catch (error) {
       if (error && error.name === 'AbortError') return;
-      if (sequence === this.sequence) this.setStatus(`could not load the series: ${error.message}`, true);
+      if (sequence === this.sequence) this.controls.setStatus(`could not load the series: ${error.message}`, true);
       if (!this.raw) throw error; // the first load failed: the page has nothing to show
     }
   }
@@ -278,7 +256,7 @@ class App {
       this.flags = flags;
       this.chart.setMarks(chartMarks(flags, this.processItems));
     } catch (error) {
-      this.setStatus(`could not load the markers: ${error.message}`, true);
+      this.controls.setStatus(`could not load the markers: ${error.message}`, true);
     }
   }
 
@@ -420,10 +398,6 @@ class App {
     this.info.setHighlight(ids);
     this.tree.setHighlight(highlight);
     if (highlight && highlight.kind === 'process') this.tree.reveal(highlight.rootId);
-    const label = byTestId('highlight-label');
-    label.hidden = !highlight;
-    byTestId('highlight-text').textContent = highlight ? highlight.label : '';
-    label.title = highlight && highlight.title ? highlight.title : '';
   }
 
   // --- time: one format everywhere (time_format.js), since the start or on the wall clock
@@ -437,62 +411,13 @@ class App {
   }
 
   followClock() {
-    byTestId('clock-toggle').checked = this.state.clock === 'wall';
     this.chart.redrawAxes();
     this.info.renderHeading();
     this.events.refreshTimes();
-    this.renderPinned();
-    this.renderViewRange();
   }
 
   yTitle() {
     const m = this.metrics.find((x) => x.id === this.state.metric);
     return yTitle(m ? m.label : null, this.unitOf(this.state.metric), this.meta.cpu_count ?? null);
-  }
-
-  // --- small bits of chrome
-
-  syncAvailableToggle() {
-    const available = byTestId('available-toggle');
-    const memory = this.unitOf(this.state.metric) === 'bytes';
-    available.disabled = !memory;
-    available.closest('label').title = memory ? "the machine's MemAvailable (not only this tree)" : 'not for CPU';
-  }
-
-  renderPinned() {
-    const t = this.state.selectedT;
-    const label = byTestId('pinned-time');
-    const unpin = byTestId('unpin');
-    label.closest('.pin-pill').classList.toggle('pinned', t != null);
-    if (t == null) {
-      label.textContent = 'click the chart to pin a time';
-      label.classList.add('muted');
-      delete label.dataset.t;
-      unpin.hidden = true;
-    } else {
-      label.textContent = `pinned at ${this.time.at(t)}`;
-      label.classList.remove('muted');
-      label.dataset.t = String(t);
-      unpin.hidden = false;
-    }
-  }
-
-  renderViewRange() {
-    const { from, to } = this.state.view;
-    const full = isFullView(this.state.view, this.bounds.from, this.bounds.to);
-    const decimals = to - from < 10000 ? 3 : 0;
-    const text = full
-      ? `${this.time.atShort(this.bounds.from, 0)} – ${this.time.atShort(this.bounds.to, decimals)}`
-      : `${this.time.atShort(from, decimals)} – ${this.time.atShort(to, decimals)}`;
-    const range = byTestId('view-range');
-    range.textContent = full ? text : `zoomed ${text}`;
-    range.title = full ? 'the whole run' : 'the visible part of the run';
-    byTestId('reset-zoom').disabled = full;
-  }
-
-  setStatus(text, isError = false) {
-    const status = byTestId('status');
-    status.textContent = text;
-    status.classList.toggle('error', isError);
   }
 }

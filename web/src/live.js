@@ -26,7 +26,7 @@ export function followLive(app, source, hook) {
         applyLive(app, await source.recording());
         live.updates += 1;
       } catch (error) {
-        app.setStatus(`could not follow the recording: ${error.message}`, true);
+        app.controls.setStatus(`could not follow the recording: ${error.message}`, true);
       }
     } while (again);
     running = false;
@@ -39,7 +39,7 @@ export function followLive(app, source, hook) {
   });
   stream.addEventListener('update', (event) => {
     const update = JSON.parse(event.data);
-    if (update.error) app.setStatus(`stopped following the recording: ${update.error}`, true);
+    if (update.error) app.controls.setStatus(`stopped following the recording: ${update.error}`, true);
     if (!update.following) {
       stream.close();
       live.connected = false;

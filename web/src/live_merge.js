@@ -39,7 +39,7 @@ export function applyLive(app, recording) {
   // At once: the delay is for a zoom or a drag, whose steps come many a second.
   app.refetchSoon.cancel();
   app.loadSeries();
-  app.renderViewRange();
+  app.controls.renderViewRange();
 }
 
 // The recording and what the App derives from it, replaced. The process list, its map by
