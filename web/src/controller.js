@@ -2,10 +2,13 @@
 // pin, highlight, metric, grouping) into state changes that every view follows.
 // In server mode the series are refetched for each settled zoom, at about one point per
 // CSS pixel; meanwhile the chart keeps drawing the data it has, rescaled.
+// The controls around the views (page_controls.js), the search field (search_box.js),
+// the keyboard shortcuts (keyboard.js) and the merge of a live update (live_merge.js)
+// are modules of their own that act through the store or the App.
 
 import { StackChart } from './chart.js';
 import { byTestId, debounce } from './dom.js';
-import { chartMarks, kFlagKinds, processEvents } from './events_model.js';
+import { chartMarks, processEvents } from './events_model.js';
 import { EventsPane } from './events.js';
 import { yTitle } from './chart_axes.js';
 import { formatBytes, formatPercent } from './format.js';
@@ -14,23 +17,24 @@ import { groupsByDefault } from './groups.js';
 import { groupHighlight, indexByName, layerHighlight, processHighlight, subtreeHighlight, toggled } from './highlight.js';
 import { InfoPanel } from './info.js';
 import { ControlPanel } from './control_panel.js';
+import { bindKeyboardShortcuts } from './keyboard.js';
 import { laneScale, lifeSpan } from './lanes.js';
 import { noteDrawn } from './live.js';
+import { PageControls } from './page_controls.js';
 import { ProfilePanes } from './profile_panes.js';
 import { Legend } from './legend.js';
-import { keptNodes, ProcessSearch, searchHighlight } from './process_search.js';
+import { SearchBox } from './search_box.js';
 import { shortCommand } from './short_command.js';
 import { buildFrame } from './stack.js';
 import { createStore } from './state.js';
 import { isolate, kDefaultTopN, toggleHidden } from './top_bands.js';
 import { timeFormat } from './time_format.js';
 import { TreePanel } from './tree.js';
-import { readUrlState, topNChoices, writeUrlState } from './url_state.js';
-import { clampView, isFullView, lifetimeOf, panBy, revealTime, viewForLifetime, zoomAround } from './zoom.js';
+import { readUrlState, writeUrlState } from './url_state.js';
+import { clampView, lifetimeOf, panBy, recordingBounds, revealTime, viewForLifetime, zoomAround } from './zoom.js';
 
 const kRefetchDelayMs = 150;
 const kHoverDelayMs = 50;
-const kSearchDelayMs = 150;
 
 // The chart is drawn as soon as the recording and its first series are in; the events
 // pane fetches the page in view (a recording can hold ten million log lines), and the
@@ -92,9 +96,19 @@ class App {
     this.hoverEventsSoon = debounce(() => {
       if (this.state.selectedT == null && this.state.hoverT != null) this.events.markTime(this.state.hoverT);
     }, kHoverDelayMs);
-    this.bindControls();
-    this.renderPinned();
-    this.renderViewRange();
+    this.controls = new PageControls(this.store, {
+      metrics: this.metrics,
+      unitOf: (metric) => this.unitOf(metric),
+      time: () => this.time,
+      bounds: () => this.bounds,
+      onReset: () => this.resetView(),
+    });
+    this.searchBox = new SearchBox(this.processes, {
+      store: this.store,
+      tree: this.tree,
+      showLifetime: (ids) => this.showLifetime(ids),
+    });
+    bindKeyboardShortcuts(this);
     if (recording.peak && recording.peak.t_ms != null) this.info.show(recording.peak.t_ms, 'peak');
   }
 
@@ -155,7 +169,7 @@ class App {
       startMs: this.bounds.from,
       time: () => this.time,
       onLineClick: (item) => this.pinAt(item.t, true),
-      onError: (message) => this.setStatus(message, true),
+      onError: (message) => this.controls.setStatus(message, true),
     });
     Object.defineProperty(this.hook, 'events', { get: () => this.events.status(), configurable: true });
     this.hook.revealEvent = (line) => this.events.list.reveal(line);
@@ -167,48 +181,20 @@ class App {
     this.hook.chartLitKeys = () => this.chart.litKeys;
   }
 
-  bindControls() {
-    const select = byTestId('metric-select');
-    select.replaceChildren(...this.metrics.map((m) => new Option(m.label, m.id)));
-    select.value = this.state.metric;
-    select.addEventListener('change', () => this.store.set({ metric: select.value }));
-    const group = byTestId('group-toggle');
-    group.checked = this.state.grouped;
-    group.addEventListener('change', () => this.store.set({ grouped: group.checked }));
-    const top = byTestId('top-select');
-    top.replaceChildren(...topNChoices(this.state.topN).map((n) => new Option(n > 0 ? `top ${n}` : 'all', String(n))));
-    top.value = String(this.state.topN);
-    top.addEventListener('change', () => this.store.set({ topN: Number(top.value) }));
-    const clock = byTestId('clock-toggle');
-    clock.checked = this.state.clock === 'wall';
-    clock.addEventListener('change', () => this.store.set({ clock: clock.checked ? 'wall' : 'elapsed' }));
-    const available = byTestId('available-toggle');
-    available.addEventListener('change', () => this.store.set({ showAvailable: available.checked }));
-    byTestId('reset-zoom').addEventListener('click', () => this.resetView());
-    byTestId('unpin').addEventListener('click', () => this.store.set({ selectedT: null }));
-    byTestId('clear-highlight').addEventListener('click', () => this.store.set({ highlighted: null }));
-    this.bindSearch();
-    document.addEventListener('keydown', (e) => this.key(e));
-    this.syncAvailableToggle();
-  }
-
   // What each state change touches.
   follow(changed) {
     const s = this.state;
+    this.controls.follow(changed);
     if (changed.has('metric')) {
-      byTestId('metric-select').value = s.metric;
-      this.syncAvailableToggle();
       this.info.setMode(s.metric, s.grouped);
       this.loadSeries();
     }
     if (changed.has('grouped')) {
-      byTestId('group-toggle').checked = s.grouped;
       this.info.setMode(s.metric, s.grouped);
       // Band keys change with the grouping: what was hidden means nothing now.
       this.store.set({ hidden: new Set() });
       this.redrawFrame();
     }
-    if (changed.has('topN')) byTestId('top-select').value = String(s.topN);
     if (changed.has('topN') || changed.has('hidden')) this.redrawFrame();
     if (changed.has('clock')) this.followClock();
     if (changed.has('topN') || changed.has('grouped') || changed.has('clock')) history.replaceState(null, '', writeUrlState(s));
@@ -217,13 +203,11 @@ class App {
     if (changed.has('view')) {
       this.chart.setView(s.view);
       this.redrawLanes();
-      this.renderViewRange();
       if (this.source.refetches) this.refetchSoon();
       else this.rerankSoon();
     }
     if (changed.has('selectedT')) {
       this.chart.setPinned(s.selectedT);
-      this.renderPinned();
       this.showInfo();
       this.events.markTime(s.selectedT ?? s.hoverT);
     }
@@ -248,7 +232,7 @@ class App {
     const sequence = ++this.sequence;
     if (this.abort) this.abort.abort();
     this.abort = typeof AbortController === 'function' ? new AbortController() : null;
-    this.setStatus('loading…');
+    this.controls.setStatus('loading…');
     try {
       const data = await this.source.series(metric, view.from, view.to, points, this.abort && this.abort.signal);
       if (sequence !== this.sequence) return; // superseded by a later zoom or metric
@@ -257,10 +241,10 @@ class App {
       this.store.set({ fetches: this.state.fetches + 1 });
       this.redrawFrame();
       if (this.hook.live) noteDrawn(this.hook.live, data.to, this.meta.interval_ms);
-      this.setStatus(data.exact ? '' : 'downsampled');
+      this.controls.setStatus(data.exact ? '' : 'downsampled');
     } catch (error) {
       if (error && error.name === 'AbortError') return;
-      if (sequence === this.sequence) this.setStatus(`could not load the series: ${error.message}`, true);
+      if (sequence === this.sequence) this.controls.setStatus(`could not load the series: ${error.message}`, true);
       if (!this.raw) throw error; // the first load failed: the page has nothing to show
     }
   }
@@ -272,7 +256,7 @@ class App {
       this.flags = flags;
       this.chart.setMarks(chartMarks(flags, this.processItems));
     } catch (error) {
-      this.setStatus(`could not load the markers: ${error.message}`, true);
+      this.controls.setStatus(`could not load the markers: ${error.message}`, true);
     }
   }
 
@@ -354,54 +338,6 @@ class App {
     this.store.set({ view: { from: this.bounds.from, to: this.bounds.to } });
   }
 
-  // A recording followed live (live.js): its state now, merged in. The views keep what
-  // the user chose; a chart showing the end of the recording moves with it.
-  applyLive(recording) {
-    const atEnd = this.state.view.to >= this.bounds.to;
-    const full = isFullView(this.state.view, this.bounds.from, this.bounds.to);
-    const width = this.state.view.to - this.state.view.from;
-    const flagCounts = (r) => kFlagKinds.map((kind) => (r.event_kinds || {})[kind] || 0).join();
-    const flagsChanged = flagCounts(recording) !== flagCounts(this.recording);
-    this.recording = recording;
-    this.meta = recording.meta || {};
-    const processes = recording.processes || [];
-    for (const p of processes) p.short = shortCommand(p.cmdline, p.name);
-    // In place: the views hold these.
-    this.processes.length = 0;
-    for (const p of processes) this.processes.push(p);
-    this.processById.clear();
-    for (const p of processes) this.processById.set(p.id, p);
-    this.idsByName.clear();
-    for (const [name, ids] of indexByName(processes)) this.idsByName.set(name, ids);
-    this.bounds = recordingBounds(this.meta, this.processes);
-    this.hook.endMs = this.bounds.to;
-    this.processItems = processEvents(this.processes, this.meta.end_ms);
-    this.timeCache = null;
-    renderHeader(document.body, recording, this.source.kind, { watched: true });
-    this.tree.setProcesses(this.processes);
-    this.search = new ProcessSearch(this.processes);
-    this.info.options.recording = recording;
-    this.info.meta = this.meta;
-    this.events.setCounts(this.source.eventKinds(recording));
-    // Nothing pinned or hovered: the panel shows the peak so far, as at load.
-    if (this.state.selectedT == null && this.state.hoverT == null && recording.peak && recording.peak.t_ms != null) {
-      this.info.show(recording.peak.t_ms, 'peak');
-    }
-    // The processes' starts and ends are drawn from the recording; the markers and
-    // signals are asked for again only when there are new ones.
-    if (flagsChanged) this.loadFlags();
-    else this.chart.setMarks(chartMarks(this.flags || [], this.processItems));
-    this.rawKey = null; // the ticks in view may have changed too
-    if (atEnd) {
-      const { from, to } = this.bounds;
-      this.store.set({ view: full ? { from, to } : clampView(to - width, to, from, to) });
-    }
-    // At once: the delay is for a zoom or a drag, whose steps come many a second.
-    this.refetchSoon.cancel();
-    this.loadSeries();
-    this.renderViewRange();
-  }
-
   // A click pins its tick and picks the band under it; on the pinned marker it unpins.
   // The second click of a double-click does nothing: the double-click resets the zoom
   // and undoes the first click, so it changes nothing else.
@@ -446,8 +382,13 @@ class App {
     this.toggleHighlight(highlight);
     const now = this.state.highlighted;
     if (!now || now.kind === 'group') return;
+    this.showLifetime(now.ids);
+  }
+
+  // Brings the lifetime of the processes `ids` into view (zoom.js: viewForLifetime).
+  showLifetime(ids) {
     const { from, to } = this.bounds;
-    const view = viewForLifetime(this.state.view, lifetimeOf(now.ids, this.processById), from, to, this.meta.interval_ms ?? 0);
+    const view = viewForLifetime(this.state.view, lifetimeOf(ids, this.processById), from, to, this.meta.interval_ms ?? 0);
     if (view !== this.state.view) this.store.set({ view });
   }
 
@@ -457,95 +398,6 @@ class App {
     this.info.setHighlight(ids);
     this.tree.setHighlight(highlight);
     if (highlight && highlight.kind === 'process') this.tree.reveal(highlight.rootId);
-    const label = byTestId('highlight-label');
-    label.hidden = !highlight;
-    byTestId('highlight-text').textContent = highlight ? highlight.label : '';
-    label.title = highlight && highlight.title ? highlight.title : '';
-  }
-
-  // --- search by name or command line: highlights the matches, filters the tree to
-  // them, and shows the first; Enter zooms the chart to the next one in turn.
-
-  bindSearch() {
-    this.search = new ProcessSearch(this.processes);
-    this.searchIds = null;
-    this.searchAt = -1;
-    const box = byTestId('search');
-    const run = debounce(() => this.runSearch(box.value), kSearchDelayMs);
-    box.addEventListener('input', run);
-    box.addEventListener('keydown', (e) => {
-      if (e.key === 'Enter') {
-        e.preventDefault();
-        run.cancel();
-        if (!this.searchIds || this.searchQuery !== box.value) this.runSearch(box.value);
-        this.nextMatch();
-      } else if (e.key === 'Escape') {
-        e.stopPropagation();
-        box.value = '';
-        run.cancel();
-        this.runSearch('');
-        box.blur();
-      }
-    });
-  }
-
-  runSearch(query) {
-    this.searchQuery = query;
-    const ids = this.search.match(query);
-    this.searchIds = ids;
-    this.searchAt = -1;
-    const count = byTestId('search-count');
-    if (!ids) {
-      count.textContent = '';
-      this.tree.setFilter(null);
-      if (this.state.highlighted && this.state.highlighted.kind === 'search') this.store.set({ highlighted: null });
-      return;
-    }
-    count.textContent = ids.length ? `${ids.length} ${ids.length === 1 ? 'match' : 'matches'}` : 'no match';
-    this.tree.setFilter(keptNodes(this.tree.tree, ids));
-    this.store.set({ highlighted: ids.length ? searchHighlight(query, ids) : null });
-    if (ids.length) this.tree.reveal(ids[0]);
-  }
-
-  nextMatch() {
-    if (!this.searchIds || !this.searchIds.length) return;
-    this.searchAt = (this.searchAt + 1) % this.searchIds.length;
-    const id = this.searchIds[this.searchAt];
-    this.tree.reveal(id);
-    const { from, to } = this.bounds;
-    const view = viewForLifetime(this.state.view, lifetimeOf([id], this.processById), from, to, this.meta.interval_ms ?? 0);
-    if (view !== this.state.view) this.store.set({ view });
-    byTestId('search-count').textContent = `${this.searchAt + 1} of ${this.searchIds.length}`;
-  }
-
-  // --- keyboard: Esc clears, ←/→ pan, +/- zoom, 0 resets, g groups.
-
-  key(e) {
-    if (e.key === 'Escape') {
-      this.store.set({ selectedT: null, highlighted: null });
-      return;
-    }
-    const target = e.target;
-    if (e.ctrlKey || e.metaKey || e.altKey) return;
-    if (target.closest && target.closest('input, select, textarea, .vlist')) return;
-    const { from, to } = this.bounds;
-    const view = this.state.view;
-    const middle = (view.from + view.to) / 2;
-    const actions = {
-      ArrowLeft: () => this.pan(e.shiftKey ? -0.5 : -0.1),
-      ArrowRight: () => this.pan(e.shiftKey ? 0.5 : 0.1),
-      '+': () => this.setView(zoomAround(view, middle, 0.5, from, to)),
-      '=': () => this.setView(zoomAround(view, middle, 0.5, from, to)),
-      '-': () => this.setView(zoomAround(view, middle, 2, from, to)),
-      0: () => this.resetView(),
-      g: () => this.store.set({ grouped: !this.state.grouped }),
-      w: () => this.store.set({ clock: this.state.clock === 'wall' ? 'elapsed' : 'wall' }),
-    };
-    actions['/'] = () => byTestId('search').focus();
-    const action = actions[e.key];
-    if (!action) return;
-    e.preventDefault();
-    action();
   }
 
   // --- time: one format everywhere (time_format.js), since the start or on the wall clock
@@ -559,72 +411,13 @@ class App {
   }
 
   followClock() {
-    byTestId('clock-toggle').checked = this.state.clock === 'wall';
     this.chart.redrawAxes();
     this.info.renderHeading();
     this.events.refreshTimes();
-    this.renderPinned();
-    this.renderViewRange();
   }
 
   yTitle() {
     const m = this.metrics.find((x) => x.id === this.state.metric);
     return yTitle(m ? m.label : null, this.unitOf(this.state.metric), this.meta.cpu_count ?? null);
   }
-
-  // --- small bits of chrome
-
-  syncAvailableToggle() {
-    const available = byTestId('available-toggle');
-    const memory = this.unitOf(this.state.metric) === 'bytes';
-    available.disabled = !memory;
-    available.closest('label').title = memory ? "the machine's MemAvailable (not only this tree)" : 'not for CPU';
-  }
-
-  renderPinned() {
-    const t = this.state.selectedT;
-    const label = byTestId('pinned-time');
-    const unpin = byTestId('unpin');
-    label.closest('.pin-pill').classList.toggle('pinned', t != null);
-    if (t == null) {
-      label.textContent = 'click the chart to pin a time';
-      label.classList.add('muted');
-      delete label.dataset.t;
-      unpin.hidden = true;
-    } else {
-      label.textContent = `pinned at ${this.time.at(t)}`;
-      label.classList.remove('muted');
-      label.dataset.t = String(t);
-      unpin.hidden = false;
-    }
-  }
-
-  renderViewRange() {
-    const { from, to } = this.state.view;
-    const full = isFullView(this.state.view, this.bounds.from, this.bounds.to);
-    const decimals = to - from < 10000 ? 3 : 0;
-    const text = full
-      ? `${this.time.atShort(this.bounds.from, 0)} – ${this.time.atShort(this.bounds.to, decimals)}`
-      : `${this.time.atShort(from, decimals)} – ${this.time.atShort(to, decimals)}`;
-    const range = byTestId('view-range');
-    range.textContent = full ? text : `zoomed ${text}`;
-    range.title = full ? 'the whole run' : 'the visible part of the run';
-    byTestId('reset-zoom').disabled = full;
-  }
-
-  setStatus(text, isError = false) {
-    const status = byTestId('status');
-    status.textContent = text;
-    status.classList.toggle('error', isError);
-  }
-}
-
-// The recording's time span: meta's start and end, else what the processes cover.
-function recordingBounds(meta, processes) {
-  const firsts = processes.map((p) => p.first_ms).filter((t) => t != null);
-  const lasts = processes.map((p) => p.last_ms).filter((t) => t != null);
-  const from = meta.start_ms ?? (firsts.length ? Math.min(...firsts) : 0);
-  let to = meta.end_ms ?? (lasts.length ? Math.max(...lasts) : from + 1000);
-  if (!(to > from)) to = from + 1000;
-  return { from, to };
 }

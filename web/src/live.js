@@ -1,8 +1,10 @@
 // Following a recording still being written (`canopy record --serve`, or `canopy view`
 // of a file a running recorder writes): the server sends an event after each update it
 // has read (GET /api/live, server-sent events, web/API.md), and the page asks for the
-// recording again and merges it in (App.applyLive). The browser's EventSource
+// recording again and merges it in (live_merge.js). The browser's EventSource
 // reconnects by itself after a dropped connection; a reloaded page opens a new one.
+
+import { applyLive } from './live_merge.js';
 
 export function followLive(app, source, hook) {
   if (!app.recording.live || typeof EventSource !== 'function') return;
@@ -21,10 +23,10 @@ export function followLive(app, source, hook) {
     do {
       again = false;
       try {
-        app.applyLive(await source.recording());
+        applyLive(app, await source.recording());
         live.updates += 1;
       } catch (error) {
-        app.setStatus(`could not follow the recording: ${error.message}`, true);
+        app.controls.setStatus(`could not follow the recording: ${error.message}`, true);
       }
     } while (again);
     running = false;
@@ -37,7 +39,7 @@ export function followLive(app, source, hook) {
   });
   stream.addEventListener('update', (event) => {
     const update = JSON.parse(event.data);
-    if (update.error) app.setStatus(`stopped following the recording: ${update.error}`, true);
+    if (update.error) app.controls.setStatus(`stopped following the recording: ${update.error}`, true);
     if (!update.following) {
       stream.close();
       live.connected = false;

@@ -2,6 +2,17 @@
 // zoom around an anchor, pan by a fraction, clamp. The chart calls these on wheel, keys
 // and drags, so that every way of moving ends in the same clamped window.
 
+// The recording's span [min, max] the view is clamped to, as {from, to}: meta's start
+// and end, else what the processes cover (never empty: at least a second).
+export function recordingBounds(meta, processes) {
+  const firsts = processes.map((p) => p.first_ms).filter((t) => t != null);
+  const lasts = processes.map((p) => p.last_ms).filter((t) => t != null);
+  const from = meta.start_ms ?? (firsts.length ? Math.min(...firsts) : 0);
+  let to = meta.end_ms ?? (lasts.length ? Math.max(...lasts) : from + 1000);
+  if (!(to > from)) to = from + 1000;
+  return { from, to };
+}
+
 // Never zoom in past this many ms: below a couple of ticks nothing more can be seen.
 export const kMinSpanMs = 20;
 

@@ -6,39 +6,25 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { environment, launchBrowser, recordServing, screenshot, tempDir, waitReady, watchErrors } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { screenshot, servingSuite } from './harness.mjs';
+
+// After a failure: the workload ends on SIGTERM (it wrote its PID), and canopy with it.
+// Only while canopy still serves: once it has exited, the PID may be another process's.
+function endWorkload({ dir, serving }) {
+  if (!serving || serving.child.exitCode != null) return;
+  const workload = Number(fs.existsSync(path.join(dir, 'pid')) ? fs.readFileSync(path.join(dir, 'pid'), 'utf8') : 0);
+  if (workload) process.kill(workload, 'SIGTERM');
+}
 
 describe('canopy record --serve: the profiler switch on the page', () => {
-  let env;
-  let dir;
-  let serving;
-  let browser;
-
-  before(async () => {
-    env = environment();
-    dir = tempDir('canopy-control-');
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    if (browser) await browser.close();
-    if (serving && serving.child.exitCode == null) {
-      const workload = Number(fs.existsSync(path.join(dir, 'pid')) ? fs.readFileSync(path.join(dir, 'pid'), 'utf8') : 0);
-      if (workload) process.kill(workload, 'SIGTERM');
-      serving.child.kill('SIGKILL');
-    }
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const suite = servingSuite('canopy-control-', endWorkload);
 
   test('turns heap sampling on and off, and shows the memory map', async () => {
     // The workload writes its PID, so that the test can end it whatever happens.
     const command = ['sh', '-c', 'echo $$ > "$D/pid"; exec "$W" allocate-on-signal 16'];
-    serving = recordServing(env, path.join(dir, 'control.canopy'), ['--heap=off'], command, { D: dir });
-    const url = await serving.url;
-    const page = await (await browser.newContext({ viewport: { width: 1400, height: 1000 } })).newPage();
-    const errors = watchErrors(page);
-    await page.goto(url);
-    await waitReady(page);
+    const { page, errors } = await suite.serve({ name: 'control', recordArgs: ['--heap=off'], command, viewport: { width: 1400, height: 1000 } });
+    const { env, dir, serving } = suite;
     const pid = Number(fs.readFileSync(path.join(dir, 'pid'), 'utf8'));
     const row = page.locator(`[data-testid="control-row"][data-pid="${pid}"]`);
     await row.waitFor({ timeout: 60000 });

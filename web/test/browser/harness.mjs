@@ -124,6 +124,40 @@ export function treeViewSuite(prefix, command = kTreeCommand) {
   return suite;
 }
 
+// The setup of the suites that follow a recording live, as node:test hooks of the
+// calling suite: a temporary directory (the workload's gates and files: D in its
+// environment), Chromium, and `suite.serve(...)`, which a test calls once it is ready to
+// start the workload under `canopy record --serve` and open its page. After the suite,
+// `endWorkload(suite)` lets a workload that still runs end (each suite's own way: gates
+// opened, a PID signalled), then canopy is killed if it still serves and the directory
+// removed. The returned object's fields are set once the suite's `before` has run.
+export function servingSuite(prefix, endWorkload) {
+  const suite = { env: null, dir: null, browser: null, serving: null };
+  before(async () => {
+    suite.env = environment();
+    suite.dir = tempDir(prefix);
+    suite.browser = await launchBrowser();
+  });
+  after(async () => {
+    if (suite.browser) await suite.browser.close();
+    if (suite.dir) endWorkload(suite);
+    if (suite.serving && suite.serving.child.exitCode == null) suite.serving.child.kill('SIGKILL');
+    if (suite.dir) fs.rmSync(suite.dir, { recursive: true, force: true });
+  });
+  // Records `command` into DIR/NAME.canopy while serving it (recordServing), opens the
+  // page in a browser of `viewport` and waits until it is ready: {page, errors}.
+  suite.serve = async ({ name, recordArgs = [], command, viewport }) => {
+    suite.serving = recordServing(suite.env, path.join(suite.dir, `${name}.canopy`), recordArgs, command, { D: suite.dir });
+    const url = await suite.serving.url;
+    const page = await (await suite.browser.newContext({ viewport })).newPage();
+    const errors = watchErrors(page);
+    await page.goto(url);
+    await waitReady(page);
+    return { page, errors };
+  };
+  return suite;
+}
+
 export function launchBrowser() {
   return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu'] });
 }

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { MiB, environment, launchBrowser, recordServing, screenshot, tempDir, waitReady, watchErrors } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { MiB, screenshot, servingSuite, waitReady } from './harness.mjs';
 
 // The child touches 32 MiB at the first gate and 64 MiB more at the second; what it
 // holds besides (the program, libc) is a few MiB.
@@ -15,11 +15,9 @@ const kFirstMiB = 32;
 const kSecondMiB = 64;
 const kOwnMiB = 16;
 
-// `canopy record --serve` on the gated workload.
-function startServing(env, dir, file) {
-  const script = 'while [ ! -e "$D/start" ]; do sleep 0.2; done; "$W" steps "$D" ' + `${kFirstMiB} ${kSecondMiB}; echo done`;
-  return recordServing(env, file, [], ['sh', '-c', script], { D: dir });
-}
+// The gated workload: it waits for the gate `start`, then `steps` waits for `1`, `2`
+// and `stop` in the directory D.
+const kCommand = ['sh', '-c', 'while [ ! -e "$D/start" ]; do sleep 0.2; done; "$W" steps "$D" ' + `${kFirstMiB} ${kSecondMiB}; echo done`];
 
 // The workload's `steps` process as the page knows it, and what the chart's series
 // gives it at its last point (bytes), or null.
@@ -56,32 +54,17 @@ function open(dir, gate) {
   fs.writeFileSync(path.join(dir, gate), '');
 }
 
-describe('canopy record --serve: the page follows the recording live', () => {
-  let env;
-  let dir;
-  let serving;
-  let browser;
+// After a failure: the gates let the workload end, and canopy stops serving.
+function endWorkload({ dir }) {
+  for (const gate of ['start', '1', '2', 'stop']) open(dir, gate);
+}
 
-  before(async () => {
-    env = environment();
-    dir = tempDir('canopy-live-');
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    if (browser) await browser.close();
-    // After a failure: the gates let the workload end, and canopy stops serving.
-    for (const gate of ['start', '1', '2', 'stop']) open(dir, gate);
-    if (serving && serving.child.exitCode == null) serving.child.kill('SIGKILL');
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  });
+describe('canopy record --serve: the page follows the recording live', () => {
+  const suite = servingSuite('canopy-live-', endWorkload);
 
   test('a child appears and grows, through a reload, and the end is kept', async () => {
-    serving = startServing(env, dir, path.join(dir, 'live.canopy'));
-    const url = await serving.url;
-    const page = await (await browser.newContext({ viewport: { width: 1400, height: 900 } })).newPage();
-    const errors = watchErrors(page);
-    await page.goto(url);
-    await waitReady(page);
+    const { page, errors } = await suite.serve({ name: 'live', command: kCommand, viewport: { width: 1400, height: 900 } });
+    const { env, dir, serving } = suite;
     const badge = () => page.locator('[data-testid="live-badge"]');
     assert.equal(await badge().count(), 1, 'the header says the command is still running');
     assert.equal(await grower(page), null, 'the gated child has not started yet');

@@ -1,0 +1,68 @@
+// Merging a live update into the page: after each event of /api/live (live.js) the page
+// asks for the recording again and hands it here. The App's (controller.js) process
+// list and its indexes are refilled in place, since the views hold them; the views keep
+// what the user chose (zoom, pin, highlight, hidden bands), and a chart showing the end
+// of the recording moves with it.
+
+import { chartMarks, kFlagKinds, processEvents } from './events_model.js';
+import { renderHeader } from './header.js';
+import { indexByName } from './highlight.js';
+import { shortCommand } from './short_command.js';
+import { clampView, isFullView, recordingBounds } from './zoom.js';
+
+export function applyLive(app, recording) {
+  const { view } = app.state;
+  const atEnd = view.to >= app.bounds.to;
+  const full = isFullView(view, app.bounds.from, app.bounds.to);
+  const width = view.to - view.from;
+  const flagsChanged = flagCounts(recording) !== flagCounts(app.recording);
+  replaceRecording(app, recording);
+  renderHeader(document.body, recording, app.source.kind, { watched: true });
+  app.tree.setProcesses(app.processes);
+  app.searchBox.setProcesses(app.processes);
+  app.info.options.recording = recording;
+  app.info.meta = app.meta;
+  app.events.setCounts(app.source.eventKinds(recording));
+  // Nothing pinned or hovered: the panel shows the peak so far, as at load.
+  if (app.state.selectedT == null && app.state.hoverT == null && recording.peak && recording.peak.t_ms != null) {
+    app.info.show(recording.peak.t_ms, 'peak');
+  }
+  // The processes' starts and ends are drawn from the recording; the markers and
+  // signals are asked for again only when there are new ones.
+  if (flagsChanged) app.loadFlags();
+  else app.chart.setMarks(chartMarks(app.flags || [], app.processItems));
+  app.rawKey = null; // the ticks in view may have changed too
+  if (atEnd) {
+    const { from, to } = app.bounds;
+    app.store.set({ view: full ? { from, to } : clampView(to - width, to, from, to) });
+  }
+  // At once: the delay is for a zoom or a drag, whose steps come many a second.
+  app.refetchSoon.cancel();
+  app.loadSeries();
+  app.controls.renderViewRange();
+}
+
+// The recording and what the App derives from it, replaced. The process list, its map by
+// id and by name are the same objects, refilled: the views were given them at load.
+function replaceRecording(app, recording) {
+  app.recording = recording;
+  app.meta = recording.meta || {};
+  const processes = recording.processes || [];
+  for (const p of processes) p.short = shortCommand(p.cmdline, p.name);
+  app.processes.length = 0;
+  for (const p of processes) app.processes.push(p);
+  app.processById.clear();
+  for (const p of processes) app.processById.set(p.id, p);
+  app.idsByName.clear();
+  for (const [name, ids] of indexByName(processes)) app.idsByName.set(name, ids);
+  app.bounds = recordingBounds(app.meta, app.processes);
+  app.hook.endMs = app.bounds.to;
+  app.processItems = processEvents(app.processes, app.meta.end_ms);
+  app.timeCache = null; // the time format holds the start and the clock's offset
+}
+
+// The counts of the kinds drawn as flags on the chart (markers, signals, OOM kills):
+// they change only when there are new ones to fetch.
+function flagCounts(recording) {
+  return kFlagKinds.map((kind) => (recording.event_kinds || {})[kind] || 0).join();
+}
