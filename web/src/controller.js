@@ -14,17 +14,17 @@ import { yTitle } from './chart_axes.js';
 import { formatBytes, formatPercent } from './format.js';
 import { renderHeader } from './header.js';
 import { groupsByDefault } from './groups.js';
-import { groupHighlight, indexByName, layerHighlight, processHighlight, subtreeHighlight, toggled } from './highlight.js';
+import { groupHighlight, layerHighlight, processHighlight, subtreeHighlight, toggled } from './highlight.js';
 import { InfoPanel } from './info.js';
 import { ControlPanel } from './control_panel.js';
 import { bindKeyboardShortcuts } from './keyboard.js';
 import { laneScale, lifeSpan } from './lanes.js';
 import { noteDrawn } from './live.js';
 import { PageControls } from './page_controls.js';
+import { refillProcessIndex } from './process_index.js';
 import { ProfilePanes } from './profile_panes.js';
 import { Legend } from './legend.js';
 import { SearchBox } from './search_box.js';
-import { shortCommand } from './short_command.js';
 import { buildFrame } from './stack.js';
 import { createStore } from './state.js';
 import { isolate, kDefaultTopN, toggleHidden } from './top_bands.js';
@@ -52,16 +52,12 @@ export async function startApp(source, hook, recording) {
 class App {
   constructor(source, recording, hook) {
     this.source = source;
-    this.recording = recording;
     this.hook = hook;
-    this.meta = recording.meta || {};
-    this.processes = recording.processes || [];
-    // The short command of each process (short_command.js), once: labels, tooltip, panel.
-    for (const p of this.processes) p.short = shortCommand(p.cmdline, p.name);
-    this.processById = new Map(this.processes.map((p) => [p.id, p]));
-    this.idsByName = indexByName(this.processes);
+    this.processes = [];
+    this.processById = new Map();
+    this.idsByName = new Map();
+    this.takeRecording(recording);
     this.metrics = recording.metrics && recording.metrics.length ? recording.metrics : [{ id: 'rss', label: 'Resident', unit: 'bytes' }];
-    this.bounds = recordingBounds(this.meta, this.processes);
     const fromUrl = readUrlState(location.hash);
     this.store = createStore({
       metric: this.metrics[0].id,
@@ -81,11 +77,9 @@ class App {
     hook.state = this.state;
     hook.startMs = this.bounds.from; // x on the chart is seconds since this
     hook.processes = this.processes;
-    hook.endMs = this.bounds.to;
     this.raw = null;
     this.rawKey = null;
     this.sequence = 0;
-    this.processItems = processEvents(this.processes, this.meta.end_ms);
     this.buildViews();
     this.store.subscribe((changed) => this.follow(changed));
     this.refetchSoon = debounce(() => this.loadSeries(), kRefetchDelayMs);
@@ -110,6 +104,19 @@ class App {
     });
     bindKeyboardShortcuts(this);
     if (recording.peak && recording.peak.t_ms != null) this.info.show(recording.peak.t_ms, 'peak');
+  }
+
+  // The recording, and what the App derives from it: at load, and again for each live
+  // update (live_merge.js). The process list and its maps stay the same objects, refilled
+  // (process_index.js): the views were given them at load.
+  takeRecording(recording) {
+    this.recording = recording;
+    this.meta = recording.meta || {};
+    refillProcessIndex(this, recording.processes || []);
+    this.bounds = recordingBounds(this.meta, this.processes);
+    this.hook.endMs = this.bounds.to;
+    this.processItems = processEvents(this.processes, this.meta.end_ms);
+    this.timeCache = null; // the time format holds the start and the clock's offset
   }
 
   buildViews() {

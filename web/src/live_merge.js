@@ -1,14 +1,12 @@
 // Merging a live update into the page: after each event of /api/live (live.js) the page
-// asks for the recording again and hands it here. The App's (controller.js) process
-// list and its indexes are refilled in place, since the views hold them; the views keep
-// what the user chose (zoom, pin, highlight, hidden bands), and a chart showing the end
-// of the recording moves with it.
+// asks for the recording again and hands it here. The App (controller.js) takes it and
+// refills its process list and indexes in place, since the views hold them; the views
+// keep what the user chose (zoom, pin, highlight, hidden bands), and a chart showing the
+// end of the recording moves with it.
 
-import { chartMarks, kFlagKinds, processEvents } from './events_model.js';
+import { chartMarks, kFlagKinds } from './events_model.js';
 import { renderHeader } from './header.js';
-import { indexByName } from './highlight.js';
-import { shortCommand } from './short_command.js';
-import { clampView, isFullView, recordingBounds } from './zoom.js';
+import { clampView, isFullView } from './zoom.js';
 
 export function applyLive(app, recording) {
   const { view } = app.state;
@@ -16,7 +14,7 @@ export function applyLive(app, recording) {
   const full = isFullView(view, app.bounds.from, app.bounds.to);
   const width = view.to - view.from;
   const flagsChanged = flagCounts(recording) !== flagCounts(app.recording);
-  replaceRecording(app, recording);
+  app.takeRecording(recording);
   renderHeader(document.body, recording, app.source.kind, { watched: true });
   app.tree.setProcesses(app.processes);
   app.searchBox.setProcesses(app.processes);
@@ -40,25 +38,6 @@ export function applyLive(app, recording) {
   app.refetchSoon.cancel();
   app.loadSeries();
   app.controls.renderViewRange();
-}
-
-// The recording and what the App derives from it, replaced. The process list, its map by
-// id and by name are the same objects, refilled: the views were given them at load.
-function replaceRecording(app, recording) {
-  app.recording = recording;
-  app.meta = recording.meta || {};
-  const processes = recording.processes || [];
-  for (const p of processes) p.short = shortCommand(p.cmdline, p.name);
-  app.processes.length = 0;
-  for (const p of processes) app.processes.push(p);
-  app.processById.clear();
-  for (const p of processes) app.processById.set(p.id, p);
-  app.idsByName.clear();
-  for (const [name, ids] of indexByName(processes)) app.idsByName.set(name, ids);
-  app.bounds = recordingBounds(app.meta, app.processes);
-  app.hook.endMs = app.bounds.to;
-  app.processItems = processEvents(app.processes, app.meta.end_ms);
-  app.timeCache = null; // the time format holds the start and the clock's offset
 }
 
 // The counts of the kinds drawn as flags on the chart (markers, signals, OOM kills):
