@@ -256,6 +256,14 @@ class App {
     }
   }
 
+  // The series asked for at once, even for the view and metric it has (a live update
+  // brings new ticks into them); a refetch still waiting for the zoom to settle is dropped.
+  reloadSeries() {
+    this.rawKey = null;
+    this.refetchSoon.cancel();
+    return this.loadSeries();
+  }
+
   // Markers, signals and OOM kills: few, all drawn on the chart.
   async loadFlags() {
     try {

@@ -41,6 +41,12 @@ export class InfoPanel {
     });
   }
 
+  // A live update's recording (live_merge.js): the metrics and meta it reads from now on.
+  setRecording(recording) {
+    this.options.recording = recording;
+    this.meta = recording.meta || {};
+  }
+
   makeColumns() {
     const bytes = (v) => (v == null ? '—' : formatBytes(v));
     const columns = [

@@ -18,8 +18,7 @@ export function applyLive(app, recording) {
   renderHeader(document.body, recording, app.source.kind, { watched: true });
   app.tree.setProcesses(app.processes);
   app.searchBox.setProcesses(app.processes);
-  app.info.options.recording = recording;
-  app.info.meta = app.meta;
+  app.info.setRecording(recording);
   app.events.setCounts(app.source.eventKinds(recording));
   // Nothing pinned or hovered: the panel shows the peak so far, as at load.
   if (app.state.selectedT == null && app.state.hoverT == null && recording.peak && recording.peak.t_ms != null) {
@@ -29,14 +28,13 @@ export function applyLive(app, recording) {
   // signals are asked for again only when there are new ones.
   if (flagsChanged) app.loadFlags();
   else app.chart.setMarks(chartMarks(app.flags || [], app.processItems));
-  app.rawKey = null; // the ticks in view may have changed too
   if (atEnd) {
     const { from, to } = app.bounds;
     app.store.set({ view: full ? { from, to } : clampView(to - width, to, from, to) });
   }
-  // At once: the delay is for a zoom or a drag, whose steps come many a second.
-  app.refetchSoon.cancel();
-  app.loadSeries();
+  // At once, the ticks in view may have changed too: the delay is for a zoom or a drag,
+  // whose steps come many a second.
+  app.reloadSeries();
   app.controls.renderViewRange();
 }
 
