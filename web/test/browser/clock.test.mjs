@@ -22,7 +22,7 @@ function wallText(tMs, offsetS) {
 }
 
 describe('canopy view: time format and clock', () => {
-  const suite = treeViewSuite('canopy-clock-', kCommand);
+  const suite = treeViewSuite('canopy-clock-', { command: kCommand });
   let events;
 
   before(async () => {

@@ -6,10 +6,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import {
-  clickChartAt, environment, launchBrowser, openReportOffline, screenshot, startView, tempDir, waitReady, watchErrors,
-} from './harness.mjs';
+import { before, describe, test } from 'node:test';
+import { clickChartAt, openReportOffline, screenshot, viewSuite, waitReady, watchErrors } from './harness.mjs';
 
 const kLines = 100000;
 const kTraceLine = 50000; // this entry carries a three-line stack trace
@@ -27,19 +25,12 @@ function lineText(i) {
 }
 
 describe('the events pane with logs', () => {
-  let env;
-  let dir;
-  let file;
   let times; // of the log lines, by line number
-  let server;
-  let browser;
-  let recording;
   let total; // lines the pane lists by default: every kind but start and end
 
-  before(async () => {
-    env = environment();
-    dir = tempDir('canopy-events-');
-    file = path.join(dir, 'logs.canopy');
+  // A recording of kCommand, and a log imported into it with lines evenly over its span.
+  const suite = viewSuite('canopy-events-', (env, dir) => {
+    const file = path.join(dir, 'logs.canopy');
     execFileSync(env.bin, ['record', '-q', '--capture-output', '-o', file, '--', 'sh', '-c', kCommand], {
       env: { ...process.env, CANOPY: env.bin },
       stdio: ['ignore', 'ignore', 'ignore'],
@@ -53,21 +44,16 @@ describe('the events pane with logs', () => {
     const text = times.map((t, i) => `${stamp(t)} ${lineText(i)}\n${i === kTraceLine ? `${kTrace}\n` : ''}`).join('');
     fs.writeFileSync(log, text);
     execFileSync(env.bin, ['log', 'add', '--tz', 'UTC', file, log], { stdio: ['ignore', 'ignore', 'inherit'] });
-    server = await startView(env, file);
-    browser = await launchBrowser();
-    recording = await (await fetch(`${server.url}api/recording`)).json();
-    const kinds = recording.event_kinds;
+    return { file };
+  });
+
+  before(() => {
+    const kinds = suite.recording.event_kinds;
     total = Object.entries(kinds).filter(([kind]) => kind !== 'start' && kind !== 'end').reduce((n, [, c]) => n + c, 0);
   });
 
-  after(async () => {
-    if (browser) await browser.close();
-    if (server) server.stop();
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  });
-
-  async function open(url = server.url, viewport = { width: 1600, height: 1000 }) {
-    const page = await (await browser.newContext({ viewport })).newPage();
+  async function open(url = suite.server.url, viewport = { width: 1600, height: 1000 }) {
+    const page = await (await suite.browser.newContext({ viewport })).newPage();
     const errors = watchErrors(page);
     await page.goto(url);
     await waitReady(page);
@@ -77,22 +63,22 @@ describe('the events pane with logs', () => {
   const row = (page, line) => page.locator(`[data-testid="event-row"][data-index="${line}"]`);
 
   test('the recording counts what the command and the import wrote', () => {
-    const kinds = recording.event_kinds;
+    const kinds = suite.recording.event_kinds;
     assert.equal(kinds.log, kLines);
     assert.equal(kinds.stdout, 3); // out, multi, line
     assert.equal(kinds.stderr, 1);
     assert.equal(kinds.mark, 1);
-    assert.equal(kinds.start, recording.processes.length);
-    assert.equal(recording.log_sources.length, 1);
-    assert.equal(recording.log_sources[0].events, kLines);
-    assert.equal(recording.log_sources[0].outside_span, 0);
+    assert.equal(kinds.start, suite.recording.processes.length);
+    assert.equal(suite.recording.log_sources.length, 1);
+    assert.equal(suite.recording.log_sources[0].events, kLines);
+    assert.equal(suite.recording.log_sources[0].outside_span, 0);
   });
 
   test('the pane shows the total, and scrolled to the end, the last line', async () => {
     const { page, errors } = await open();
     const status = await page.evaluate(() => window.canopyView.events);
     assert.equal(status.total, total);
-    assert.deepEqual(status.enabled, Object.keys(recording.event_kinds).filter((k) => k !== 'start' && k !== 'end').sort());
+    assert.deepEqual(status.enabled, Object.keys(suite.recording.event_kinds).filter((k) => k !== 'start' && k !== 'end').sort());
     assert.equal(await page.locator('[data-testid="events-total"]').textContent(), `${total.toLocaleString('en-US')} lines`);
     assert.equal(Number(await page.locator('[data-testid="events-panel"]').getAttribute('data-lines')), total);
     const list = page.locator('[data-testid="event-rows"]');
@@ -106,7 +92,7 @@ describe('the events pane with logs', () => {
     assert.equal(await last.locator('.src-tag').textContent(), 'app.log');
     const held = await page.evaluate(() => window.canopyView.events.pages);
     assert.ok(held <= 50, `${held} pages held`);
-    await screenshot(page, env, 'events-end');
+    await screenshot(page, suite.env, 'events-end');
     assert.deepEqual(errors, []);
   });
 
@@ -127,10 +113,10 @@ describe('the events pane with logs', () => {
 
   test('a multi-line entry shows its first line; clicked, it pins its time and shows it whole', async () => {
     const { page, errors } = await open();
-    const { index } = await (await fetch(`${server.url}api/events?kinds=log&at=${times[kTraceLine]}`)).json();
+    const { index } = await (await fetch(`${suite.server.url}api/events?kinds=log&at=${times[kTraceLine]}`)).json();
     // Among the default kinds: the log lines before it, and the few others before it.
-    const query = new URLSearchParams({ kinds: Object.keys(recording.event_kinds).filter((k) => k !== 'start' && k !== 'end').join(',') });
-    const at = await (await fetch(`${server.url}api/events?${query}&at=${times[kTraceLine]}`)).json();
+    const query = new URLSearchParams({ kinds: Object.keys(suite.recording.event_kinds).filter((k) => k !== 'start' && k !== 'end').join(',') });
+    const at = await (await fetch(`${suite.server.url}api/events?${query}&at=${times[kTraceLine]}`)).json();
     const firstAtThatTime = times.indexOf(times[kTraceLine]);
     assert.equal(index, firstAtThatTime);
     // The lines of one millisecond keep the file's order.
@@ -153,15 +139,15 @@ describe('the events pane with logs', () => {
     assert.equal(await page.locator('[data-testid="event-detail-text"]').textContent(), `${lineText(kTraceLine)}\n${kTrace}`);
     assert.ok((await page.locator('[data-testid="event-detail-head"]').textContent()).includes('app.log'));
     assert.ok(await entry.evaluate((el) => el.classList.contains('marked') && el.classList.contains('selected')));
-    await screenshot(page, env, 'events-detail');
+    await screenshot(page, suite.env, 'events-detail');
     await page.keyboard.press('Escape');
     await detail.waitFor({ state: 'hidden' });
     assert.deepEqual(errors, []);
   });
 
   test('a pinned time scrolls the pane to the nearest line', async () => {
-    const { page, errors } = await open(server.url, { width: 1600, height: 800 });
-    for (const kind of Object.keys(recording.event_kinds).filter((k) => !['log', 'start', 'end'].includes(k))) {
+    const { page, errors } = await open(suite.server.url, { width: 1600, height: 800 });
+    for (const kind of Object.keys(suite.recording.event_kinds).filter((k) => !['log', 'start', 'end'].includes(k))) {
       await page.click(`[data-testid="event-kind"][data-kind="${kind}"]`);
     }
     await page.waitForFunction((n) => window.canopyView.events.total === n, kLines);
@@ -185,13 +171,13 @@ describe('the events pane with logs', () => {
       await page.keyboard.press('Escape');
     }
     assert.ok(scrolls[0] > scrolls[1], `the pane scrolled (scrollTop ${scrolls})`);
-    await screenshot(page, env, 'events-pinned');
+    await screenshot(page, suite.env, 'events-pinned');
     assert.deepEqual(errors, []);
   });
 
   test('the mark is drawn on the chart with its text', async () => {
     const { page, errors } = await open();
-    const [mark] = (await (await fetch(`${server.url}api/events?kinds=mark`)).json()).events;
+    const [mark] = (await (await fetch(`${suite.server.url}api/events?kinds=mark`)).json()).events;
     assert.equal(mark.text, 'phase 2');
     const flags = await page.evaluate(() => window.canopyView.marks);
     const drawn = flags.filter((f) => f.kind === 'mark');
@@ -212,10 +198,10 @@ describe('the events pane with logs', () => {
   });
 
   test('the report embeds 50,000 of the lines and says so, offline', async () => {
-    const html = path.join(dir, 'logs.html');
-    execFileSync(env.bin, ['report', file, '--html', html], { stdio: ['ignore', 'ignore', 'ignore'] });
-    const { page, errors, requests, url } = await openReportOffline(browser, html);
-    const all = Object.values(recording.event_kinds).reduce((n, c) => n + c, 0);
+    const html = path.join(suite.dir, 'logs.html');
+    execFileSync(suite.env.bin, ['report', suite.rec.file, '--html', html], { stdio: ['ignore', 'ignore', 'ignore'] });
+    const { page, errors, requests, url } = await openReportOffline(suite.browser, html);
+    const all = Object.values(suite.recording.event_kinds).reduce((n, c) => n + c, 0);
     const note = page.locator('[data-testid="events-note"]');
     assert.equal(await note.textContent(),
       `showing 50,000 of ${all.toLocaleString('en-US')} events — open the recording with canopy view for all`);
@@ -232,7 +218,7 @@ describe('the events pane with logs', () => {
       el.scrollTop = el.scrollHeight;
     });
     await row(page, shown - 1).waitFor();
-    await screenshot(page, env, 'events-report');
+    await screenshot(page, suite.env, 'events-report');
     assert.deepEqual(requests, [url], 'the report requested nothing but itself');
     assert.deepEqual(errors, []);
   });

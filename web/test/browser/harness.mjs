@@ -102,16 +102,17 @@ export function recordServing(env, file, recordArgs, command, extraEnv = {}) {
   return { child, url, exited, output: () => output };
 }
 
-// The setup most suites share, as node:test hooks of the calling suite: a command (the
-// standard tree unless told) recorded once, `canopy view` serving it, Chromium, and the
-// recording as the API gives it; all removed after the suite. The returned object's
-// fields are set once the suite's `before` has run.
-export function treeViewSuite(prefix, command = kTreeCommand) {
+// The setup most suites share, as node:test hooks of the calling suite: a recording
+// made once by `makeRecording(env, dir)` (which returns at least its `file`), `canopy
+// view` serving it, Chromium, and the recording as the API gives it; all removed after
+// the suite. The returned object's fields are set once the suite's `before` has run;
+// `rec` is what makeRecording returned.
+export function viewSuite(prefix, makeRecording) {
   const suite = { env: null, dir: null, rec: null, server: null, browser: null, recording: null };
   before(async () => {
     suite.env = environment();
     suite.dir = tempDir(prefix);
-    suite.rec = record(suite.env, suite.dir, 'tree', [], command);
+    suite.rec = makeRecording(suite.env, suite.dir);
     suite.server = await startView(suite.env, suite.rec.file);
     suite.browser = await launchBrowser();
     suite.recording = await (await fetch(`${suite.server.url}api/recording`)).json();
@@ -122,6 +123,14 @@ export function treeViewSuite(prefix, command = kTreeCommand) {
     if (suite.dir) fs.rmSync(suite.dir, { recursive: true, force: true });
   });
   return suite;
+}
+
+// viewSuite on `command` recorded by `record` into DIR/NAME.canopy with `recordArgs`:
+// the standard tree unless told. A command that names a binary of the environment
+// (env.workload, profileEnvironment()) is given as a function of `env`, since the
+// environment is read only once the suite runs.
+export function treeViewSuite(prefix, { name = 'tree', recordArgs = [], command = kTreeCommand } = {}) {
+  return viewSuite(prefix, (env, dir) => record(env, dir, name, recordArgs, typeof command === 'function' ? command(env) : command));
 }
 
 // The setup of the suites that follow a recording live, as node:test hooks of the

@@ -7,12 +7,10 @@
 // --from A --to B` says they grew.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import {
-  clickChartAt, environment, launchBrowser, openReportOffline, paneShot, profileEnvironment, record, startView, tempDir, waitReady,
-  watchErrors,
+  clickChartAt, openReportOffline, paneShot, profileEnvironment, treeViewSuite, waitReady, watchErrors,
 } from './harness.mjs';
 
 const kSampleRateBytes = 4096; // as the heap integration tests record (tests/integration/heap_sites.h)
@@ -83,42 +81,29 @@ async function checkHeapPanes(page, env, rec, name) {
 }
 
 describe('heap profile panes', () => {
-  let env;
-  let dir;
-  let rec;
-  let browser;
-  let server;
-
-  before(async () => {
-    env = environment();
-    const { heapWorkload, heapWorkloadNoFp } = profileEnvironment();
-    dir = tempDir('canopy-heap-');
-    rec = record(env, dir, 'heap', [`--heap=${kSampleRateBytes}`, '--heap-interval', '100ms'],
-      [heapWorkload, 'parent', heapWorkloadNoFp]);
-    server = await startView(env, rec.file);
-    browser = await launchBrowser();
-  });
-
-  after(async () => {
-    if (browser) await browser.close();
-    if (server) server.stop();
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  const suite = treeViewSuite('canopy-heap-', {
+    name: 'heap',
+    recordArgs: [`--heap=${kSampleRateBytes}`, '--heap-interval', '100ms'],
+    command: () => {
+      const { heapWorkload, heapWorkloadNoFp } = profileEnvironment();
+      return [heapWorkload, 'parent', heapWorkloadNoFp];
+    },
   });
 
   test('canopy view: the in-use heap at a pinned time and what grew since a base time', async () => {
-    const page = await (await browser.newContext({ viewport: { width: 1600, height: 1000 } })).newPage();
+    const page = await (await suite.browser.newContext({ viewport: { width: 1600, height: 1000 } })).newPage();
     const errors = watchErrors(page);
-    await page.goto(server.url);
+    await page.goto(suite.server.url);
     await waitReady(page);
-    await checkHeapPanes(page, env, rec, 'view');
+    await checkHeapPanes(page, suite.env, suite.rec, 'view');
     assert.deepEqual(errors, []);
   });
 
   test('report --html: the same panes from the embedded heap profile, offline', async () => {
-    const html = path.join(dir, 'heap.html');
-    execFileSync(env.bin, ['report', rec.file, '--html', html]);
-    const { page, errors, requests, url } = await openReportOffline(browser, html);
-    await checkHeapPanes(page, env, rec, 'report');
+    const html = path.join(suite.dir, 'heap.html');
+    execFileSync(suite.env.bin, ['report', suite.rec.file, '--html', html]);
+    const { page, errors, requests, url } = await openReportOffline(suite.browser, html);
+    await checkHeapPanes(page, suite.env, suite.rec, 'report');
     assert.deepEqual(requests, [url], 'the report requested nothing but itself');
     assert.deepEqual(errors, []);
   });

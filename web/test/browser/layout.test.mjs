@@ -3,37 +3,16 @@
 // drawn whole, and zoomed in the y axis reaches the step that enters the window from
 // the left.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { after, before, describe, test } from 'node:test';
-import { environment, kTreeCommand, launchBrowser, record, screenshot, startView, tempDir, waitReady, watchErrors } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { screenshot, treeViewSuite, waitReady, watchErrors } from './harness.mjs';
 
 describe('canopy view: layout', () => {
-  let env;
-  let dir;
-  let rec;
-  let server;
-  let browser;
-  let recording;
-
-  before(async () => {
-    env = environment();
-    dir = tempDir('canopy-layout-');
-    rec = record(env, dir, 'tree', [], kTreeCommand);
-    server = await startView(env, rec.file);
-    browser = await launchBrowser();
-    recording = await (await fetch(`${server.url}api/recording`)).json();
-  });
-
-  after(async () => {
-    if (browser) await browser.close();
-    if (server) server.stop();
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const suite = treeViewSuite('canopy-layout-');
 
   async function open(viewport) {
-    const page = await (await browser.newContext({ viewport })).newPage();
+    const page = await (await suite.browser.newContext({ viewport })).newPage();
     const errors = watchErrors(page);
-    await page.goto(server.url);
+    await page.goto(suite.server.url);
     await waitReady(page);
     return { page, errors };
   }
@@ -44,7 +23,7 @@ describe('canopy view: layout', () => {
       const toolbar = page.locator('.toolbar');
       const chart = page.locator('[data-testid="chart"]');
       const [barBefore, chartBefore] = [await toolbar.boundingBox(), await chart.boundingBox()];
-      const root = recording.processes.find((p) => p.parent == null && !p.adopted);
+      const root = suite.recording.processes.find((p) => p.parent == null && !p.adopted);
       await page.click(`[data-testid="tree-node"][data-id="${root.id}"] [data-testid="tree-subtree"]`);
       await page.locator('[data-testid="highlight-label"]:not([hidden])').waitFor();
       // Zoomed in too, so that the view range is at its longest.
@@ -60,7 +39,7 @@ describe('canopy view: layout', () => {
         const box = await page.locator(`[data-testid="${id}"]`).boundingBox();
         assert.ok(box && box.x >= panel.x && box.x + box.width <= panel.x + panel.width + 0.5, `${width} px: ${id} is cut off`);
       }
-      if (width === 1150) await screenshot(page, env, 'view-toolbar-highlight');
+      if (width === 1150) await screenshot(page, suite.env, 'view-toolbar-highlight');
       assert.deepEqual(errors, []);
       await page.context().close();
     }
@@ -68,7 +47,7 @@ describe('canopy view: layout', () => {
 
   test('the time label on the right edge of the plot is drawn whole', async () => {
     const { page, errors } = await open({ width: 1600, height: 1000 });
-    const endS = (recording.meta.end_ms - recording.meta.start_ms) / 1000;
+    const endS = (suite.recording.meta.end_ms - suite.recording.meta.start_ms) / 1000;
     // Windows that end on a round time, where the axis puts its last label.
     for (const toS of [1, 2, Math.floor(endS * 10) / 10].filter((s) => s > 0.2 && s <= endS)) {
       await page.evaluate((to) => window.canopyView.chart.setScale('x', { min: 0, max: to }), toS);
@@ -86,7 +65,7 @@ describe('canopy view: layout', () => {
       });
       assert.ok(edge.right <= edge.width, `label '${edge.label}' ends at ${edge.right.toFixed(1)} px of ${edge.width}`);
     }
-    await screenshot(page, env, 'view-axis-edge');
+    await screenshot(page, suite.env, 'view-axis-edge');
     assert.deepEqual(errors, []);
   });
 
@@ -95,18 +74,18 @@ describe('canopy view: layout', () => {
     // From 10 ms after the tick before the steepest fall (the children exiting) to 10 ms
     // after the next tick: the higher step enters the window from the left, and the one
     // tick inside is lower.
-    const series = await (await fetch(`${server.url}api/series?metric=rss&points=20000`)).json();
+    const series = await (await fetch(`${suite.server.url}api/series?metric=rss&points=20000`)).json();
     const { t, total } = series;
     let i = 0;
     for (let j = 1; j + 2 < t.length; j++) if (total[j] - total[j + 1] > total[i] - total[i + 1]) i = j;
     assert.ok(total[i] - total[i + 1] >= 50 * 1048576, `the steepest fall is ${total[i] - total[i + 1]} bytes`);
     assert.ok(t[i + 2] - t[i + 1] > 10, 'the next ticks are too close');
-    const startMs = recording.meta.start_ms;
+    const startMs = suite.recording.meta.start_ms;
     const [from, to] = [t[i] + 10, t[i + 1] + 10];
     await page.evaluate(([a, b]) => window.canopyView.chart.setScale('x', { min: a, max: b }), [(from - startMs) / 1000, (to - startMs) / 1000]);
     await page.waitForFunction((n) => window.canopyView.state.fetches >= n, 2);
     await page.waitForFunction((high) => window.canopyView.chart.scales.y.max === high, total[i]);
-    await screenshot(page, env, 'view-zoom-between-ticks');
+    await screenshot(page, suite.env, 'view-zoom-between-ticks');
     assert.deepEqual(errors, []);
   });
 });

@@ -5,9 +5,8 @@
 // many processes run at once, not by how many the recording has. Highlighting one
 // short wave's subtree from the tree zooms to its lifetime.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { after, before, describe, test } from 'node:test';
-import { environment, launchBrowser, record, screenshot, startView, tempDir, waitReady, watchErrors } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { screenshot, treeViewSuite, waitReady, watchErrors } from './harness.mjs';
 
 // Two holders of 60 and 40 MiB for 2 s, beside 20 waves of 26 holders of 1 MiB for
 // 0.3 s each (520 processes, about 30 alive at once). Whatever the machine's speed, the
@@ -27,32 +26,12 @@ const kCommand = [
 ];
 
 describe('canopy view: 500 processes', () => {
-  let env;
-  let dir;
-  let rec;
-  let server;
-  let browser;
-  let recording;
-
-  before(async () => {
-    env = environment();
-    dir = tempDir('canopy-top-');
-    rec = record(env, dir, 'waves', [], kCommand);
-    server = await startView(env, rec.file);
-    browser = await launchBrowser();
-    recording = await (await fetch(`${server.url}api/recording`)).json();
-  });
-
-  after(async () => {
-    if (browser) await browser.close();
-    if (server) server.stop();
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const suite = treeViewSuite('canopy-top-', { name: 'waves', command: kCommand });
 
   async function open(hash) {
-    const page = await (await browser.newContext({ viewport: { width: 1600, height: 1000 } })).newPage();
+    const page = await (await suite.browser.newContext({ viewport: { width: 1600, height: 1000 } })).newPage();
     const errors = watchErrors(page);
-    await page.goto(`${server.url}${hash}`);
+    await page.goto(`${suite.server.url}${hash}`);
     await waitReady(page);
     return { page, errors };
   }
@@ -84,12 +63,12 @@ describe('canopy view: 500 processes', () => {
   }
 
   test('the top 12 and other, per process, with the large holders first', async () => {
-    assert.ok(recording.processes.length >= 500, `${recording.processes.length} processes`);
+    assert.ok(suite.recording.processes.length >= 500, `${suite.recording.processes.length} processes`);
     const { page, errors } = await open('#group=process');
     const legend = await page.evaluate(() => window.canopyView.legend);
     assert.equal(legend.length, 13);
     assert.equal(legend[12].key, 'other');
-    const byId = new Map(recording.processes.map((p) => [p.id, p]));
+    const byId = new Map(suite.recording.processes.map((p) => [p.id, p]));
     const mibOf = (entry) => Number(byId.get(entry.ids[0]).cmdline[2]);
     assert.deepEqual([mibOf(legend[0]), mibOf(legend[1])], [60, 40]);
     for (let k = 1; k < 12; k++) assert.ok(legend[k - 1].area >= legend[k].area, `legend in size order at ${k}`);
@@ -101,7 +80,7 @@ describe('canopy view: 500 processes', () => {
     assert.deepEqual(check.mismatches, []);
     assert.equal(check.overlap, 0);
     assert.equal(check.otherCount + 12, check.seriesCount);
-    await screenshot(page, env, 'top-bands-500');
+    await screenshot(page, suite.env, 'top-bands-500');
     assert.deepEqual(errors, []);
   });
 
@@ -114,7 +93,7 @@ describe('canopy view: 500 processes', () => {
     assert.equal(await page.evaluate(() => window.canopyView.layers.length), 12);
     assert.equal(await page.evaluate(() => window.canopyView.legend.length), 13); // still listed
     assert.equal(await first.getAttribute('aria-pressed'), 'false');
-    await screenshot(page, env, 'top-bands-hidden');
+    await screenshot(page, suite.env, 'top-bands-hidden');
     await first.click();
     await page.waitForFunction(() => window.canopyView.layers.length === 13);
 
@@ -122,7 +101,7 @@ describe('canopy view: 500 processes', () => {
     await otherEntry.click({ modifiers: ['Shift'] });
     await page.waitForFunction(() => window.canopyView.layers.length === 1);
     assert.equal(await page.evaluate(() => window.canopyView.layers[0].key), 'other');
-    await screenshot(page, env, 'top-bands-other-alone');
+    await screenshot(page, suite.env, 'top-bands-other-alone');
     await otherEntry.click({ modifiers: ['Shift'] });
     await page.waitForFunction(() => window.canopyView.layers.length === 13);
     assert.deepEqual(errors, []);
@@ -140,8 +119,8 @@ describe('canopy view: 500 processes', () => {
     assert.equal(await page.evaluate(() => window.canopyView.state.grouped), false);
 
     // Zoomed to the last second, after the large holders ended: they leave the top.
-    const byId = new Map(recording.processes.map((p) => [p.id, p]));
-    const bigIds = recording.processes.filter((p) => p.cmdline[3] === 'big').map((p) => p.id);
+    const byId = new Map(suite.recording.processes.map((p) => [p.id, p]));
+    const bigIds = suite.recording.processes.filter((p) => p.cmdline[3] === 'big').map((p) => p.id);
     const bigEnd = Math.max(...bigIds.map((id) => byId.get(id).last_ms));
     const end = await page.evaluate(() => window.canopyView.endMs);
     assert.ok(end - bigEnd > 1000, `the waves outlast the holders (${end - bigEnd} ms)`);
@@ -152,7 +131,7 @@ describe('canopy view: 500 processes', () => {
     for (const id of bigIds) assert.ok(!keys.slice(0, 5).includes(`p:${id}`), `holder ${id} not in the top after it ended`);
     const check = await checkOther(page);
     assert.deepEqual(check.mismatches, []);
-    await screenshot(page, env, 'top-bands-zoomed');
+    await screenshot(page, suite.env, 'top-bands-zoomed');
     assert.deepEqual(errors, []);
   });
 
@@ -166,10 +145,10 @@ describe('canopy view: 500 processes', () => {
     await waitReady(page);
     assert.equal(await page.evaluate(() => window.canopyView.state.grouped), true);
     const labels = await page.evaluate(() => window.canopyView.layers.map((l) => l.label));
-    const count = recording.processes.filter((p) => p.name === 'canopy_workload').length;
+    const count = suite.recording.processes.filter((p) => p.name === 'canopy_workload').length;
     assert.ok(count >= 520, `${count} canopy_workload processes`);
     assert.ok(labels.includes(`canopy_workload ×${count}`), labels.join(', '));
-    await screenshot(page, env, 'top-bands-grouped');
+    await screenshot(page, suite.env, 'top-bands-grouped');
     assert.deepEqual(errors, []);
   });
 
@@ -177,11 +156,11 @@ describe('canopy view: 500 processes', () => {
     const { page, errors } = await open('#group=process');
     const full = await page.evaluate(() => ({ ...window.canopyView.state.view }));
     // The middle wave's shell and its holders.
-    const byId = new Map(recording.processes.map((p) => [p.id, p]));
-    const waves = recording.processes.filter((p) => p.name === 'sh' && p.cmdline[1] === '-c' && p.cmdline[2].startsWith('j=0'));
+    const byId = new Map(suite.recording.processes.map((p) => [p.id, p]));
+    const waves = suite.recording.processes.filter((p) => p.name === 'sh' && p.cmdline[1] === '-c' && p.cmdline[2].startsWith('j=0'));
     assert.equal(waves.length, kWaves);
     const wave = waves[Math.floor(kWaves / 2)];
-    const members = [wave, ...recording.processes.filter((p) => p.parent === wave.id)];
+    const members = [wave, ...suite.recording.processes.filter((p) => p.parent === wave.id)];
     assert.equal(members.length, kPerWave + 1);
     const life = { from: Math.min(...members.map((p) => p.first_ms)), to: Math.max(...members.map((p) => p.last_ms)) };
     // The wave is under a tenth of the run (one of 20 waves): a sliver before the zoom.
@@ -203,12 +182,12 @@ describe('canopy view: 500 processes', () => {
     // Its bands are on the chart (their own, or inside "other"), lit.
     const ids = new Set(after.highlighted.ids);
     assert.ok(after.layers.some((l) => l.ids.some((id) => ids.has(id))), 'a band of the subtree is drawn');
-    await screenshot(page, env, 'subtree-zoomed');
+    await screenshot(page, suite.env, 'subtree-zoomed');
 
     // The root's subtree spans the run: highlighting it leaves the view alone.
     await page.keyboard.press('Escape');
     await page.click('[data-testid="reset-zoom"]');
-    const root = recording.processes.find((p) => p.parent == null && byId.has(p.id));
+    const root = suite.recording.processes.find((p) => p.parent == null && byId.has(p.id));
     await page.evaluate((id) => window.canopyView.revealTreeNode(id), root.id);
     await page.locator(`[data-testid="tree-node"][data-id="${root.id}"] [data-testid="tree-subtree"]`).click();
     await page.waitForFunction(() => window.canopyView.state.highlighted && window.canopyView.state.highlighted.kind === 'subtree');
@@ -232,7 +211,7 @@ describe('canopy view: 500 processes', () => {
     // Each band: its top, its bottom and its edge, two vertices per point plus one.
     const bound = 13 * 3 * (2 * Number(drawn.drawnPoints) + 1);
     assert.ok(Number(drawn.drawnVertices) > 0 && Number(drawn.drawnVertices) <= bound, `${drawn.drawnVertices} vertices, bound ${bound}`);
-    await screenshot(page, env, 'many-cpu');
+    await screenshot(page, suite.env, 'many-cpu');
     assert.deepEqual(errors, []);
   });
 });

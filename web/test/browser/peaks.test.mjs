@@ -3,45 +3,26 @@
 // tick land in those 30 ms: then the two agree as well), and its ancestors' subtree
 // peaks hold at least that much.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { formatBytes } from '../../src/format.js';
-import { MiB, environment, launchBrowser, parseBytes, record, screenshot, startView, tempDir, waitReady, watchErrors } from './harness.mjs';
+import { MiB, parseBytes, screenshot, treeViewSuite, waitReady, watchErrors } from './harness.mjs';
 
 describe('canopy view: peaks from exit records', () => {
-  let env;
-  let dir;
-  let rec;
-  let server;
-  let browser;
-  let recording;
-
-  before(async () => {
-    env = environment();
-    dir = tempDir('canopy-peaks-');
-    rec = record(env, dir, 'brief', ['-i', '500'], ['sh', '-c', '"$W" hold 100 30 brief; sleep 0.6']);
-    server = await startView(env, rec.file);
-    browser = await launchBrowser();
-    recording = await (await fetch(`${server.url}api/recording`)).json();
-  });
-
-  after(async () => {
-    if (browser) await browser.close();
-    if (server) server.stop();
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  const suite = treeViewSuite('canopy-peaks-', {
+    name: 'brief', recordArgs: ['-i', '500'], command: ['sh', '-c', '"$W" hold 100 30 brief; sleep 0.6'],
   });
 
   test('every process shows the peak the report gives, the brief one included', async () => {
-    const page = await (await browser.newContext({ viewport: { width: 1600, height: 1000 } })).newPage();
+    const page = await (await suite.browser.newContext({ viewport: { width: 1600, height: 1000 } })).newPage();
     const errors = watchErrors(page);
-    await page.goto(server.url);
+    await page.goto(suite.server.url);
     await waitReady(page);
     await page.click('[data-testid="tree-expand-all"]');
-    const brief = recording.processes.find((p) => (p.cmdline || []).includes('brief'));
-    assert.ok(brief, JSON.stringify(recording.processes));
-    assert.equal(rec.summary.top.length, recording.processes.length);
-    for (const peak of rec.summary.top) {
-      const p = recording.processes.find((x) => x.pid === peak.pid);
+    const brief = suite.recording.processes.find((p) => (p.cmdline || []).includes('brief'));
+    assert.ok(brief, JSON.stringify(suite.recording.processes));
+    assert.equal(suite.rec.summary.top.length, suite.recording.processes.length);
+    for (const peak of suite.rec.summary.top) {
+      const p = suite.recording.processes.find((x) => x.pid === peak.pid);
       const cells = page.locator(`[data-testid="tree-node"][data-id="${p.id}"] > span`);
       const shown = await cells.nth(3).textContent();
       assert.equal(shown, formatBytes(peak.peak_rss_bytes), `${peak.name} ${peak.pid}`);
@@ -51,11 +32,11 @@ describe('canopy view: peaks from exit records', () => {
     // The workload touched 100 MiB (plus its program).
     assert.ok(brief.peak_rss_bytes >= 100 * MiB && brief.peak_rss_bytes < 110 * MiB, String(brief.peak_rss_bytes));
     // The shell above it held at least that much at one moment.
-    const root = recording.processes.find((p) => p.id === brief.parent);
+    const root = suite.recording.processes.find((p) => p.id === brief.parent);
     const subtree = (await page.locator(`[data-testid="tree-node"][data-id="${root.id}"] [data-testid="tree-subtree"]`).textContent());
     assert.ok(parseBytes(subtree.replace('≥ ', '')) >= brief.peak_rss_bytes - 0.05 * MiB, subtree);
     assert.equal(subtree.startsWith('≥ '), root.subtree_peak_from_exit_record);
-    await screenshot(page, env, 'view-tree-exit-peaks');
+    await screenshot(page, suite.env, 'view-tree-exit-peaks');
     assert.deepEqual(errors, []);
   });
 });

@@ -4,40 +4,22 @@
 // panel and a time pinned from an event line between two ticks all take the sample
 // whose step is drawn there, and the panel says which one it shows.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { formatBytes, formatElapsed, formatPercent } from '../../src/format.js';
-import { environment, kTreeCommand, launchBrowser, record, screenshot, startView, tempDir, waitReady, watchErrors } from './harness.mjs';
+import { screenshot, treeViewSuite, waitReady, watchErrors } from './harness.mjs';
 
 describe('canopy view: steps', () => {
-  let env;
-  let dir;
-  let rec;
-  let server;
-  let browser;
-  let recording;
+  const suite = treeViewSuite('canopy-steps-');
   let events;
 
   before(async () => {
-    env = environment();
-    dir = tempDir('canopy-steps-');
-    rec = record(env, dir, 'tree', [], kTreeCommand);
-    server = await startView(env, rec.file);
-    browser = await launchBrowser();
-    recording = await (await fetch(`${server.url}api/recording`)).json();
-    events = (await (await fetch(`${server.url}api/events`)).json()).events;
-  });
-
-  after(async () => {
-    if (browser) await browser.close();
-    if (server) server.stop();
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    events = (await (await fetch(`${suite.server.url}api/events`)).json()).events;
   });
 
   async function open() {
-    const page = await (await browser.newContext({ viewport: { width: 1600, height: 1000 } })).newPage();
+    const page = await (await suite.browser.newContext({ viewport: { width: 1600, height: 1000 } })).newPage();
     const errors = watchErrors(page);
-    await page.goto(server.url);
+    await page.goto(suite.server.url);
     await waitReady(page);
     return { page, errors };
   }
@@ -90,7 +72,7 @@ describe('canopy view: steps', () => {
     assert.ok(aboveStep < 0.25, `${(aboveStep * 100).toFixed(0)}% painted above the step`);
     const belowStep = await paintedBetween(page, rise.left, rise.yBefore + 2, rise.yBefore + 10);
     assert.ok(belowStep > 0.9, `${(belowStep * 100).toFixed(0)}% painted below the step`);
-    await screenshot(page, env, 'view-steps');
+    await screenshot(page, suite.env, 'view-steps');
     assert.deepEqual(errors, []);
   });
 
@@ -141,13 +123,13 @@ describe('canopy view: steps', () => {
 
   test('an event pinned between two ticks shows the sample in effect, and says which', async () => {
     const { page, errors } = await open();
-    const ticks = (await (await fetch(`${server.url}api/series?metric=rss&points=20000`)).json()).t;
+    const ticks = (await (await fetch(`${suite.server.url}api/series?metric=rss&points=20000`)).json()).t;
     const exec = events.find((e) => e.kind === 'exec' && !ticks.includes(e.t) && e.t > ticks[0] && e.t < ticks[ticks.length - 1]);
     assert.ok(exec, `no exec event between two ticks in ${JSON.stringify(events)}`);
     const before = ticks.filter((t) => t <= exec.t).pop();
     const after = ticks.find((t) => t >= exec.t);
     await page.click(`[data-testid="event-row"][data-kind="exec"][data-t="${exec.t}"]`);
-    const start = recording.meta.start_ms;
+    const start = suite.recording.meta.start_ms;
     const asked = formatElapsed(exec.t - start, 3);
     assert.equal(await page.locator('[data-testid="pinned-time"]').textContent(), `pinned at ${asked}`);
     const panel = page.locator('[data-testid="info-panel"]');
@@ -156,7 +138,7 @@ describe('canopy view: steps', () => {
     assert.equal(await page.locator('[data-testid="info-why"]').textContent(),
       `pinned ${asked} · the last sample before it (values hold until the next sample)`);
     assert.equal(await panel.getAttribute('data-asked-t'), String(exec.t));
-    await screenshot(page, env, 'view-pinned-between-ticks');
+    await screenshot(page, suite.env, 'view-pinned-between-ticks');
     // CPU over the interval holding the pinned time: the next tick's.
     await page.selectOption('[data-testid="metric-select"]', 'cpu');
     await page.waitForFunction((t) => Number(document.querySelector('[data-testid="info-panel"]').dataset.t) === t, after);

@@ -2,58 +2,40 @@
 // chart, the information panel, the metric switch, grouping, highlight, the tree and the
 // events pane, checked against the figures the recording itself reports.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import {
-  MiB, chartData, clickBandOf, clickChartAt, docsScreenshot, environment, holdChildren, infoRows, kTreeCommand, launchBrowser,
-  paintedShare, parseBytes, pinFirstTickFrom, record, screenshot, startView, tempDir, waitReady, watchErrors, within,
+  MiB, chartData, clickBandOf, clickChartAt, docsScreenshot, holdChildren, infoRows, paintedShare, parseBytes, pinFirstTickFrom,
+  screenshot, treeViewSuite, waitReady, watchErrors, within,
 } from './harness.mjs';
 
 describe('canopy view', () => {
-  let env;
-  let dir;
-  let rec;
-  let server;
-  let browser;
-  let recording;
+  const suite = treeViewSuite('canopy-view-');
   let events;
   let peakT;
 
   before(async () => {
-    env = environment();
-    dir = tempDir('canopy-view-');
-    rec = record(env, dir, 'tree', [], kTreeCommand);
-    server = await startView(env, rec.file);
-    browser = await launchBrowser();
-    recording = await (await fetch(`${server.url}api/recording`)).json();
-    events = (await (await fetch(`${server.url}api/events`)).json()).events;
-    peakT = rec.summary.start_ms + rec.summary.peak_tree_t_ms;
-  });
-
-  after(async () => {
-    if (browser) await browser.close();
-    if (server) server.stop();
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    events = (await (await fetch(`${suite.server.url}api/events`)).json()).events;
+    peakT = suite.rec.summary.start_ms + suite.rec.summary.peak_tree_t_ms;
   });
 
   async function open(viewport = { width: 1600, height: 1000 }) {
-    const page = await (await browser.newContext({ viewport })).newPage();
+    const page = await (await suite.browser.newContext({ viewport })).newPage();
     const errors = watchErrors(page);
-    await page.goto(server.url);
+    await page.goto(suite.server.url);
     await waitReady(page);
     return { page, errors };
   }
 
-  const processIds = (name) => recording.processes.filter((p) => p.name === name).map((p) => p.id);
+  const processIds = (name) => suite.recording.processes.filter((p) => p.name === name).map((p) => p.id);
 
   test('the chart is drawn and its y axis tops at the recorded peak', async () => {
     const { page, errors } = await open();
     const chart = await chartData(page);
-    const peak = rec.summary.peak_tree_rss_bytes;
+    const peak = suite.rec.summary.peak_tree_rss_bytes;
     assert.ok(within(chart.yMax, peak, 0.005), `y max ${chart.yMax}, recorded peak ${peak}`);
     assert.equal(chart.dataset.metric, 'rss');
     assert.equal(chart.xMin, 0);
-    assert.ok(within(chart.xMax * 1000, recording.meta.end_ms - recording.meta.start_ms, 0.001));
+    assert.ok(within(chart.xMax * 1000, suite.recording.meta.end_ms - suite.recording.meta.start_ms, 0.001));
     assert.ok(chart.yLabels.some((label) => label.endsWith(' MiB')), `y labels ${chart.yLabels}`);
     // The three children alone fill 300 of the peak's ~366 MiB for most of the run.
     const painted = await paintedShare(page);
@@ -61,7 +43,7 @@ describe('canopy view', () => {
     const header = await page.locator('[data-testid="header"]').textContent();
     assert.ok(header.includes(`${(peak / MiB).toFixed(1)} MiB`), header);
     assert.ok(header.includes(`sh -c '"$W" tree & sleep 0.5; exec "$W" hold 30 1500'`), header);
-    await screenshot(page, env, 'view-default');
+    await screenshot(page, suite.env, 'view-default');
     await docsScreenshot(page);
     assert.deepEqual(errors, []);
   });
@@ -79,7 +61,7 @@ describe('canopy view', () => {
 
     // Each child holds its memory for a second from its peak on, but not all three at
     // once on a loaded machine: each is read where it peaked.
-    const children = holdChildren(recording.processes);
+    const children = holdChildren(suite.recording.processes);
     assert.deepEqual([...children.keys()].sort((a, b) => a - b), [50, 100, 150]);
     for (const [mib, child] of children) {
       await pinFirstTickFrom(page, child.peak_rss_ms);
@@ -108,12 +90,12 @@ describe('canopy view', () => {
     // The top is the highest total, or the machine's ceiling (100% per CPU) once the
     // total reaches a quarter of it.
     const cpuPeak = Math.max(...cpu.total);
-    const ceiling = 100 * recording.meta.cpu_count;
+    const ceiling = 100 * suite.recording.meta.cpu_count;
     assert.equal(chart.yMax, cpuPeak >= ceiling / 4 ? Math.max(cpuPeak, ceiling) : cpuPeak);
-    assert.ok(chart.yMax > 0 && chart.yMax < 100 * recording.meta.cpu_count * 1.5, `cpu y max ${chart.yMax}%`);
+    assert.ok(chart.yMax > 0 && chart.yMax < 100 * suite.recording.meta.cpu_count * 1.5, `cpu y max ${chart.yMax}%`);
     assert.ok(chart.yLabels.every((label) => label.endsWith('%')), `y labels ${chart.yLabels}`);
     assert.equal(await page.evaluate(() => window.canopyView.state.metric), 'cpu');
-    await screenshot(page, env, 'view-cpu');
+    await screenshot(page, suite.env, 'view-cpu');
 
     const anonResponse = page.waitForResponse((r) => r.url().includes('api/series') && r.url().includes('metric=anon'));
     await page.selectOption('[data-testid="metric-select"]', 'anon');
@@ -122,7 +104,7 @@ describe('canopy view', () => {
     chart = await chartData(page);
     assert.equal(chart.yMax, Math.max(...anon.total));
     // The children's 300 MiB are anonymous; resident adds the binaries' file pages.
-    assert.ok(chart.yMax >= 300 * MiB && chart.yMax < rec.summary.peak_tree_rss_bytes, `anon y max ${chart.yMax}`);
+    assert.ok(chart.yMax >= 300 * MiB && chart.yMax < suite.rec.summary.peak_tree_rss_bytes, `anon y max ${chart.yMax}`);
     assert.deepEqual(errors, []);
   });
 
@@ -134,8 +116,8 @@ describe('canopy view', () => {
     await page.waitForFunction(() => window.canopyView.chart.series[3].show);
     const available = await page.evaluate(() => window.canopyView.frame.available.filter((v) => v != null));
     // The machine's available memory: gigabytes, far above the tree's 366 MiB.
-    const expected = Math.max(rec.summary.peak_tree_rss_bytes, ...available);
-    assert.ok(Math.max(...available) > rec.summary.peak_tree_rss_bytes);
+    const expected = Math.max(suite.rec.summary.peak_tree_rss_bytes, ...available);
+    assert.ok(Math.max(...available) > suite.rec.summary.peak_tree_rss_bytes);
     assert.equal((await chartData(page)).yMax, expected);
     await page.selectOption('[data-testid="metric-select"]', 'cpu');
     await page.waitForFunction(() => document.querySelector('[data-testid="chart"]').dataset.metric === 'cpu');
@@ -161,7 +143,7 @@ describe('canopy view', () => {
     assert.equal(group[0].label, `canopy_workload ×${workloadLayers.length}`);
     assert.equal(grouped.yMax, single.yMax);
     assert.equal(await page.evaluate(() => window.canopyView.state.grouped), true);
-    await screenshot(page, env, 'view-grouped');
+    await screenshot(page, suite.env, 'view-grouped');
     assert.deepEqual(errors, []);
   });
 
@@ -175,7 +157,7 @@ describe('canopy view', () => {
     const drawn = await page.evaluate(() => window.canopyView.frame.t);
     let moment = null;
     for (let i = drawn.length - 1; i >= 0 && !moment; i--) {
-      const at = await (await fetch(`${server.url}api/at?t=${drawn[i]}`)).json();
+      const at = await (await fetch(`${suite.server.url}api/at?t=${drawn[i]}`)).json();
       const alive = at.processes.filter((p) => ids.includes(p.id) && p.rss > 0);
       if (alive.length >= 1 && alive.length < count) moment = { t: drawn[i], alive };
     }
@@ -191,36 +173,36 @@ describe('canopy view', () => {
     const row = page.locator('[data-testid="info-row"][data-group="canopy_workload"]');
     await page.waitForFunction((t) => Number(document.querySelector('[data-testid="info-panel"]').dataset.t) === t, moment.t);
     assert.equal(await row.locator('span').nth(1).textContent(), `×${count}`);
-    const aliveThere = (await (await fetch(`${server.url}api/at?t=${moment.t}`)).json()).processes.filter((p) => ids.includes(p.id)).length;
+    const aliveThere = (await (await fetch(`${suite.server.url}api/at?t=${moment.t}`)).json()).processes.filter((p) => ids.includes(p.id)).length;
     assert.ok((await row.getAttribute('title')).endsWith(`; ${aliveThere} alive at this moment, their figures summed here`));
-    await screenshot(page, env, 'view-group-count');
+    await screenshot(page, suite.env, 'view-group-count');
     assert.deepEqual(errors, []);
   });
 
   test('a highlight made on the chart, the panel or the tree shows everywhere', async () => {
     const { page, errors } = await open();
-    const child = holdChildren(recording.processes).get(150);
+    const child = holdChildren(suite.recording.processes).get(150);
     const drawn = await page.evaluate(() => window.canopyView.frame.t);
     await clickBandOf(page, child.id, drawn.includes(peakT) ? peakT : drawn[Math.floor(drawn.length / 3)]);
     let highlighted = await page.evaluate(() => window.canopyView.state.highlighted);
     assert.deepEqual(highlighted.ids, [child.id]);
     await page.waitForSelector(`[data-testid="tree-node"][data-id="${child.id}"].lit`);
     await page.waitForSelector(`[data-testid="info-row"][data-id="${child.id}"].lit`);
-    await screenshot(page, env, 'view-highlight');
+    await screenshot(page, suite.env, 'view-highlight');
     // Esc clears it, and the pin.
     await page.keyboard.press('Escape');
     highlighted = await page.evaluate(() => window.canopyView.state.highlighted);
     assert.equal(highlighted, null);
     assert.equal(await page.evaluate(() => window.canopyView.state.selectedT), null);
     // From the tree: the node, then its subtree figure.
-    const tree = recording.processes.find((p) => p.cmdline[1] === 'tree' && p.parent != null);
+    const tree = suite.recording.processes.find((p) => p.cmdline[1] === 'tree' && p.parent != null);
     await page.click(`[data-testid="tree-node"][data-id="${tree.id}"] .name`);
     highlighted = await page.evaluate(() => window.canopyView.state.highlighted);
     assert.deepEqual(highlighted.ids, [tree.id]);
     await page.click(`[data-testid="tree-node"][data-id="${tree.id}"] [data-testid="tree-subtree"]`);
     highlighted = await page.evaluate(() => window.canopyView.state.highlighted);
     assert.equal(highlighted.kind, 'subtree');
-    for (const c of holdChildren(recording.processes).values()) assert.ok(highlighted.ids.includes(c.id));
+    for (const c of holdChildren(suite.recording.processes).values()) assert.ok(highlighted.ids.includes(c.id));
     assert.ok(highlighted.ids.includes(tree.id));
     assert.deepEqual(errors, []);
   });
@@ -229,26 +211,26 @@ describe('canopy view', () => {
     const { page, errors } = await open();
     await page.click('[data-testid="tree-expand-all"]');
     const rows = Number(await page.locator('[data-testid="tree-panel"]').getAttribute('data-rows'));
-    assert.equal(rows, recording.processes.length);
-    const root = recording.processes.find((p) => p.parent == null && !p.adopted);
+    assert.equal(rows, suite.recording.processes.length);
+    const root = suite.recording.processes.find((p) => p.parent == null && !p.adopted);
     const rootRow = page.locator(`[data-testid="tree-node"][data-id="${root.id}"]`);
     const text = await rootRow.textContent();
     assert.ok(text.includes(String(root.pid)), text);
     assert.ok(text.includes(`${(root.subtree_peak_rss_bytes / MiB).toFixed(1)} MiB`), text);
-    for (const p of recording.processes.filter((x) => x.adopted)) {
+    for (const p of suite.recording.processes.filter((x) => x.adopted)) {
       assert.ok((await page.locator(`[data-testid="tree-node"][data-id="${p.id}"]`).textContent()).includes('adopted'));
     }
-    await screenshot(page, env, 'view-tree');
+    await screenshot(page, suite.env, 'view-tree');
     assert.deepEqual(errors, []);
   });
 
   test('a drag zooms into the second around the peak; a double-click shows the whole run again', async () => {
     const { page, errors } = await open();
-    const start = recording.meta.start_ms;
+    const start = suite.recording.meta.start_ms;
     const box = await page.locator('.u-over').boundingBox();
     const xOf = (t) => page.evaluate((x) => window.canopyView.chart.valToPos((x - window.canopyView.startMs) / 1000, 'x'), t);
     // 0.9 s around the tree's peak, wherever the machine's speed put it.
-    const endS = (recording.meta.end_ms - start) / 1000;
+    const endS = (suite.recording.meta.end_ms - start) / 1000;
     const fromS = Math.max(0, Math.min((peakT - start) / 1000 - 0.45, endS - 0.9));
     const toS = Math.min(endS, fromS + 0.9);
     const [left, right] = [await xOf(start + fromS * 1000), await xOf(start + toS * 1000)];
@@ -264,13 +246,13 @@ describe('canopy view', () => {
     assert.ok(Math.abs(zoomed.xMin - fromS) <= 2 * pixelS && Math.abs(zoomed.xMax - toS) <= 2 * pixelS,
       `x ${zoomed.xMin}..${zoomed.xMax}, dragged ${fromS}..${toS}, one pixel ${pixelS} s`);
     // The peak is inside the window, so the y axis still tops at it.
-    assert.ok(within(zoomed.yMax, rec.summary.peak_tree_rss_bytes, 0.005));
+    assert.ok(within(zoomed.yMax, suite.rec.summary.peak_tree_rss_bytes, 0.005));
     await page.waitForFunction(() => window.canopyView.state.fetches >= 2);
-    await screenshot(page, env, 'view-zoomed-tree');
+    await screenshot(page, suite.env, 'view-zoomed-tree');
     await page.mouse.dblclick(box.x + box.width / 2, box.y + box.height / 2);
     const reset = await chartData(page);
     assert.equal(reset.xMin, 0);
-    assert.ok(within(reset.xMax * 1000, recording.meta.end_ms - start, 0.001));
+    assert.ok(within(reset.xMax * 1000, suite.recording.meta.end_ms - start, 0.001));
     // The double-click's own clicks leave no pin behind.
     assert.equal(await page.evaluate(() => window.canopyView.state.selectedT), null);
     assert.deepEqual(errors, []);
@@ -292,10 +274,10 @@ describe('canopy view', () => {
     for (const kind of ['start', 'end']) await page.click(`[data-testid="event-kind"][data-kind="${kind}"]`);
     // Every line the pane now lists: the server's list (GET /api/events, every kind),
     // whose starts and ends are those of the process table.
-    const meta = recording.meta;
+    const meta = suite.recording.meta;
     const derived = [
-      ...recording.processes.map((p) => p.start_ms),
-      ...recording.processes.map((p) => p.end_ms ?? (p.last_ms < meta.end_ms ? p.last_ms : null)).filter((t) => t != null),
+      ...suite.recording.processes.map((p) => p.start_ms),
+      ...suite.recording.processes.map((p) => p.end_ms ?? (p.last_ms < meta.end_ms ? p.last_ms : null)).filter((t) => t != null),
     ];
     const listed = events.filter((e) => ['start', 'end', 'exit'].includes(e.kind)).map((e) => e.t);
     const byNumber = (a, b) => a - b;

@@ -5,9 +5,8 @@
 // page is narrow (a plot of about 650 px), so the first view is downsampled; the drag
 // takes a span of at most half as many ticks as the plot has pixels, which is not.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { after, before, describe, test } from 'node:test';
-import { environment, launchBrowser, record, screenshot, startView, tempDir, waitReady, watchErrors } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { screenshot, treeViewSuite, waitReady, watchErrors } from './harness.mjs';
 
 // Points of a /api/series answer inside its own [from, to], per second.
 function density(series) {
@@ -16,40 +15,24 @@ function density(series) {
 }
 
 describe('canopy view: zoom and pan', () => {
-  let env;
-  let dir;
-  let rec;
-  let server;
-  let browser;
-
-  before(async () => {
-    env = environment();
-    dir = tempDir('canopy-zoom-');
-    rec = record(env, dir, 'hold', ['-i', '5'], [env.workload, 'hold', '40', '12000']);
-    server = await startView(env, rec.file);
-    browser = await launchBrowser();
-  });
-
-  after(async () => {
-    if (browser) await browser.close();
-    if (server) server.stop();
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  const suite = treeViewSuite('canopy-zoom-', {
+    name: 'hold', recordArgs: ['-i', '5'], command: (env) => [env.workload, 'hold', '40', '12000'],
   });
 
   test('a drag zooms in and refetches the range at full resolution; keys, wheel and Reset move it', async () => {
-    const page = await (await browser.newContext({ viewport: { width: 760, height: 800 } })).newPage();
+    const page = await (await suite.browser.newContext({ viewport: { width: 760, height: 800 } })).newPage();
     const errors = watchErrors(page);
     const firstAnswer = page.waitForResponse((r) => r.url().includes('api/series'));
-    await page.goto(server.url);
+    await page.goto(suite.server.url);
     await waitReady(page);
     const first = await (await firstAnswer).json();
     const full = await page.evaluate(() => ({ ...window.canopyView.state.view }));
     const box = await page.locator('.u-over').boundingBox();
-    assert.ok(rec.summary.ticks > 1.5 * box.width, `only ${rec.summary.ticks} ticks recorded for ${box.width} px`);
+    assert.ok(suite.rec.summary.ticks > 1.5 * box.width, `only ${suite.rec.summary.ticks} ticks recorded for ${box.width} px`);
     assert.equal(first.exact, false, 'the whole run has more ticks than the plot has pixels');
 
     // Drag from 30% of the plot over a quarter of it, or fewer ticks than half its pixels.
-    const fraction = Math.min(0.25, (0.5 * box.width) / rec.summary.ticks);
+    const fraction = Math.min(0.25, (0.5 * box.width) / suite.rec.summary.ticks);
     const y = box.y + box.height / 2;
     await page.mouse.move(box.x + box.width * 0.3, y);
     await page.mouse.down();
@@ -71,7 +54,7 @@ describe('canopy view: zoom and pan', () => {
     const scale = await page.evaluate(() => ({ min: window.canopyView.chart.scales.x.min, max: window.canopyView.chart.scales.x.max }));
     assert.ok(Math.abs(scale.min * 1000 - (view.from - full.from)) < 1);
     assert.ok(Math.abs(scale.max * 1000 - (view.to - full.from)) < 1);
-    await screenshot(page, env, 'view-zoomed');
+    await screenshot(page, suite.env, 'view-zoomed');
 
     // → pans by a tenth of the span, keeping the span.
     await page.focus('.u-over');
