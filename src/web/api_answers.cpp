@@ -70,6 +70,17 @@ Result<std::vector<int64_t>> required_ints(const httplib::Request& req, std::ini
 
 }  // namespace
 
+void answer_recording_since(const httplib::Request& req, httplib::Response& res, const ViewData& data) {
+  auto since = int_param(req, "since");
+  if (!since) {
+    return send_error(res, 400, since.error().message);
+  }
+  if (**since < 0) {
+    return send_error(res, 400, "parameter 'since' is negative: " + std::to_string(**since));
+  }
+  res.set_content(json_dump(recording_since_json(data, static_cast<uint64_t>(**since))), kJson);
+}
+
 // GET /api/events: a page of the list (offset, limit), or where a time falls in it (at).
 void answer_events(const httplib::Request& req, httplib::Response& res, const EventList& events) {
   auto offset = int_param(req, "offset");

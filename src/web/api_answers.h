@@ -15,6 +15,8 @@
 
 namespace canopy::web {
 
+// GET /api/recording?since=UPDATE: what changed after that update (recording_since_json).
+void answer_recording_since(const httplib::Request& req, httplib::Response& res, const ViewData& data);
 // GET /api/events: a page of the list (offset, limit), or where a time falls in it (at).
 void answer_events(const httplib::Request& req, httplib::Response& res, const EventList& events);
 // GET /api/cpu/heatmap, /api/cpu/flame, /api/heap/flame and /api/heap/diff: `what`.

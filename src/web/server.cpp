@@ -233,9 +233,12 @@ void ViewServer::add_routes() {
     };
   };
   // preview=1 while loading: the preview at once.
-  http.Get("/api/recording", [this](const httplib::Request&, httplib::Response& res) {
+  http.Get("/api/recording", [this](const httplib::Request& req, httplib::Response& res) {
     if (loading_.data()) {
       auto lock = loading_.read_lock();
+      if (req.has_param("since")) {
+        return answer_recording_since(req, res, data());
+      }
       auto body = recording_body();
       return res.set_content(*body, kJson);
     }

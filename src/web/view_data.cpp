@@ -135,16 +135,18 @@ Result<json> log_sources_json(const store::Reader& reader) {
   return list;
 }
 
-// GET /api/recording's "processes": `processes` as made before from `made_from`, with
-// the elements whose process or subtree has changed since made again.
-json processes_json(json processes, const analyze::Timeline& timeline,
-                    std::vector<std::pair<store::ProcessRow, analyze::Subtree>>& made_from) {
-  const auto& rows = timeline.processes();
-  const auto& subtrees = timeline.subtrees();
+// GET /api/recording's "processes": `processes` as made before from data's
+// processes_made_from, with the elements whose process or subtree has changed since
+// made again, and stamped with data's update.
+json processes_json(json processes, ViewData& data) {
+  const auto& rows = data.timeline.processes();
+  const auto& subtrees = data.timeline.subtrees();
+  auto& made_from = data.processes_made_from;
   if (!processes.is_array() || processes.size() != made_from.size() || made_from.size() > rows.size()) {
     processes = json::array();
     made_from.clear();
   }
+  data.process_changed_at.resize(made_from.size());
   for (size_t i = 0; i < rows.size(); ++i) {
     if (i < made_from.size() && made_from[i].first == rows[i] && made_from[i].second == subtrees[i]) {
       continue;
@@ -153,9 +155,11 @@ json processes_json(json processes, const analyze::Timeline& timeline,
     if (i < made_from.size()) {
       processes[i] = std::move(made);
       made_from[i] = {rows[i], subtrees[i]};
+      data.process_changed_at[i] = data.update;
     } else {
       processes.push_back(std::move(made));
       made_from.emplace_back(rows[i], subtrees[i]);
+      data.process_changed_at.push_back(data.update);
     }
   }
   return processes;
@@ -248,8 +252,9 @@ Status update_recording_json(ViewData& data, const store::Reader& reader) {
   if (data.recording.is_object() && data.recording.contains("processes")) {
     processes = std::move(data.recording["processes"]);
   }
-  json recording = recording_json(reader, data.timeline, data.file,
-                                  processes_json(std::move(processes), data.timeline, data.processes_made_from));
+  ++data.update;
+  json recording = recording_json(reader, data.timeline, data.file, processes_json(std::move(processes), data));
+  recording["update"] = data.update;
   recording["event_kinds"] = event_kinds_json(*data.events);
   recording["log_sources"] = std::move(sources);
   recording["profiles"] = profiles_summary_json(*data.profiles);
@@ -258,6 +263,29 @@ Status update_recording_json(ViewData& data, const store::Reader& reader) {
   recording["meta"]["interrupted"] = !reader.meta().end_ms && !data.live;
   data.recording = std::move(recording);
   return Ok{};
+}
+
+json recording_since_json(const ViewData& data, uint64_t since) {
+  if (since > data.update) {
+    return data.recording;
+  }
+  json recording = json::object();
+  for (const auto& [key, value] : data.recording.items()) {
+    if (key != "processes") {
+      recording[key] = value;
+    }
+  }
+  const json& processes = data.recording.at("processes");
+  json changed = json::array();
+  for (size_t i = 0; i < data.process_changed_at.size(); ++i) {
+    if (data.process_changed_at[i] > since) {
+      changed.push_back(processes[i]);
+    }
+  }
+  recording["processes"] = std::move(changed);
+  recording["processes_since"] = since;
+  recording["process_count"] = processes.size();
+  return recording;
 }
 
 json event_json(const EventList& list, size_t position, std::string text, size_t max_text_bytes) {

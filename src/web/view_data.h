@@ -36,6 +36,11 @@ struct ViewData {
   // What each of recording["processes"] was made from: a follower remakes only those
   // whose process or subtree changed (most of a build's have ended, and stay as they are).
   std::vector<std::pair<store::ProcessRow, analyze::Subtree>> processes_made_from;
+  // Counts the makings of `recording` (GET /api/recording's "update"), and the one at
+  // which each of its processes last changed: a page following the recording asks only
+  // for those changed since the update it has (recording_since_json).
+  uint64_t update = 0;
+  std::vector<uint64_t> process_changed_at;
 };
 
 // One line naming the file and the cause on failure (as store::Reader::open).
@@ -49,6 +54,12 @@ Result<ViewData> load_view_data(const store::Reader& reader, bool live = false);
 Result<std::unique_ptr<EventList>> load_event_list(const store::Reader& reader, const analyze::Timeline& timeline);
 // GET /api/recording from the timeline, the events and the profiles.
 Status update_recording_json(ViewData& data, const store::Reader& reader);
+
+// GET /api/recording?since=UPDATE: the recording as data.recording, but with only the
+// processes that changed after that update ("processes_since" says so, and
+// "process_count" how many there are in all). An update the data has not reached (from
+// an earlier server) gets every process, without "processes_since".
+nlohmann::json recording_since_json(const ViewData& data, uint64_t since);
 
 // GET /api/recording while the rest loads (view_loading.h): the meta and the tree's
 // resident total from the tick table, downsampled to about `points` real ticks.

@@ -8,6 +8,7 @@
 #include <signal.h>
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -42,6 +43,39 @@ json get_json(httplib::Client& client, const std::string& path) {
 int64_t last_anon_total(httplib::Client& client) {
   json series = get_json(client, "/api/series?metric=anon&points=20000");
   return series.is_null() || series["total"].empty() ? 0 : series["total"].back().get<int64_t>();
+}
+
+// What a page following the recording makes of the copy it has and of GET
+// /api/recording?since= (web/src/live_merge.js): the changed processes replace theirs,
+// new ones come last.
+json merged_since(const json& previous, const json& changed) {
+  if (!changed.contains("processes_since")) {
+    return changed;
+  }
+  json processes = previous["processes"];
+  std::map<int64_t, size_t> position;
+  for (size_t i = 0; i < processes.size(); ++i) {
+    position[processes[i]["id"].get<int64_t>()] = i;
+  }
+  for (const json& process : changed["processes"]) {
+    auto it = position.find(process["id"].get<int64_t>());
+    if (it == position.end()) {
+      processes.push_back(process);
+    } else {
+      processes[it->second] = process;
+    }
+  }
+  EXPECT_EQ(processes.size(), changed["process_count"].get<size_t>());
+  json merged = changed;
+  merged.erase("processes_since");
+  merged.erase("process_count");
+  merged["processes"] = std::move(processes);
+  return merged;
+}
+
+// The recording as a following page has it after one more update.
+json followed_since(httplib::Client& client, const json& previous) {
+  return merged_since(previous, get_json(client, "/api/recording?since=" + previous["update"].dump()));
 }
 
 // `canopy record` of the gated workload (one step of kStepMiB), and `canopy view` of its
@@ -80,9 +114,12 @@ TEST(ViewFollow, ViewOfARunningRecordersFileGrowsWithItAndEndsAsTheFinishedFile)
   LiveStream stream(port_in(view.output()));
 
   open_gate(dir, "1");
-  // The step's memory, read back through the server that follows the file.
+  // The step's memory, read back through the server that follows the file; and the
+  // recording as a page that asks only for what changed has it.
+  json followed = before;
   bool grew = false;
   for (int tries = 0; tries < 1200 && !grew; ++tries) {
+    followed = followed_since(client, followed);
     grew = last_anon_total(client) >= kStepMiB << 20;
     if (!grew) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -109,9 +146,15 @@ TEST(ViewFollow, ViewOfARunningRecordersFileGrowsWithItAndEndsAsTheFinishedFile)
   json served = get_json(client, "/api/recording");
   EXPECT_EQ(served["live"], false);
   EXPECT_EQ(served["stale"], json::array()) << "every pass redone at the end";
+  EXPECT_EQ(followed_since(client, followed), served) << "merged from what changed, update by update";
+  EXPECT_EQ(get_json(client, "/api/recording?since=" + served["update"].dump())["processes"], json::array());
+  EXPECT_GT(served["update"], before["update"]);
   served.erase("stale");
+  served.erase("update");  // how many times it was made: once for a load
   auto finished = web::load_view_data(path);
   ASSERT_TRUE(finished) << finished.error().message;
+  EXPECT_EQ(finished->recording["update"], 1);
+  finished->recording.erase("update");
   EXPECT_EQ(served, finished->recording);
   for (const char* metric : {"rss", "anon", "cpu"}) {
     json followed = get_json(client, std::string("/api/series?metric=") + metric + "&points=20000");

@@ -246,7 +246,7 @@ TEST_F(ViewTest, BadParametersGetOneLine) {
   for (const char* target : {"/api/series?metric=bogus", "/api/series?metric=rss&points=0",
                              "/api/series?metric=rss&from=10&to=5", "/api/series?metric=rss&from=abc",
                              "/api/series?metric=pss", "/api/series?metric=%FF", "/api/at", "/api/at?t=x",
-                             "/api/at?t=5&side=later"}) {
+                             "/api/at?t=5&side=later", "/api/recording?since=x", "/api/recording?since=-1"}) {
     auto [status, body] = raw_request(port, get_request(port, target));
     EXPECT_EQ(status, 400) << target;
     auto error = json::parse(body)["error"].get<std::string>();

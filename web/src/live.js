@@ -1,10 +1,10 @@
 // Following a recording still being written (`canopy record --serve`, or `canopy view`
 // of a file a running recorder writes): the server sends an event after each update it
-// has read (GET /api/live, server-sent events, web/API.md), and the page asks for the
-// recording again and merges it in (live_merge.js). The browser's EventSource
+// has read (GET /api/live, server-sent events, web/API.md), and the page asks for what
+// changed in the recording since the update it has, and merges it in (live_merge.js). The browser's EventSource
 // reconnects by itself after a dropped connection; a reloaded page opens a new one.
 
-import { applyLive } from './live_merge.js';
+import { applyLive, withProcessesSince } from './live_merge.js';
 
 export function followLive(app, source, hook) {
   if (!app.recording.live || typeof EventSource !== 'function') return;
@@ -23,7 +23,8 @@ export function followLive(app, source, hook) {
     do {
       again = false;
       try {
-        applyLive(app, await source.recording());
+        const changed = await source.recording({ since: app.recording.update });
+        applyLive(app, withProcessesSince(app.recording, changed) || (await source.recording()));
         live.updates += 1;
       } catch (error) {
         app.controls.setStatus(`could not follow the recording: ${error.message}`, true);

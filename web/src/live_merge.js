@@ -38,6 +38,24 @@ export function applyLive(app, recording) {
   app.controls.renderViewRange();
 }
 
+// The recording a live update makes of `previous` and GET /api/recording?since='s
+// answer: the processes that did not change are the previous ones (the server lists
+// processes in the same order every time, new ones last). An answer without
+// "processes_since" has them all. Null when the two do not add up to the server's count
+// (the server restarted between them): the page then asks for the whole recording.
+export function withProcessesSince(previous, next) {
+  if (next.processes_since == null) return next;
+  const changed = new Map(next.processes.map((p) => [p.id, p]));
+  const processes = previous.processes.map((p) => changed.get(p.id) || p);
+  for (const p of previous.processes) changed.delete(p.id);
+  processes.push(...changed.values());
+  if (processes.length !== next.process_count) return null;
+  const merged = { ...next, processes };
+  delete merged.processes_since;
+  delete merged.process_count;
+  return merged;
+}
+
 // The counts of the kinds drawn as flags on the chart (markers, signals, OOM kills):
 // they change only when there are new ones to fetch.
 function flagCounts(recording) {

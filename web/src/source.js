@@ -34,8 +34,11 @@ export class ServerSource {
 
   // preview: while `canopy view` loads the samples, answer at once with a preview
   // ("loading": true); without it the answer waits for the load.
-  recording({ preview = false } = {}) {
-    return getJson(preview ? 'api/recording?preview=1' : 'api/recording');
+  // `since`: only the processes changed after that update of the recording (a page
+  // following it live merges them in: live_merge.js).
+  recording({ preview = false, since = null } = {}) {
+    if (preview) return getJson('api/recording?preview=1');
+    return getJson(since == null ? 'api/recording' : `api/recording?since=${since}`);
   }
 
   // Lines per kind (GET /api/recording's event_kinds): every line the server lists.
