@@ -132,7 +132,7 @@ Status Reader::read_meta_and_bounds() {
   sqlite3* db = db_.get();
   const std::string& path = path_;
   int rc;
-  auto meta = prepare(db, "SELECT " + column_list(kMetaTable) + " FROM meta");
+  auto meta = statements_.get(db, "SELECT " + column_list(kMetaTable) + " FROM meta");
   if (!meta) {
     if (sqlite3_errcode(db) == SQLITE_ERROR) {
       return Error{"cannot open '" + path + "': not a canopy recording (no meta table)"};
@@ -171,16 +171,13 @@ Status Reader::read_meta_and_bounds() {
 
 Status Reader::each_row(std::string_view sql, const RowVisitor& on_row) const { return each_row(sql, {}, on_row); }
 
-Status Reader::each_row(std::string_view sql, std::initializer_list<std::string_view> texts,
+Status Reader::each_row(std::string_view sql, std::initializer_list<SqlParameter> parameters,
                         const RowVisitor& on_row) const {
-  auto stmt = prepare(db_.get(), sql);
+  auto stmt = statements_.get(db_.get(), sql);
   if (!stmt) {
     return read_error();
   }
-  int parameter = 0;
-  for (std::string_view text : texts) {
-    bind_text(stmt->get(), ++parameter, text);
-  }
+  bind_parameters(stmt->get(), parameters);
   int rc;
   while ((rc = sqlite3_step(stmt->get())) == SQLITE_ROW) {
     if (Status row = on_row(stmt->get()); !row) {
@@ -197,7 +194,7 @@ Result<std::vector<ProcessRow>> Reader::processes() const {
   std::vector<ProcessRow> rows;
   // Recorded before canopy marked them: every name was read from /proc or copied at a fork.
   auto has_named_from = has_column(db_.get(), kProcessTable.name,
-                                   kProcessColumns[process_column::kNamedFromExitRecord].name);
+                                   kProcessColumns[process_column::kNamedFromExitRecord].name, &statements_);
   if (!has_named_from) {
     return read_error();
   }
@@ -229,9 +226,9 @@ template <typename Row>
 Result<std::vector<Row>> Reader::rows_in_time_order(const char* what, std::optional<int64_t> after_ms) const {
   std::vector<Row> rows;
   const Table& table = RowFields<Row>::kTable;
-  std::string after = after_ms ? " WHERE t_ms > " + std::to_string(*after_ms) : "";
+  const char* after = after_ms ? " WHERE t_ms > ?1" : "";
   auto status = each_row(std::string("SELECT ") + column_list(table) + " FROM " + table.name + after + " ORDER BY t_ms",
-                         [&](sqlite3_stmt* s) {
+                         {after_ms.value_or(0)}, [&](sqlite3_stmt* s) {
                            auto row = read_fields<Row>(s);
                            if (auto problem = bounds_.time_problem(what, row.t_ms)) {
                              return Status(corrupt(*problem));
@@ -246,7 +243,7 @@ Result<std::vector<Row>> Reader::rows_in_time_order(const char* what, std::optio
 }
 
 Result<std::vector<CgroupTickRow>> Reader::cgroup_ticks() const {
-  auto has_table = store::has_table(db_.get(), kCgroupTickTable.name);
+  auto has_table = store::has_table(db_.get(), kCgroupTickTable.name, &statements_);
   if (!has_table) {
     return read_error();
   }
@@ -310,14 +307,15 @@ Status Reader::for_each_sample_after(SampleCursor& cursor, int64_t up_to_ms, con
     sql += std::string(", ") + kSampleColumnNames[c];
   }
   // Rows are appended in time order.
-  sql += " FROM sample WHERE rowid > " + std::to_string(cursor.rowid) + " ORDER BY rowid";
+  sql += " FROM sample WHERE rowid > ?1 ORDER BY rowid";
   // Process ids are dense from 1, so the carried values live in a vector by id.
   std::vector<SampleValues>& current = cursor.carried;
   constexpr int kFirstValue = 3;
-  auto stmt = prepare(db_.get(), sql);
+  auto stmt = statements_.get(db_.get(), sql);
   if (!stmt) {
     return read_error();
   }
+  sqlite3_bind_int64(stmt->get(), 1, cursor.rowid);
   int rc;
   while ((rc = sqlite3_step(stmt->get())) == SQLITE_ROW) {
     sqlite3_stmt* s = stmt->get();

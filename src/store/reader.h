@@ -110,11 +110,12 @@ class Reader {
   Error read_error() const;
   // "cannot read 'PATH': the recording is corrupt: DETAIL".
   Error corrupt(const std::string& detail) const;
-  // Runs `sql`, with `texts` bound as its parameters 1, 2..., and calls `on_row` for
-  // each row until one fails; any SQLite failure becomes read_error().
+  // Runs `sql` (prepared once: statements_), with `parameters` bound as its 1, 2...,
+  // and calls `on_row` for each row until one fails; any SQLite failure becomes
+  // read_error().
   using RowVisitor = std::function<Status(sqlite3_stmt*)>;
   Status each_row(std::string_view sql, const RowVisitor& on_row) const;
-  Status each_row(std::string_view sql, std::initializer_list<std::string_view> texts,
+  Status each_row(std::string_view sql, std::initializer_list<SqlParameter> parameters,
                   const RowVisitor& on_row) const;
   // Every row of the table of Row (ticks, cgroup ticks), in time order; `what` names
   // one in the error for a time outside the recording.
@@ -124,7 +125,7 @@ class Reader {
   Result<EventRow> checked_event(sqlite3_stmt* row) const;
   // Runs `sql` (selecting event_columns, with `texts` bound) and calls `visit` with
   // each checked event.
-  Status each_event(std::string_view sql, std::initializer_list<std::string_view> texts,
+  Status each_event(std::string_view sql, std::initializer_list<SqlParameter> texts,
                     const EventVisitor& visit) const;
 
   // Every row of Row's heap table in `order` (an ORDER BY), each refused when
@@ -135,6 +136,7 @@ class Reader {
 
   std::string path_;
   ScopedDb db_;
+  mutable StatementCache statements_;  // of db_, so finalized before it closes
   RecordingMeta meta_;
   int64_t format_version_ = 0;
   RecordingBounds bounds_;

@@ -8,7 +8,7 @@ namespace canopy::store {
 
 Result<CpuProfile> Reader::cpu_profile() const {
   CpuProfile profile;
-  auto has_samples = has_table(db_.get(), kCpuSampleTable.name);
+  auto has_samples = has_table(db_.get(), kCpuSampleTable.name, &statements_);
   if (!has_samples) {
     return read_error();
   }

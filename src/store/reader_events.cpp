@@ -48,7 +48,7 @@ Result<EventRow> Reader::checked_event(sqlite3_stmt* s) const {
   return row;
 }
 
-Status Reader::each_event(std::string_view sql, std::initializer_list<std::string_view> texts,
+Status Reader::each_event(std::string_view sql, std::initializer_list<SqlParameter> texts,
                           const EventVisitor& visit) const {
   return each_row(sql, texts, [&](sqlite3_stmt* s) {
     auto row = checked_event(s);
@@ -116,7 +116,7 @@ Result<std::vector<LogSourceRow>> Reader::log_sources() const {
     return rows;
   }
   auto has_digest = has_column(db_.get(), kLogSourceTable.name,
-                               kLogSourceColumns[log_source_column::kContentSha256].name);
+                               kLogSourceColumns[log_source_column::kContentSha256].name, &statements_);
   if (!has_digest) {
     return read_error();
   }

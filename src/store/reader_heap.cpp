@@ -233,7 +233,7 @@ Status Reader::read_heap_rows(const char* order, std::vector<Row>& rows, const P
 
 Result<HeapProfile> Reader::heap_profile() const {
   HeapProfile profile;
-  auto has_heap = has_table(db_.get(), kHeapImageTable.name);
+  auto has_heap = has_table(db_.get(), kHeapImageTable.name, &statements_);
   if (!has_heap) {
     return read_error();
   }
@@ -250,7 +250,7 @@ Result<HeapProfile> Reader::heap_profile() const {
   RETURN_IF_ERROR(read_heap_rows("image_id, t_ms, id", profile.snapshots, problem));
   RETURN_IF_ERROR(read_heap_rows("snapshot_id, stack_id", profile.totals, problem));
   RETURN_IF_ERROR(read_heap_rows("image_id, born_ms, id", profile.allocations, problem));
-  auto has_unprofiled = has_table(db_.get(), kHeapUnprofiledTable.name);
+  auto has_unprofiled = has_table(db_.get(), kHeapUnprofiledTable.name, &statements_);
   if (!has_unprofiled) {
     return read_error();
   }

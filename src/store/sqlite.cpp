@@ -1,6 +1,7 @@
 #include "store/sqlite.h"
 
 #include <initializer_list>
+#include <utility>
 
 namespace canopy::store {
 
@@ -54,15 +55,58 @@ std::string column_text(sqlite3_stmt* stmt, int index) {
               : std::string();
 }
 
+void bind_parameters(sqlite3_stmt* stmt, std::initializer_list<SqlParameter> parameters) {
+  int index = 0;
+  for (const SqlParameter& parameter : parameters) {
+    ++index;
+    if (const auto* text = std::get_if<std::string_view>(&parameter)) {
+      bind_text(stmt, index, *text);
+    } else {
+      sqlite3_bind_int64(stmt, index, std::get<int64_t>(parameter));
+    }
+  }
+}
+
+StatementCache::Held::Held(sqlite3_stmt* stmt, bool* held, ScopedStmt owned)
+    : stmt_(stmt), held_(held), owned_(std::move(owned)) {}
+
+StatementCache::Held::Held(Held&& other) noexcept
+    : stmt_(std::exchange(other.stmt_, nullptr)),
+      held_(std::exchange(other.held_, nullptr)),
+      owned_(std::move(other.owned_)) {}
+
+StatementCache::Held::~Held() {
+  if (held_) {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+    *held_ = false;
+  }
+}
+
+Result<StatementCache::Held> StatementCache::get(sqlite3* db, std::string_view sql) {
+  auto it = entries_.find(std::string(sql));
+  if (it == entries_.end()) {
+    ASSIGN_OR_RETURN(auto stmt, prepare(db, sql));
+    it = entries_.emplace(std::string(sql), Entry{std::move(stmt)}).first;
+  }
+  Entry& entry = it->second;
+  if (entry.held) {
+    ASSIGN_OR_RETURN(auto fresh, prepare(db, sql));
+    sqlite3_stmt* stmt = fresh.get();
+    return Held(stmt, nullptr, std::move(fresh));
+  }
+  entry.held = true;  // node-based: the mark stays where it is as the map grows
+  return Held(entry.stmt.get(), &entry.held, ScopedStmt());
+}
+
 namespace {
 
 // Whether `sql`, with `texts` bound as its parameters, yields a row.
-Result<bool> any_row(sqlite3* db, std::string_view sql, std::initializer_list<std::string_view> texts) {
-  ASSIGN_OR_RETURN(auto stmt, prepare(db, sql));
-  int parameter = 0;
-  for (std::string_view text : texts) {
-    bind_text(stmt.get(), ++parameter, text);
-  }
+Result<bool> any_row(sqlite3* db, std::string_view sql, std::initializer_list<SqlParameter> texts,
+                     StatementCache* cache) {
+  StatementCache uncached;
+  ASSIGN_OR_RETURN(auto stmt, (cache ? *cache : uncached).get(db, sql));
+  bind_parameters(stmt.get(), texts);
   int rc = sqlite3_step(stmt.get());
   if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
     return Error{last_error(db)};
@@ -72,12 +116,12 @@ Result<bool> any_row(sqlite3* db, std::string_view sql, std::initializer_list<st
 
 }  // namespace
 
-Result<bool> has_table(sqlite3* db, std::string_view table) {
-  return any_row(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", {table});
+Result<bool> has_table(sqlite3* db, std::string_view table, StatementCache* cache) {
+  return any_row(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", {table}, cache);
 }
 
-Result<bool> has_column(sqlite3* db, std::string_view table, std::string_view column) {
-  return any_row(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", {table, column});
+Result<bool> has_column(sqlite3* db, std::string_view table, std::string_view column, StatementCache* cache) {
+  return any_row(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", {table, column}, cache);
 }
 
 }  // namespace canopy::store
