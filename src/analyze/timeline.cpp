@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <span>
 
 #include "analyze/downsample.h"
@@ -62,7 +63,7 @@ Result<Timeline> Timeline::load(const store::Reader& reader, bool complete) {
   return timeline;
 }
 
-Status Timeline::extend(const store::Reader& reader, bool complete) {
+Status Timeline::extend(const store::Reader& reader, bool complete, ProcessRows rows) {
   const size_t old_ticks = t_ms_.size();
   ASSIGN_OR_RETURN(auto ticks, t_ms_.empty() ? reader.ticks() : reader.ticks_after(t_ms_.back()));
   for (const store::TickRow& tick : ticks) {
@@ -74,7 +75,7 @@ Status Timeline::extend(const store::Reader& reader, bool complete) {
     }
   }
   size_t dirty_from = old_ticks;
-  RETURN_IF_ERROR(read_processes(reader, dirty_from));
+  RETURN_IF_ERROR(read_processes(reader, complete ? ProcessRows::kAll : rows, dirty_from));
 
   const auto& t = t_ms_;
   if (!t.empty()) {
@@ -140,17 +141,46 @@ size_t Timeline::first_difference(const Track& track, uint32_t first, uint32_t l
   return static_cast<size_t>(std::min(track.last, last)) + 1;
 }
 
-Status Timeline::read_processes(const store::Reader& reader, size_t& dirty_from) {
-  ASSIGN_OR_RETURN(auto processes, reader.processes());
-  // A process's first CPU rate depends on its start, which its row can state more
-  // exactly later (run mode knows the command's at once, /proc's after): rated anew.
-  for (size_t i = 0; i < std::min(processes.size(), processes_.size()); ++i) {
-    if (processes[i].start_ms != processes_[i].start_ms) {
-      tracks_[i].rated = 0;
-      dirty_from = std::min<size_t>(dirty_from, tracks_[i].changes.empty() ? dirty_from : tracks_[i].changes[0].tick);
+void Timeline::take_start(size_t i, const store::ProcessRow& row, size_t& dirty_from) {
+  // Its row can state the start more exactly later (run mode knows the command's at
+  // once, /proc's after).
+  if (i < processes_.size() && row.start_ms != processes_[i].start_ms) {
+    tracks_[i].rated = 0;
+    dirty_from = std::min<size_t>(dirty_from, tracks_[i].changes.empty() ? dirty_from : tracks_[i].changes[0].tick);
+  }
+}
+
+bool Timeline::merge_processes(std::vector<store::ProcessRow> changed, size_t& dirty_from) {
+  for (store::ProcessRow& row : changed) {
+    const auto id = static_cast<size_t>(row.id);
+    if (row.id >= 0 && id < index_of_.size() && index_of_[id] >= 0) {
+      const auto i = static_cast<size_t>(index_of_[id]);
+      take_start(i, row, dirty_from);
+      processes_[i] = std::move(row);
+    } else if (processes_.empty() || row.id > processes_.back().id) {
+      processes_.push_back(std::move(row));
+    } else {
+      return false;
     }
   }
-  processes_ = std::move(processes);
+  return true;
+}
+
+Status Timeline::read_processes(const store::Reader& reader, ProcessRows rows, size_t& dirty_from) {
+  bool merged = false;
+  if (rows == ProcessRows::kChanging && !processes_.empty()) {
+    const int64_t settled_before =
+        t_ms_.empty() ? std::numeric_limits<int64_t>::min() : t_ms_.back() - store::kProcessRowSettleMs;
+    ASSIGN_OR_RETURN(auto changed, reader.processes_changing(processes_.back().id, settled_before));
+    merged = merge_processes(std::move(changed), dirty_from);
+  }
+  if (!merged) {
+    ASSIGN_OR_RETURN(auto processes, reader.processes());
+    for (size_t i = 0; i < std::min(processes.size(), processes_.size()); ++i) {
+      take_start(i, processes[i], dirty_from);
+    }
+    processes_ = std::move(processes);
+  }
   tracks_.resize(processes_.size());
   sample_figures_.resize(processes_.size());
   // Process ids are dense from 1 (rowids in order of discovery).

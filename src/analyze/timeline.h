@@ -95,6 +95,11 @@ class Timeline {
  public:
   // `complete` as for extend: false for a recording that will be followed.
   static Result<Timeline> load(const store::Reader& reader, bool complete = true);
+  // Which process rows extend reads again: every one, or only those that can have
+  // changed since the last extend (Reader::processes_changing: new ones, open ones and
+  // those that ended within store::kProcessRowSettleMs of the last tick), which for a long
+  // build is a few of thousands.
+  enum class ProcessRows { kAll, kChanging };
   // Reads what a recording still being written gained since the load or the previous
   // extend (`canopy view` following it, view_follow.h): the ticks since, the process
   // rows (new ones, and ended ones' figures), and the sample rows up to the last tick
@@ -103,7 +108,7 @@ class Timeline {
   // totals are redone from the first tick that changed only. The subtrees' peaks, a
   // pass over every change, are redone only when complete: a follower calls
   // update_subtrees() as often as it can afford.
-  Status extend(const store::Reader& reader, bool complete);
+  Status extend(const store::Reader& reader, bool complete, ProcessRows rows = ProcessRows::kAll);
   void update_subtrees();
   // Whether the subtrees lag the ticks (extended since the last update_subtrees).
   bool subtrees_stale() const { return subtrees_stale_; }
@@ -158,8 +163,14 @@ class Timeline {
   const Change* change_at(const Track& track, uint32_t tick) const;
   void add_change(size_t process, uint32_t tick, const store::SampleValues& v);
   static size_t first_difference(const Track& track, uint32_t first, uint32_t last);
-  // Takes the process rows again; the earliest tick whose totals they change.
-  Status read_processes(const store::Reader& reader, size_t& dirty_from);
+  // Takes the process rows again (`rows` of them); the earliest tick whose totals
+  // they change.
+  Status read_processes(const store::Reader& reader, ProcessRows rows, size_t& dirty_from);
+  // The rows processes_changing gave, merged into processes_: whether they could be
+  // (a new id below a known one could not: then every row is read).
+  bool merge_processes(std::vector<store::ProcessRow> changed, size_t& dirty_from);
+  // A process's first CPU rate depends on its start: rated anew when a row changes it.
+  void take_start(size_t i, const store::ProcessRow& row, size_t& dirty_from);
   void rate_cpu(Track& track, int64_t start_ms);
   // The totals at ticks from `from` on, from the changes in effect there.
   void compute_totals_from(size_t from);

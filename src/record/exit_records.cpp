@@ -9,6 +9,8 @@ namespace {
 // microseconds of each other; the recorder reads both every tick).
 constexpr int64_t kKeepMs = 2000;
 constexpr int64_t kExpireEveryMs = 500;
+// A follower of the recording counts on an ended row settling within this (store/recording.h).
+static_assert(kKeepMs + kExpireEveryMs < store::kProcessRowSettleMs);
 
 }  // namespace
 

@@ -190,7 +190,17 @@ Status Reader::each_row(std::string_view sql, std::initializer_list<SqlParameter
   return Ok{};
 }
 
-Result<std::vector<ProcessRow>> Reader::processes() const {
+Result<std::vector<ProcessRow>> Reader::processes() const { return process_rows("", {}); }
+
+Result<std::vector<ProcessRow>> Reader::processes_changing(int64_t after_id, int64_t ended_since_ms) const {
+  const std::string end = kProcessColumns[process_column::kEndMs].name;
+  return process_rows(" WHERE " + std::string(kProcessColumns[process_column::kId].name) + " > ?1 OR " + end +
+                          " IS NULL OR " + end + " >= ?2",
+                      {after_id, ended_since_ms});
+}
+
+Result<std::vector<ProcessRow>> Reader::process_rows(const std::string& where,
+                                                     std::initializer_list<SqlParameter> parameters) const {
   std::vector<ProcessRow> rows;
   // Recorded before canopy marked them: every name was read from /proc or copied at a fork.
   auto has_named_from = has_column(db_.get(), kProcessTable.name,
@@ -201,8 +211,8 @@ Result<std::vector<ProcessRow>> Reader::processes() const {
   const std::pair<int, const char*> named_from_zero[] = {{process_column::kNamedFromExitRecord, "0"}};
   auto status = each_row(
       "SELECT " + column_list(kProcessTable, std::span(named_from_zero).first(*has_named_from ? 0 : 1)) +
-          " FROM process ORDER BY id",
-      [&](sqlite3_stmt* s) {
+          " FROM process" + where + " ORDER BY id",
+      parameters, [&](sqlite3_stmt* s) {
         auto row = read_fields<ProcessRow>(s);
         // Its start may be before the recording's (attach mode), its other times not.
         std::string what = "process " + std::to_string(row.id) + "'s ";

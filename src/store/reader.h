@@ -57,6 +57,11 @@ class Reader {
   Result<std::vector<TickRow>> ticks_after(int64_t t_ms) const;
 
   Result<std::vector<ProcessRow>> processes() const;
+  // The rows a follower reads again after each commit: those found after `after_id`,
+  // those without an end yet, and those that ended at `ended_since_ms` or later (the
+  // recorder still amends a row when a late exit record or exit status comes). In id
+  // order.
+  Result<std::vector<ProcessRow>> processes_changing(int64_t after_id, int64_t ended_since_ms) const;
   Result<std::vector<TickRow>> ticks() const;
   // Empty when the command ran without a cgroup, or the recording predates them.
   Result<std::vector<CgroupTickRow>> cgroup_ticks() const;
@@ -117,6 +122,9 @@ class Reader {
   Status each_row(std::string_view sql, const RowVisitor& on_row) const;
   Status each_row(std::string_view sql, std::initializer_list<SqlParameter> parameters,
                   const RowVisitor& on_row) const;
+  // The process rows `where` (an SQL WHERE clause, or empty) selects, with `parameters`.
+  Result<std::vector<ProcessRow>> process_rows(const std::string& where,
+                                               std::initializer_list<SqlParameter> parameters) const;
   // Every row of the table of Row (ticks, cgroup ticks), in time order; `what` names
   // one in the error for a time outside the recording.
   template <typename Row>

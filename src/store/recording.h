@@ -89,6 +89,13 @@ struct SampleValues {
   }
 };
 
+// How long after a process's end its recorder may still amend its row, as far as a
+// follower reading only the rows that can change counts on (Reader::processes_changing):
+// an exit record that comes late (record/exit_records.cpp checks it keeps within). An
+// inherited zombie's exit status can come later still; a follower's full reads, which it
+// paces, bring that in.
+inline constexpr int64_t kProcessRowSettleMs = 5'000;
+
 struct ProcessRow {
   int64_t id = 0;  // rowid, dense from 1 in order of discovery
   // int64_t, not pid_t: Linux PIDs fit in pid_t (at most 2^22), but an imported

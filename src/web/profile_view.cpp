@@ -155,9 +155,9 @@ json image_json(const analyze::HeapImageGrowth& growth, int64_t process_id) {
 
 }  // namespace
 
-Result<std::unique_ptr<ProfileView>> load_profile_view(const store::Reader& reader) {
+Result<std::unique_ptr<ProfileView>> load_profile_view(const store::Reader& reader,
+                                                      const std::vector<store::ProcessRow>& processes) {
   auto view = std::make_unique<ProfileView>();
-  ASSIGN_OR_RETURN(std::vector<store::ProcessRow> processes, reader.processes());
   RETURN_IF_ERROR(load_cpu(reader, processes, view->cpu));
   RETURN_IF_ERROR(load_heap(reader, processes, view->heap));
   return view;

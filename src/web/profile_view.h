@@ -58,7 +58,10 @@ struct ProfileView {
   std::unique_ptr<HeapView> heap;  // null without a heap profile
 };
 
-Result<std::unique_ptr<ProfileView>> load_profile_view(const store::Reader& reader);
+// The profiles of `reader`'s recording, whose process rows are `processes` (the
+// timeline's: a follower that redoes this does not read them all again).
+Result<std::unique_ptr<ProfileView>> load_profile_view(const store::Reader& reader,
+                                                      const std::vector<store::ProcessRow>& processes);
 
 // The processes a request asks about: nullopt for the whole tree.
 using ProcessSet = std::optional<std::unordered_set<int64_t>>;

@@ -232,7 +232,7 @@ Result<ViewData> load_view_data(const store::Reader& reader, bool live) {
   data.file = std::filesystem::path(reader.path()).filename().string();
   data.timeline = std::move(timeline);
   ASSIGN_OR_RETURN(data.events, load_event_list(reader, data.timeline));
-  ASSIGN_OR_RETURN(data.profiles, load_profile_view(reader));
+  ASSIGN_OR_RETURN(data.profiles, load_profile_view(reader, data.timeline.processes()));
   RETURN_IF_ERROR(update_recording_json(data, reader));
   return data;
 }

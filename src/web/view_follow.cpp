@@ -53,7 +53,15 @@ bool recorder_running(const store::RecordingMeta& meta) {
 }
 
 Status ViewFollower::update(ViewData& data, const store::Reader& reader, bool complete) {
-  RETURN_IF_ERROR(data.timeline.extend(reader, complete));
+  // Every process row, or those that can have changed (timeline.h): a long build's
+  // thousands of ended ones are read again only as often as the other passes.
+  const int64_t start = steady_ms();
+  const bool all_rows = complete || process_rows_.due(start);
+  RETURN_IF_ERROR(data.timeline.extend(
+      reader, complete, all_rows ? analyze::Timeline::ProcessRows::kAll : analyze::Timeline::ProcessRows::kChanging));
+  if (all_rows) {
+    process_rows_.took(start, steady_ms());
+  }
   RETURN_IF_ERROR(paced(complete, subtrees_, [&]() -> Status {
     if (data.timeline.subtrees_stale()) {
       data.timeline.update_subtrees();
@@ -65,12 +73,15 @@ Status ViewFollower::update(ViewData& data, const store::Reader& reader, bool co
     return Ok{};
   }));
   ASSIGN_OR_RETURN(bool profiles_fresh, paced(complete, profiles_, [&]() -> Status {
-    ASSIGN_OR_RETURN(data.profiles, load_profile_view(reader));
+    ASSIGN_OR_RETURN(data.profiles, load_profile_view(reader, data.timeline.processes()));
     return Ok{};
   }));
   data.live = !complete;
   RETURN_IF_ERROR(update_recording_json(data, reader));
   nlohmann::json stale = nlohmann::json::array();
+  if (!all_rows) {
+    stale.push_back("processes");
+  }
   if (data.timeline.subtrees_stale()) {
     stale.push_back("subtrees");
   }

@@ -3,11 +3,11 @@
 // after each commit the follower reads what it added (Timeline::extend) and brings
 // the rest of the viewer's data up to date.
 //
-// What costs a pass over the whole recording (the subtrees' peaks, the event list, the
-// profiles) is redone only as often as it takes at most 1/kFollowShare of the time,
-// measured: each second for a build of minutes, less often for hours of a large tree,
-// and always once more when the recording ends. GET /api/recording says which lag
-// ("stale").
+// What costs a pass over the whole recording (every process row, the subtrees' peaks,
+// the event list, the profiles) is redone only as often as it takes at most
+// 1/kFollowShare of the time, measured: each second for a build of minutes, less often
+// for hours of a large tree, and always once more when the recording ends. GET
+// /api/recording says which lag ("stale").
 #pragma once
 
 #include <cstdint>
@@ -49,6 +49,7 @@ class ViewFollower {
    private:
     int64_t next_ms_ = 0;
   };
+  Pacing process_rows_;
   Pacing subtrees_;
   Pacing events_;
   Pacing profiles_;

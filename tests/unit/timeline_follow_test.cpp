@@ -18,7 +18,9 @@ using canopy::testing::TempDir;
 
 constexpr int64_t kFollowKiB = 1024;
 constexpr int64_t kFollowStartMs = 10'000;
-constexpr int64_t kFollowIntervalMs = 100;
+// Long enough that the recording outlasts store::kProcessRowSettleMs: a follower reading only
+// the rows that can change leaves the early ones out.
+constexpr int64_t kFollowIntervalMs = 500;
 constexpr int kFollowTicks = 60;
 constexpr int kTicksPerCommit = 4;
 
@@ -81,7 +83,12 @@ void expect_same_timelines(const Timeline& followed, const Timeline& loaded) {
   }
 }
 
-TEST(TimelineFollow, FollowingTheWriterEndsWhereALoadOfTheWholeFileStarts) {
+// Whether the follower reads every process row after each commit, or only those that
+// can have changed.
+class TimelineFollowRows : public ::testing::TestWithParam<Timeline::ProcessRows> {};
+
+TEST_P(TimelineFollowRows, FollowingTheWriterEndsWhereALoadOfTheWholeFileStarts) {
+  static_assert(kFollowTicks * kFollowIntervalMs > 2 * store::kProcessRowSettleMs);
   TempDir dir;
   const std::string path = dir.file("followed.canopy");
   auto writer = store::Writer::create(path, false);
@@ -164,7 +171,7 @@ TEST(TimelineFollow, FollowingTheWriterEndsWhereALoadOfTheWholeFileStarts) {
     }
     writer->commit_if_due(tick_ms(tick), INT64_MAX);
     ASSERT_TRUE(reader->begin_snapshot());
-    Status extended = followed->extend(*reader, /*complete=*/false);
+    Status extended = followed->extend(*reader, /*complete=*/false, GetParam());
     reader->end_snapshot();
     ASSERT_TRUE(extended) << extended.error().message;
     ASSERT_EQ(followed->ticks().size(), static_cast<size_t>(tick + 1));
@@ -197,6 +204,72 @@ TEST(TimelineFollow, FollowingTheWriterEndsWhereALoadOfTheWholeFileStarts) {
   auto loaded = Timeline::load(*whole);
   ASSERT_TRUE(loaded) << loaded.error().message;
   expect_same_timelines(*followed, *loaded);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryRowOrTheChanging, TimelineFollowRows,
+                         ::testing::Values(Timeline::ProcessRows::kAll, Timeline::ProcessRows::kChanging),
+                         [](const auto& info) {
+                           return info.param == Timeline::ProcessRows::kAll ? "EveryRow" : "ChangingRows";
+                         });
+
+// A row amended long after its end (an inherited zombie's exit status) is what reading
+// only the changing rows leaves out: the follower's full read, and the end, bring it in.
+TEST(TimelineFollow, ARowAmendedLongAfterItsEndWaitsForAFullRead) {
+  TempDir dir;
+  const std::string path = dir.file("amended.canopy");
+  auto writer = store::Writer::create(path, false);
+  ASSERT_TRUE(writer) << writer.error().message;
+  writer->set_meta({.start_ms = kFollowStartMs, .interval_ms = kFollowIntervalMs});
+  store::ProcessRow row;
+  row.pid = 4000;
+  row.start_ticks = row.pid;
+  row.start_ms = kFollowStartMs;
+  row.name = "zombie";
+  row.first_seen_ms = kFollowStartMs;
+  row.id = writer->add_process(row);
+  store::ProcessRow ended = row;
+  ended.last_seen_ms = ended.end_ms = kFollowStartMs;
+  writer->update_process_end(ended);
+  auto add_tick = [&](int64_t t_ms) {
+    writer->add_sample(t_ms, row.id, follow_values(100, 0));
+    store::TickRow tick;
+    tick.t_ms = t_ms;
+    writer->add_tick(tick);
+    writer->commit_if_due(t_ms, INT64_MAX);
+  };
+  add_tick(kFollowStartMs);
+
+  auto reader = store::Reader::open(path, store::Reader::Verify::kWhileReading);
+  ASSERT_TRUE(reader) << reader.error().message;
+  auto extend = [&](Timeline& timeline, Timeline::ProcessRows rows) {
+    ASSERT_TRUE(reader->begin_snapshot());
+    Status extended = timeline.extend(*reader, reader->meta().end_ms.has_value(), rows);
+    reader->end_snapshot();
+    ASSERT_TRUE(extended) << extended.error().message;
+  };
+  ASSERT_TRUE(reader->begin_snapshot());
+  auto followed = Timeline::load(*reader, /*complete=*/false);
+  reader->end_snapshot();
+  ASSERT_TRUE(followed) << followed.error().message;
+
+  const int64_t late_ms = kFollowStartMs + store::kProcessRowSettleMs + 1000;
+  add_tick(late_ms);
+  ended.exit_code = 3;
+  writer->update_process_end(ended);
+  writer->commit_if_due(late_ms, INT64_MAX);
+
+  extend(*followed, Timeline::ProcessRows::kChanging);
+  ASSERT_EQ(followed->processes().size(), 1u);
+  EXPECT_EQ(followed->processes()[0].exit_code, std::nullopt) << "settled, not read again";
+  extend(*followed, Timeline::ProcessRows::kAll);
+  EXPECT_EQ(followed->processes()[0].exit_code, 3);
+
+  ended.exit_code = 4;
+  writer->update_process_end(ended);
+  writer->set_meta({.end_ms = late_ms});
+  ASSERT_TRUE(writer->finish());
+  extend(*followed, Timeline::ProcessRows::kChanging);  // the end: every row, whatever asked
+  EXPECT_EQ(followed->processes()[0].exit_code, 4);
 }
 
 }  // namespace
