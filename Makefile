@@ -6,7 +6,7 @@ JOBS ?= $(shell nproc)
 
 PREFIX ?= /usr/local
 
-.PHONY: deps deps-build build build-canopy docs-screenshot test test-asan install package demo bench bench-compare bench-idle bench-unrelated bench-viewer bench-logs bench-export bench-build bench-heap bench-cpu bench-metrics bench-live clean
+.PHONY: deps deps-build build build-canopy docs-screenshot test test-asan install package demo bench bench-compare bench-idle bench-unrelated bench-viewer bench-logs bench-export bench-build bench-heap bench-cpu bench-metrics bench-live bench-live-trees clean
 
 deps:
 	@scripts/deps.sh
@@ -120,6 +120,10 @@ bench-metrics: build
 bench-live: build
 	@cmake --build $(BUILD) -j $(JOBS) --target canopy canopy-web
 	@bench/live.py $(BUILD)
+
+bench-live-trees: build
+	@cmake --build $(BUILD) -j $(JOBS) --target canopy canopy-web
+	@bench/live_tree_size.py $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) build-demo

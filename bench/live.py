@@ -64,6 +64,34 @@ def start_prometheus(directory, metrics_port):
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+def start_serving(argv):
+    """Starts `canopy record --serve...` (argv) in a session of its own; the recorder and
+    the URL it prints."""
+    recorder = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)
+    for line in recorder.stderr:
+        match = re.search(r"serving the recording live at (http://\S+/)", line)
+        if match:
+            return recorder, match.group(1)
+    fail("canopy record --serve printed no URL")
+
+
+def stop_when_complete(recorder):
+    """Waits until the recorder says the recording is complete, then stops its serving."""
+    for line in recorder.stderr:
+        if "the recording is complete" in line:
+            break
+    recorder.send_signal(signal.SIGINT)
+    recorder.wait(timeout=60)
+
+
+def write_results(path, lines):
+    text = "\n".join(lines) + "\n"
+    print(text)
+    with open(path, "w") as out:
+        out.write(text)
+
+
 def run_served(canopy, build, prefix, page=True, prometheus=True):
     """--serve and --metrics; a page on the one and Prometheus on the other when asked.
     What the page says of itself (bench/live_browser.mjs; None without a page)."""
@@ -73,27 +101,14 @@ def run_served(canopy, build, prefix, page=True, prometheus=True):
     if prometheus:
         os.makedirs(prefix + ".prometheus", exist_ok=True)
         scraper = start_prometheus(prefix + ".prometheus", metrics_port)
-    recorder = subprocess.Popen([canopy, "record", "-q", "--serve=127.0.0.1:0", "--metrics", f"127.0.0.1:{metrics_port}",
-                                 "-o", path, "--"] + build.argv,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    url = None
-    for line in recorder.stderr:
-        match = re.search(r"serving the recording live at (http://\S+/)", line)
-        if match:
-            url = match.group(1)
-            break
-    if not url:
-        fail("canopy record --serve printed no URL")
+    recorder, url = start_serving([canopy, "record", "-q", "--serve=127.0.0.1:0", "--metrics",
+                                   f"127.0.0.1:{metrics_port}", "-o", path, "--"] + build.argv)
     viewer = None
     if page:
         viewer = subprocess.Popen(["node", os.path.join(REPO, "bench", "live_browser.mjs"), url],
                                   stdout=subprocess.PIPE, text=True)
-    for line in recorder.stderr:  # until it says the recording is complete
-        if "the recording is complete" in line:
-            break
     page = json.loads(viewer.communicate(timeout=120)[0].strip() or "{}") if viewer else None
-    recorder.send_signal(signal.SIGINT)
-    recorder.wait(timeout=60)
+    stop_when_complete(recorder)
     if scraper:
         scraper.terminate()
         scraper.wait(timeout=60)
@@ -165,10 +180,7 @@ def main():
             "time (read by the recorder) to the chart drawn with it, on one clock. The worst of",
             f"each run: {', '.join(f'{w} ms' for w in worst)}, over {draws} charts in all.",
         ]
-        text = "\n".join(lines) + "\n"
-        print(text)
-        with open(RESULTS, "w") as out:
-            out.write(text)
+        write_results(RESULTS, lines)
 
 
 if __name__ == "__main__":
