@@ -236,16 +236,17 @@ template <typename Row>
 Result<std::vector<Row>> Reader::rows_in_time_order(const char* what, std::optional<int64_t> after_ms) const {
   std::vector<Row> rows;
   const Table& table = RowFields<Row>::kTable;
-  const char* after = after_ms ? " WHERE t_ms > ?1" : "";
-  auto status = each_row(std::string("SELECT ") + column_list(table) + " FROM " + table.name + after + " ORDER BY t_ms",
-                         {after_ms.value_or(0)}, [&](sqlite3_stmt* s) {
-                           auto row = read_fields<Row>(s);
-                           if (auto problem = bounds_.time_problem(what, row.t_ms)) {
-                             return Status(corrupt(*problem));
-                           }
-                           rows.push_back(row);
-                           return Status(Ok{});
-                         });
+  const std::string sql = std::string("SELECT ") + column_list(table) + " FROM " + table.name +
+                          (after_ms ? " WHERE t_ms > ?1" : "") + " ORDER BY t_ms";
+  auto take = [&](sqlite3_stmt* s) {
+    auto row = read_fields<Row>(s);
+    if (auto problem = bounds_.time_problem(what, row.t_ms)) {
+      return Status(corrupt(*problem));
+    }
+    rows.push_back(row);
+    return Status(Ok{});
+  };
+  auto status = after_ms ? each_row(sql, {*after_ms}, take) : each_row(sql, take);
   if (!status) {
     return status.error();
   }
