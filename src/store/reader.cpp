@@ -279,21 +279,11 @@ Status Reader::begin_snapshot() {
 }
 
 Result<int64_t> Reader::data_version() const {
-  if (!data_version_) {
-    auto prepared = prepare(db_.get(), "PRAGMA data_version");
-    if (!prepared) {
-      return read_error();
-    }
-    data_version_ = std::move(*prepared);
-  }
-  sqlite3_stmt* s = data_version_.get();
-  int rc = sqlite3_step(s);
-  const int64_t version = sqlite3_column_int64(s, 0);
-  sqlite3_reset(s);
-  if (rc != SQLITE_ROW) {
+  auto stmt = statements_.get(db_.get(), "PRAGMA data_version");
+  if (!stmt || sqlite3_step(stmt->get()) != SQLITE_ROW) {
     return read_error();
   }
-  return version;
+  return sqlite3_column_int64(stmt->get(), 0);
 }
 
 void Reader::end_snapshot() { sqlite3_exec(db_.get(), "COMMIT", nullptr, nullptr, nullptr); }

@@ -148,10 +148,6 @@ class Reader {
   RecordingMeta meta_;
   int64_t format_version_ = 0;
   RecordingBounds bounds_;
-  mutable ScopedStmt event_by_id_;
-  // Prepared once: a follower asks several times a second, and preparing a PRAGMA cost
-  // more than running it.
-  mutable ScopedStmt data_version_;
 };
 
 }  // namespace canopy::store

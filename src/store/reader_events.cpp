@@ -80,14 +80,11 @@ Status Reader::for_each_event(const EventVisitor& visit, bool with_text) const {
 }
 
 Result<std::vector<EventRow>> Reader::events_by_id(std::span<const int64_t> ids) const {
-  if (!event_by_id_) {
-    auto stmt = prepare(db_.get(), "SELECT " + event_columns(format_version_, true) + " FROM event WHERE rowid = ?");
-    if (!stmt) {
-      return read_error();
-    }
-    event_by_id_ = std::move(*stmt);
+  auto stmt = statements_.get(db_.get(), "SELECT " + event_columns(format_version_, true) + " FROM event WHERE rowid = ?");
+  if (!stmt) {
+    return read_error();
   }
-  sqlite3_stmt* s = event_by_id_.get();
+  sqlite3_stmt* s = stmt->get();
   std::vector<EventRow> rows;
   rows.reserve(ids.size());
   for (int64_t id : ids) {
