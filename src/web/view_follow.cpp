@@ -55,12 +55,12 @@ bool recorder_running(const store::RecordingMeta& meta) {
 Status ViewFollower::update(ViewData& data, const store::Reader& reader, bool complete) {
   // Every process row, or those that can have changed (timeline.h): a long build's
   // thousands of ended ones are read again only as often as the other passes.
-  const int64_t start = steady_ms();
-  const bool all_rows = complete || process_rows_.due(start);
-  RETURN_IF_ERROR(data.timeline.extend(
-      reader, complete, all_rows ? analyze::Timeline::ProcessRows::kAll : analyze::Timeline::ProcessRows::kChanging));
-  if (all_rows) {
-    process_rows_.took(start, steady_ms());
+  using ProcessRows = analyze::Timeline::ProcessRows;
+  ASSIGN_OR_RETURN(bool all_rows, paced(complete, process_rows_, [&] {
+                     return data.timeline.extend(reader, complete, ProcessRows::kAll);
+                   }));
+  if (!all_rows) {
+    RETURN_IF_ERROR(data.timeline.extend(reader, complete, ProcessRows::kChanging));
   }
   RETURN_IF_ERROR(paced(complete, subtrees_, [&]() -> Status {
     if (data.timeline.subtrees_stale()) {
