@@ -24,6 +24,8 @@ class PendingRows {
     return index >= 0 && index < static_cast<int64_t>(rows_.size()) ? &rows_[static_cast<size_t>(index)] : nullptr;
   }
   const std::vector<Row>& rows() const { return rows_; }
+  auto begin() const { return rows_.begin(); }
+  auto end() const { return rows_.end(); }
   // After the rows are written; the ids go on from where they were.
   void clear() { rows_.clear(); }
 

@@ -2,8 +2,8 @@
 // table's rows are bound. Making and finishing the file are in writer_file.cpp.
 #include "store/writer.h"
 
-#include "store/row_fields.h"
 #include "store/schema.h"
+#include "store/writer_rows.h"
 
 namespace canopy::store {
 namespace {
@@ -23,13 +23,15 @@ constexpr auto kEndColumns = std::span(kEndUpdateColumns).subspan<1>();
 }  // namespace
 
 Status Writer::prepare_statements() {
+  exec_update_.columns = kExecColumns;
+  end_update_.columns = kEndUpdateColumns;
   struct {
     ScopedStmt* target;
     std::string sql;
   } statements[] = {
       {&process_insert_, insert_sql(kProcessTable)},
-      {&process_exec_, update_sql(kProcessTable, kExecColumns, pc::kId)},
-      {&process_end_, update_sql(kProcessTable, kEndUpdateColumns, pc::kId)},
+      {&exec_update_.statement, update_sql(kProcessTable, kExecColumns, pc::kId)},
+      {&end_update_.statement, update_sql(kProcessTable, kEndUpdateColumns, pc::kId)},
       {&sample_, insert_sql(kSampleTable)},
       {&tick_, insert_sql(kTickTable, "INSERT OR REPLACE")},
       {&cgroup_tick_, insert_sql(kCgroupTickTable, "INSERT OR REPLACE")},
@@ -79,43 +81,18 @@ ProcessRow* Writer::pending_process(int64_t id) {
              : nullptr;
 }
 
-void Writer::write_pending_processes() {
-  sqlite3_stmt* s = process_insert_.get();
-  for (const ProcessRow& row : pending_processes_) {
-    bind_all_fields(s, row);
-    step(s);
-  }
-  pending_processes_.clear();
-}
+void Writer::write_pending_processes() { insert_rows(pending_processes_, process_insert_.get()); }
 
-void Writer::update_process_exec(const ProcessRow& row) {
+void Writer::update_process_exec(const ProcessRow& row) { update_process(exec_update_, row); }
+
+void Writer::update_process_end(const ProcessRow& row) { update_process(end_update_, row); }
+
+void Writer::update_process(ProcessUpdate& update, const ProcessRow& row) {
   if (ProcessRow* pending = pending_process(row.id)) {
-    copy_fields(*pending, row, kExecColumns);
+    copy_fields(*pending, row, update.columns);
     return;
   }
-  pending_exec_updates_.push_back(row);
-}
-
-void Writer::write_process_exec(const ProcessRow& row) {
-  sqlite3_stmt* s = process_exec_.get();
-  bind_field(s, row, pc::kId);
-  bind_fields(s, row, kExecColumns);
-  step(s);
-}
-
-void Writer::update_process_end(const ProcessRow& row) {
-  if (ProcessRow* pending = pending_process(row.id)) {
-    copy_fields(*pending, row, kEndUpdateColumns);
-    return;
-  }
-  pending_end_updates_.push_back(row);
-}
-
-void Writer::write_process_end(const ProcessRow& row) {
-  sqlite3_stmt* s = process_end_.get();
-  bind_field(s, row, pc::kId);
-  bind_fields(s, row, kEndUpdateColumns);
-  step(s);
+  update.waiting.push_back(row);
 }
 
 bool Writer::add_sample(int64_t t_ms, int64_t process_id, const SampleValues& values) {
@@ -160,63 +137,27 @@ void Writer::add_cgroup_tick(const CgroupTickRow& row) { pending_cgroup_ticks_.p
 void Writer::add_tick(const TickRow& row) { pending_ticks_.push_back(row); }
 
 void Writer::write_pending_ticks() {
-  for (const TickRow& row : pending_ticks_) {
-    write_tick(row);
-  }
-  pending_ticks_.clear();
-  for (const CgroupTickRow& row : pending_cgroup_ticks_) {
-    write_cgroup_tick(row);
-  }
-  pending_cgroup_ticks_.clear();
-}
-
-void Writer::write_cgroup_tick(const CgroupTickRow& row) {
-  sqlite3_stmt* s = cgroup_tick_.get();
-  bind_all_fields(s, row);
-  step(s);
-}
-
-void Writer::write_tick(const TickRow& row) {
-  sqlite3_stmt* s = tick_.get();
-  bind_all_fields(s, row);
-  step(s);
+  insert_rows(pending_ticks_, tick_.get());
+  insert_rows(pending_cgroup_ticks_, cgroup_tick_.get());
 }
 
 void Writer::write_pending_updates() {
-  for (const ProcessRow& row : pending_exec_updates_) {
-    write_process_exec(row);
+  for (ProcessUpdate* update : {&exec_update_, &end_update_}) {
+    update_rows(update->waiting, update->statement.get(), pc::kId, update->columns);
   }
-  pending_exec_updates_.clear();
-  for (const ProcessRow& row : pending_end_updates_) {
-    write_process_end(row);
-  }
-  pending_end_updates_.clear();
 }
 
 void Writer::add_event(const EventRow& row) {
   pending_events_.push_back(row);
   if (pending_events_.size() >= kPendingEventsAtMost) {
-    write_pending_events();
+    insert_rows(pending_events_, event_.get());
   }
-}
-
-void Writer::write_pending_events() {
-  for (const EventRow& row : pending_events_) {
-    write_event(row);
-  }
-  pending_events_.clear();
-}
-
-void Writer::write_event(const EventRow& row) {
-  sqlite3_stmt* s = event_.get();
-  bind_all_fields(s, row);
-  step(s);
 }
 
 void Writer::write_everything_pending() {
   write_pending_processes();
   write_pending_updates();
-  write_pending_events();
+  insert_rows(pending_events_, event_.get());
   write_pending_samples();
   write_pending_ticks();
   write_pending_heap();

@@ -5,6 +5,7 @@
 // into one self-contained file.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -123,12 +124,23 @@ class Writer {
   // between two sleeps, ran SQLite's code cold (about 13% of canopy's CPU recording
   // the bench's build at 1 s, 9% of the churn at 100 ms).
   void write_pending_updates();
-  void write_pending_events();
-  void write_process_exec(const ProcessRow& row);
-  void write_process_end(const ProcessRow& row);
-  void write_event(const EventRow& row);
-  void write_tick(const TickRow& row);
-  void write_cgroup_tick(const CgroupTickRow& row);
+  // Inserts each waiting row with `insert` (store/writer_rows.h), then empties `rows`,
+  // a std::vector or a PendingRows.
+  template <typename Rows>
+  void insert_rows(Rows& rows, sqlite3_stmt* insert);
+  // Sets `columns` of each waiting row, found by its column `id_column`, then empties
+  // `rows`.
+  template <typename Row>
+  void update_rows(std::vector<Row>& rows, sqlite3_stmt* update, int id_column, std::span<const int> columns);
+  // An update of some of the columns of a process row: its statement, and the rows
+  // that wait for the next commit because their insert was committed before.
+  struct ProcessUpdate {
+    std::span<const int> columns;
+    ScopedStmt statement;
+    std::vector<ProcessRow> waiting;
+  };
+  // Into the pending row of row.id while it waits for its insert, else into `update`.
+  void update_process(ProcessUpdate& update, const ProcessRow& row);
   // What waits in memory, written before each commit and at the finish alike.
   void write_everything_pending();
   // The heap profile's rows and statements (writer_heap.cpp).
@@ -138,8 +150,6 @@ class Writer {
   void write_pending_heap();
   // False, and the recording failed, when heap rows come without enable_heap().
   bool heap_tables_ready();
-  template <typename Row>
-  void write_heap_rows(PendingRows<Row>& pending, sqlite3_stmt* insert);
   void write_pending_heap_totals();
   void write_pending_heap_allocations();
   void write_pending_heap_updates();
@@ -149,8 +159,6 @@ class Writer {
   std::string path_;
   ScopedDb db_;
   ScopedStmt process_insert_;
-  ScopedStmt process_exec_;
-  ScopedStmt process_end_;
   ScopedStmt sample_;
   ScopedStmt tick_;
   ScopedStmt cgroup_tick_;
@@ -164,9 +172,9 @@ class Writer {
   };
   static constexpr size_t kPendingSamplesAtMost = 4096;
   std::vector<PendingSample> pending_samples_;
-  // Applied in the order made; an exec and an end set different columns.
-  std::vector<ProcessRow> pending_exec_updates_;
-  std::vector<ProcessRow> pending_end_updates_;
+  // Each applied in the order made; an exec and an end set different columns.
+  ProcessUpdate exec_update_;
+  ProcessUpdate end_update_;
   static constexpr size_t kPendingEventsAtMost = 4096;  // a command's output can be fast
   std::vector<EventRow> pending_events_;
   std::vector<TickRow> pending_ticks_;

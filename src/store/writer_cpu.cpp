@@ -5,6 +5,7 @@
 
 #include "store/cpu_row_fields.h"
 #include "store/schema.h"
+#include "store/writer_rows.h"
 
 namespace canopy::store {
 
@@ -48,12 +49,7 @@ void Writer::write_pending_cpu_samples() {
     }
     return;
   }
-  sqlite3_stmt* s = cpu_sample_.get();
-  for (const CpuSampleRow& row : pending_cpu_samples_) {
-    bind_all_fields(s, row);
-    step(s);
-  }
-  pending_cpu_samples_.clear();
+  insert_rows(pending_cpu_samples_, cpu_sample_.get());
 }
 
 }  // namespace canopy::store

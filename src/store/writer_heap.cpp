@@ -8,6 +8,7 @@
 
 #include "store/heap_row_fields.h"
 #include "store/schema.h"
+#include "store/writer_rows.h"
 
 namespace canopy::store {
 namespace {
@@ -113,58 +114,26 @@ bool Writer::heap_tables_ready() {
   return heap_enabled_;
 }
 
-template <typename Row>
-void Writer::write_heap_rows(PendingRows<Row>& pending, sqlite3_stmt* insert) {
-  for (const Row& row : pending.rows()) {
-    bind_all_fields(insert, row);
-    step(insert);
-  }
-  pending.clear();
-}
-
 void Writer::write_pending_heap_totals() {
   if (!heap_tables_ready()) {
     return;
   }
-  sqlite3_stmt* s = heap_stack_totals_.get();
-  for (const HeapStackTotalsRow& row : pending_heap_totals_) {
-    bind_all_fields(s, row);
-    step(s);
-  }
-  pending_heap_totals_.clear();
+  insert_rows(pending_heap_totals_, heap_stack_totals_.get());
 }
 
 void Writer::write_pending_heap_allocations() {
   if (heap_tables_ready()) {
-    write_heap_rows(pending_heap_allocations_, heap_allocation_insert_.get());
+    insert_rows(pending_heap_allocations_, heap_allocation_insert_.get());
   }
 }
 
 void Writer::write_pending_heap_updates() {
-  sqlite3_stmt* s = heap_image_end_.get();
-  for (const HeapImageRow& row : pending_heap_image_ends_) {
-    bind_field(s, row, heap_image_column::kId);
-    bind_fields(s, row, kHeapImageEndColumns);
-    step(s);
-  }
-  pending_heap_image_ends_.clear();
-  s = heap_allocation_freed_.get();
-  for (const HeapAllocationRow& row : pending_heap_allocation_frees_) {
-    bind_field(s, row, heap_allocation_column::kId);
-    bind_fields(s, row, kHeapAllocationFreedColumns);
-    step(s);
-  }
-  pending_heap_allocation_frees_.clear();
+  update_rows(pending_heap_image_ends_, heap_image_end_.get(), heap_image_column::kId, kHeapImageEndColumns);
+  update_rows(pending_heap_allocation_frees_, heap_allocation_freed_.get(), heap_allocation_column::kId,
+              kHeapAllocationFreedColumns);
 }
 
-void Writer::write_pending_heap_unprofiled() {
-  sqlite3_stmt* s = heap_unprofiled_.get();
-  for (const HeapUnprofiledRow& row : pending_heap_unprofiled_) {
-    bind_all_fields(s, row);
-    step(s);
-  }
-  pending_heap_unprofiled_.clear();
-}
+void Writer::write_pending_heap_unprofiled() { insert_rows(pending_heap_unprofiled_, heap_unprofiled_.get()); }
 
 void Writer::write_pending_heap() {
   if (!heap_enabled_) {
@@ -178,11 +147,11 @@ void Writer::write_pending_heap() {
     }
     return;
   }
-  write_heap_rows(pending_heap_images_, heap_image_insert_.get());
-  write_heap_rows(pending_heap_modules_, heap_module_.get());
-  write_heap_rows(pending_heap_frames_, heap_frame_.get());
-  write_heap_rows(pending_heap_stacks_, heap_stack_.get());
-  write_heap_rows(pending_heap_snapshots_, heap_snapshot_.get());
+  insert_rows(pending_heap_images_, heap_image_insert_.get());
+  insert_rows(pending_heap_modules_, heap_module_.get());
+  insert_rows(pending_heap_frames_, heap_frame_.get());
+  insert_rows(pending_heap_stacks_, heap_stack_.get());
+  insert_rows(pending_heap_snapshots_, heap_snapshot_.get());
   write_pending_heap_totals();
   write_pending_heap_allocations();
   write_pending_heap_updates();
