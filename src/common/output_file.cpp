@@ -16,19 +16,13 @@ constexpr size_t kBufferBytes = 1 << 20;
 
 Result<OutputFile> OutputFile::create(const std::string& path, const OutputRules& rules) {
   ASSIGN_OR_RETURN(auto target, resolve_output(path, rules));
-  OutputFile file;
-  file.path_ = path;
-  file.target_ = target;
-  file.force_ = rules.force;
-  if (target.kind == OutputTarget::Kind::kStream) {
-    file.fd_ = ScopedFd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
-  } else {
-    file.temporary_ = target.path + ".tmp-" + std::to_string(::getpid());
-    file.fd_ = ScopedFd(::open(file.temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-  }
+  OutputFile file(StagedOutput(path, target, rules.force));
+  const std::string& temporary = file.staged_.temporary();
+  file.fd_ = temporary.empty() ? ScopedFd(::open(path.c_str(), O_WRONLY | O_CLOEXEC))
+                               : ScopedFd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
   if (!file.fd_) {
     int error = errno;
-    file.temporary_.clear();
+    file.staged_.forget();
     return Error{"cannot write '" + path + "': " + std::strerror(error)};
   }
   file.buffer_.reserve(kBufferBytes);
@@ -36,19 +30,12 @@ Result<OutputFile> OutputFile::create(const std::string& path, const OutputRules
 }
 
 OutputFile::OutputFile(OutputFile&& other) noexcept
-    : path_(std::move(other.path_)),
-      target_(std::move(other.target_)),
-      force_(other.force_),
-      temporary_(std::exchange(other.temporary_, {})),
+    : staged_(std::move(other.staged_)),
       fd_(std::move(other.fd_)),
       buffer_(std::move(other.buffer_)),
       errno_(other.errno_) {}
 
-OutputFile::~OutputFile() {
-  if (!temporary_.empty()) {
-    ::unlink(temporary_.c_str());
-  }
-}
+OutputFile::~OutputFile() { staged_.remove(); }
 
 void OutputFile::flush_buffer() {
   size_t written = 0;
@@ -76,19 +63,15 @@ void OutputFile::write(std::string_view bytes) {
 Status OutputFile::commit() {
   flush_buffer();
   if (errno_ != 0) {
-    return Error{"cannot write '" + path_ + "': " + std::strerror(errno_)};
+    return Error{"cannot write '" + staged_.shown() + "': " + std::strerror(errno_)};
   }
-  if (target_.kind == OutputTarget::Kind::kStream) {
+  if (staged_.target().kind == OutputTarget::Kind::kStream) {
     return Ok{};  // written through: there is nothing to sync or rename
   }
   if (::fsync(fd_.get()) != 0) {
-    return Error{"cannot write '" + path_ + "': " + std::strerror(errno)};
+    return Error{"cannot write '" + staged_.shown() + "': " + std::strerror(errno)};
   }
-  Status placed = place_output(temporary_, target_, path_, force_);
-  if (placed) {
-    temporary_.clear();  // in place: nothing to remove
-  }
-  return placed;
+  return staged_.place();
 }
 
 }  // namespace canopy

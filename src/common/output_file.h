@@ -7,10 +7,12 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "common/output_path.h"
 #include "common/result.h"
 #include "common/scoped_resource.h"
+#include "common/staged_output.h"
 
 namespace canopy {
 
@@ -26,13 +28,10 @@ class OutputFile {
   Status commit();
 
  private:
-  OutputFile() = default;
+  explicit OutputFile(StagedOutput staged) : staged_(std::move(staged)) {}
   void flush_buffer();
 
-  std::string path_;  // as the user gave it, for messages
-  OutputTarget target_;
-  bool force_ = false;
-  std::string temporary_;  // empty once committed, and when written through
+  StagedOutput staged_;
   ScopedFd fd_;
   std::string buffer_;
   int errno_ = 0;

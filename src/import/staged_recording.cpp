@@ -10,21 +10,18 @@ Result<StagedRecording> StagedRecording::create(const std::string& path, bool fo
   if (!target) {
     return target.error();
   }
-  StagedRecording staged;
-  staged.path_ = path;
-  staged.target_ = *target;
-  staged.force_ = force;
-  staged.temporary_ = target->path + ".tmp-" + std::to_string(::getpid());
+  StagedRecording staged(StagedOutput(path, *target, force));
+  const std::string& temporary = staged.staged_.temporary();
   // force: the temporary name is ours; one left by a killed import of the same PID goes.
-  auto writer = store::Writer::create(staged.temporary_, /*force=*/true);
+  auto writer = store::Writer::create(temporary, /*force=*/true);
   if (!writer) {
     // Writer::create leaves nothing on failure. Its message names the temporary file;
     // the user asked for `path` ("No such file or directory": its folder).
     std::string message = writer.error().message;
-    if (size_t at = message.find(staged.temporary_); at != std::string::npos) {
-      message.replace(at, staged.temporary_.size(), path);
+    if (size_t at = message.find(temporary); at != std::string::npos) {
+      message.replace(at, temporary.size(), path);
     }
-    staged.temporary_.clear();
+    staged.staged_.forget();
     return Error{message};
   }
   staged.writer_.emplace(std::move(*writer));
@@ -32,11 +29,7 @@ Result<StagedRecording> StagedRecording::create(const std::string& path, bool fo
 }
 
 StagedRecording::StagedRecording(StagedRecording&& other) noexcept
-    : path_(std::move(other.path_)),
-      target_(std::move(other.target_)),
-      force_(other.force_),
-      temporary_(std::exchange(other.temporary_, {})),
-      writer_(std::move(other.writer_)) {
+    : staged_(std::move(other.staged_)), writer_(std::move(other.writer_)) {
   other.writer_.reset();
 }
 
@@ -44,12 +37,7 @@ StagedRecording::~StagedRecording() { discard(); }
 
 void StagedRecording::discard() {
   writer_.reset();  // closes the database before its files go
-  if (!temporary_.empty()) {
-    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
-      ::unlink((temporary_ + suffix).c_str());
-    }
-    temporary_.clear();
-  }
+  staged_.remove({"", "-wal", "-shm", "-journal"});
 }
 
 Status StagedRecording::commit() {
@@ -59,18 +47,17 @@ Status StagedRecording::commit() {
     discard();
     return finished;
   }
-  if (force_) {
+  if (staged_.force()) {
     // The WAL of a replaced recording (its recorder was killed) would be replayed
     // into the new file by the next reader.
     for (const char* suffix : {"-wal", "-shm", "-journal"}) {
-      ::unlink((target_.path + suffix).c_str());
+      ::unlink((staged_.target().path + suffix).c_str());
     }
   }
-  if (auto placed = place_output(temporary_, target_, path_, force_); !placed) {
+  if (auto placed = staged_.place(); !placed) {
     discard();
     return placed;
   }
-  temporary_.clear();
   return Ok{};
 }
 

@@ -7,9 +7,11 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "common/output_path.h"
 #include "common/result.h"
+#include "common/staged_output.h"
 #include "store/writer.h"
 
 namespace canopy::importers {
@@ -28,13 +30,10 @@ class StagedRecording {
   Status commit();
 
  private:
-  StagedRecording() = default;
+  explicit StagedRecording(StagedOutput staged) : staged_(std::move(staged)) {}
   void discard();
 
-  std::string path_;  // as the user gave it, for messages
-  OutputTarget target_;
-  bool force_ = false;
-  std::string temporary_;
+  StagedOutput staged_;
   std::optional<store::Writer> writer_;
 };
 
