@@ -1,5 +1,8 @@
 #include "web/api_answers.h"
 
+#include <array>
+#include <optional>
+
 #include "common/json_dump.h"
 #include "common/text.h"
 
@@ -38,6 +41,18 @@ KindSet kinds_param(const httplib::Request& req, const EventList& events) {
     text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
   }
   return events.kind_set(names);
+}
+
+// Each of `names` as an integer or nullopt where absent; the first one that is not a
+// number as an error.
+template <size_t N>
+Result<std::array<std::optional<int64_t>, N>> optional_ints(const httplib::Request& req,
+                                                            const char* const (&names)[N]) {
+  std::array<std::optional<int64_t>, N> values;
+  for (size_t i = 0; i < N; ++i) {
+    ASSIGN_OR_RETURN(values[i], int_param(req, names[i]));
+  }
+  return values;
 }
 
 // The processes a profile request asks about: process=, name= or subtree= (at most one),
@@ -83,23 +98,20 @@ void answer_recording_since(const httplib::Request& req, httplib::Response& res,
 
 // GET /api/events: a page of the list (offset, limit), or where a time falls in it (at).
 void answer_events(const httplib::Request& req, httplib::Response& res, const EventList& events) {
-  auto offset = int_param(req, "offset");
-  auto limit = int_param(req, "limit");
-  auto at = int_param(req, "at");
-  for (auto* param : {&offset, &limit, &at}) {
-    if (!*param) {
-      return send_error(res, 400, param->error().message);
-    }
+  auto params = optional_ints(req, {"offset", "limit", "at"});
+  if (!params) {
+    return send_error(res, 400, params.error().message);
   }
+  auto [offset, limit, at] = *params;
   KindSet kinds = kinds_param(req, events);
-  if (at->has_value()) {
-    if (offset->has_value() || limit->has_value()) {
+  if (at) {
+    if (offset || limit) {
       return send_error(res, 400, "'at' is asked alone, without 'offset' or 'limit'");
     }
-    return res.set_content(json_dump(events_at_json(events, kinds, **at)), kJson);
+    return res.set_content(json_dump(events_at_json(events, kinds, *at)), kJson);
   }
-  int64_t first = offset->value_or(0);
-  int64_t count = limit->value_or(static_cast<int64_t>(kDefaultEventsPerPage));
+  int64_t first = offset.value_or(0);
+  int64_t count = limit.value_or(static_cast<int64_t>(kDefaultEventsPerPage));
   if (first < 0) {
     return send_error(res, 400, "'offset' must be 0 or more");
   }
@@ -163,18 +175,15 @@ void answer_series(const httplib::Request& req, httplib::Response& res, const an
   if (!metric || std::find(metrics.begin(), metrics.end(), *metric) == metrics.end()) {
     return send_error(res, 400, "unknown metric '" + req.get_param_value("metric") + "'");
   }
-  auto from = int_param(req, "from");
-  auto to = int_param(req, "to");
-  auto points = int_param(req, "points");
-  for (auto* param : {&from, &to, &points}) {
-    if (!*param) {
-      return send_error(res, 400, param->error().message);
-    }
+  auto params = optional_ints(req, {"from", "to", "points"});
+  if (!params) {
+    return send_error(res, 400, params.error().message);
   }
+  auto [from, to, points] = *params;
   const auto& ticks = timeline.ticks();
-  int64_t from_ms = from->value_or(ticks.empty() ? 0 : ticks.front());
-  int64_t to_ms = to->value_or(ticks.empty() ? 0 : ticks.back());
-  int64_t n = points->value_or(1000);
+  int64_t from_ms = from.value_or(ticks.empty() ? 0 : ticks.front());
+  int64_t to_ms = to.value_or(ticks.empty() ? 0 : ticks.back());
+  int64_t n = points.value_or(1000);
   if (from_ms > to_ms) {
     return send_error(res, 400, "'from' is after 'to'");
   }
