@@ -23,10 +23,9 @@ Result<std::unique_ptr<MetricsServing>> MetricsServing::start(const std::string&
     return Error{"--metrics: " + service.error().message};
   }
   serving->service_ = std::move(*service);
-  if (options.require_token) {
-    print_error("warning: --metrics listens on " + address.address +
-                ", so other machines can reach it; it answers only requests with the token in the URL below, "
-                "and tells the tree's command names");
+  if (auto warning = web::reachable_warning("--metrics", address.address, "tells the tree's command names");
+      !warning.empty()) {
+    print_error(warning);
   }
   print_error("metrics at " + serving->service_->url());
   MetricsServing* self = serving.get();

@@ -68,15 +68,17 @@ int run_view_command(const ViewOptions& options) {
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  auto server = (*module)->bind_view_server(**loading, {options.listen, options.port});
+  web::ServerOptions server_options{options.listen, options.port};
+  server_options.require_token = !web::is_loopback_address(options.listen);
+  auto server = (*module)->bind_view_server(**loading, server_options);
   if (!server) {
     print_error(server.error().message);
     return 1;
   }
   std::string url = (*server)->url();
-  if (!web::is_loopback_address(options.listen)) {
-    print_error("warning: listening on " + options.listen +
-                ", so other machines can read this recording; it holds command lines, which can hold secrets");
+  if (auto warning = web::reachable_warning("the viewer", options.listen, web::kRecordingExposes);
+      !warning.empty()) {
+    print_error(warning);
   }
   print_line(stdout, "serving " + std::filesystem::path(options.path).filename().string() + " at " + url +
                          " (Ctrl-C to stop)");

@@ -36,10 +36,8 @@ Result<std::unique_ptr<ViewServing>> ViewServing::start(const std::string& liste
     return Error{"--serve: " + service.error().message};
   }
   serving->service_ = std::move(*service);
-  if (server_options.require_token) {
-    print_error("warning: --serve listens on " + address.address +
-                ", so other machines can reach it; it answers only requests with the token in the URL below, "
-                "and the recording holds command lines, which can hold secrets");
+  if (auto warning = web::reachable_warning("--serve", address.address, web::kRecordingExposes); !warning.empty()) {
+    print_error(warning);
   }
   print_error("serving the recording live at " + serving->service_->url());
   return serving;

@@ -15,6 +15,14 @@ bool is_loopback_address(const std::string& address) {
   return inet_pton(AF_INET6, address.c_str(), &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
 }
 
+std::string reachable_warning(const std::string& who, const std::string& address, const std::string& exposes) {
+  if (is_loopback_address(address)) {
+    return "";
+  }
+  return "warning: " + who + " listens on " + address +
+         ", so other machines can reach it; it answers only requests with the token in the URL below, and " + exposes;
+}
+
 Result<ListenAddress> parse_listen_address(const std::string& text) {
   ListenAddress parsed;
   std::string port_text = text;

@@ -33,7 +33,7 @@ struct ServerOptions {
   // owned; outlives the server. Without one, nothing but GET and HEAD is answered
   // and GET /api/control says there is none.
   LiveControl* control = nullptr;
-  // Every request needs the server's access token (record --serve off loopback): the
+  // Every request needs the server's access token (off loopback, view and --serve): the
   // URL url() gives carries it (?token=), and the answer to a request with it sets it
   // as a cookie, which the page's own requests then carry.
   bool require_token = false;

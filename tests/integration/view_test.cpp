@@ -377,15 +377,21 @@ TEST_F(ViewTest, StopsOnSigtermRightAfterItStartsServing) {
   }
 }
 
-TEST_F(ViewTest, ListeningElsewhereWarns) {
+TEST_F(ViewTest, ListeningElsewhereAsksForTheTokenAndWarns) {
   int port = start_view({"--listen", "0.0.0.0"});
   EXPECT_EQ(host_, "0.0.0.0");
-  EXPECT_EQ(raw_request(port, get_request(port, "/api/recording")).first, 200);
+  std::smatch token;
+  const std::string out = view_->output();
+  ASSERT_TRUE(std::regex_search(out, token, std::regex(R"(/\?token=([0-9a-f]{32}) )"))) << out;
+  EXPECT_EQ(raw_request(port, get_request(port, "/api/recording")).first, 401);
+  EXPECT_EQ(raw_request(port, get_request(port, "/api/recording?token=" + token[1].str())).first, 200);
   view_->signal(SIGTERM);
   Finished finished = view_->wait();
   view_.reset();
   EXPECT_EQ(finished.exit_status, 0);
-  EXPECT_NE(finished.err.find("canopy: warning: listening on 0.0.0.0, so other machines can read this recording"),
+  EXPECT_NE(finished.err.find("canopy: warning: the viewer listens on 0.0.0.0, so other machines can reach it; it "
+                              "answers only requests with the token in the URL below, and the recording holds "
+                              "command lines, which can hold secrets\n"),
             std::string::npos)
       << finished.err;
 }

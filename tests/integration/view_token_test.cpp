@@ -1,4 +1,4 @@
-// The viewer's access token (ServerOptions::require_token, `record --serve` off
+// The viewer's access token (ServerOptions::require_token, `view` and `record --serve` off
 // loopback): nothing is served without it; the URL the server prints carries it, the
 // answer to that URL sets it as a cookie, and the page's own requests then carry it.
 #include <gtest/gtest.h>
