@@ -3,32 +3,30 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <string>
 
 namespace canopy::web {
 namespace {
 
-int64_t steady_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+int64_t steady_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
 
-// Runs `pass` when `complete` or when its pacing allows; whether it ran.
-template <typename Pass>
-Result<bool> paced(bool complete, auto& pacing, const Pass& pass) {
-  const int64_t start = steady_ms();
-  if (!complete && !pacing.due(start)) {
-    return false;
-  }
-  RETURN_IF_ERROR(pass());
-  pacing.took(start, steady_ms());
-  return true;
-}
-
 }  // namespace
+
+bool FollowBudget::allows(int64_t now_us) {
+  if (last_us_ >= 0) {
+    balance_us_ = std::min(balance_us_ + (now_us - last_us_), kSavesMs * 1000);
+  }
+  last_us_ = now_us;
+  return balance_us_ > 0;
+}
 
 bool recorder_running(const store::RecordingMeta& meta) {
   if (!meta.recorder_pid || *meta.recorder_pid <= 0 || !meta.host) {
@@ -53,42 +51,68 @@ bool recorder_running(const store::RecordingMeta& meta) {
 }
 
 Status ViewFollower::update(ViewData& data, const store::Reader& reader, bool complete) {
-  // Every process row, or those that can have changed (timeline.h): a long build's
-  // thousands of ended ones are read again only as often as the other passes.
   using ProcessRows = analyze::Timeline::ProcessRows;
-  ASSIGN_OR_RETURN(bool all_rows, paced(complete, process_rows_, [&] {
-                     return data.timeline.extend(reader, complete, ProcessRows::kAll);
-                   }));
-  if (!all_rows) {
-    RETURN_IF_ERROR(data.timeline.extend(reader, complete, ProcessRows::kChanging));
-  }
-  RETURN_IF_ERROR(paced(complete, subtrees_, [&]() -> Status {
-    if (data.timeline.subtrees_stale()) {
-      data.timeline.update_subtrees();
+  const std::function<Status()> passes[kPassCount] = {
+      [&] { return data.timeline.extend(reader, complete, ProcessRows::kAll); },
+      [&]() -> Status {
+        if (data.timeline.subtrees_stale()) {
+          data.timeline.update_subtrees();
+        }
+        return Ok{};
+      },
+      [&]() -> Status {
+        ASSIGN_OR_RETURN(data.events, load_event_list(reader, data.timeline));
+        return Ok{};
+      },
+      [&]() -> Status {
+        ASSIGN_OR_RETURN(data.profiles, load_profile_view(reader, data.timeline.processes()));
+        return Ok{};
+      },
+  };
+  bool ran[kPassCount] = {};
+  // Pass `p` if the budget allows it (always once the recording is complete).
+  auto run = [&](int p) -> Status {
+    const int64_t start_us = steady_us();
+    if (complete || budget_.allows(start_us)) {
+      RETURN_IF_ERROR(passes[p]());
+      budget_.spend(steady_us() - start_us);
+      ran[p] = true;
     }
     return Ok{};
-  }));
-  ASSIGN_OR_RETURN(bool events_fresh, paced(complete, events_, [&]() -> Status {
-    ASSIGN_OR_RETURN(data.events, load_event_list(reader, data.timeline));
-    return Ok{};
-  }));
-  ASSIGN_OR_RETURN(bool profiles_fresh, paced(complete, profiles_, [&]() -> Status {
-    ASSIGN_OR_RETURN(data.profiles, load_profile_view(reader, data.timeline.processes()));
-    return Ok{};
-  }));
+  };
+  // Every process row when it is their turn, else those that can have changed
+  // (timeline.h): a long build's thousands of ended ones are read again only then.
+  if (turn_ == kProcessRows || complete) {
+    RETURN_IF_ERROR(run(kProcessRows));
+  }
+  if (!ran[kProcessRows]) {
+    RETURN_IF_ERROR(data.timeline.extend(reader, complete, ProcessRows::kChanging));
+  }
+  // The others, from whose turn it is, while the budget lasts; the process rows' turn
+  // comes round at the next update, since the others read the timeline.
+  int next = ran[kProcessRows] ? kSubtrees : turn_;
+  while (next != kProcessRows) {
+    RETURN_IF_ERROR(run(next));
+    if (!ran[next]) {
+      break;
+    }
+    next = (next + 1) % kPassCount;
+  }
+  turn_ = next;
+
   data.live = !complete;
   RETURN_IF_ERROR(update_recording_json(data, reader));
   nlohmann::json stale = nlohmann::json::array();
-  if (!all_rows) {
+  if (!ran[kProcessRows]) {
     stale.push_back("processes");
   }
   if (data.timeline.subtrees_stale()) {
     stale.push_back("subtrees");
   }
-  if (!events_fresh) {
+  if (!ran[kEvents]) {
     stale.push_back("events");
   }
-  if (!profiles_fresh) {
+  if (!ran[kProfiles]) {
     stale.push_back("profiles");
   }
   data.recording["stale"] = std::move(stale);

@@ -4,10 +4,10 @@
 // the rest of the viewer's data up to date.
 //
 // What costs a pass over the whole recording (every process row, the subtrees' peaks,
-// the event list, the profiles) is redone only as often as it takes at most
-// 1/kFollowShare of the time, measured: each second for a build of minutes, less often
-// for hours of a large tree, and always once more when the recording ends. GET
-// /api/recording says which lag ("stale").
+// the event list, the profiles) shares one budget: together they take at most
+// a twentieth of the time, measured, taking turns when it is short. Each second
+// for a build of minutes, less often for hours of a large tree, and always once more
+// when the recording ends. GET /api/recording says which lag ("stale").
 #pragma once
 
 #include <cstdint>
@@ -23,8 +23,25 @@ inline constexpr int64_t kFollowPollMs = 200;
 // The same, once the recorder has said when it commits (record --serve, whose recorder
 // runs in the same process: ViewLoading::nudge): a poll then only backs the nudges up.
 inline constexpr int64_t kNudgedFollowPollMs = 1000;
-// A pass over the whole recording waits this many times its own last duration.
-inline constexpr int64_t kFollowShare = 20;
+// What the passes over the whole recording may still take: together at most 1/kShare
+// of the time, saved up over at most kSavesMs (so that a second's passes can all run
+// at one update). A pass may start while any is left and spends what it took, even
+// more than was left: the passes after it then wait until time has paid it back.
+class FollowBudget {
+ public:
+  static constexpr int64_t kShare = 20;
+  static constexpr int64_t kSavesMs = 1000;
+
+  // Times on one steady clock, in microseconds.
+  bool allows(int64_t now_us);
+  void spend(int64_t pass_us) { balance_us_ -= pass_us * kShare; }
+
+ private:
+  // In microseconds of time passed: each one adds one, and each microsecond of a pass
+  // costs kShare. Full at first: the first update runs every pass.
+  int64_t balance_us_ = kSavesMs * 1000;
+  int64_t last_us_ = -1;
+};
 
 // Whether the canopy that writes `meta`'s recording is still running: the recording's
 // `recorder_pid` on this host is a live process named canopy. False for a recording
@@ -40,19 +57,13 @@ class ViewFollower {
   Status update(ViewData& data, const store::Reader& reader, bool complete);
 
  private:
-  // When a costly pass is due again.
-  class Pacing {
-   public:
-    bool due(int64_t now_ms) const { return now_ms >= next_ms_; }
-    void took(int64_t start_ms, int64_t end_ms) { next_ms_ = end_ms + kFollowShare * (end_ms - start_ms); }
-
-   private:
-    int64_t next_ms_ = 0;
-  };
-  Pacing process_rows_;
-  Pacing subtrees_;
-  Pacing events_;
-  Pacing profiles_;
+  // The passes over the whole recording, in the order they run in one update: every
+  // process row first, since the others read the timeline.
+  enum Pass : int { kProcessRows, kSubtrees, kEvents, kProfiles, kPassCount };
+  FollowBudget budget_;
+  // Whose turn it is when the budget cannot pay for every pass at one update: they run
+  // in this order, and the process rows only first in an update.
+  int turn_ = kProcessRows;
 };
 
 }  // namespace canopy::web
