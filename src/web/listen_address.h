@@ -23,11 +23,13 @@ Result<ListenAddress> parse_listen_address(const std::string& text);
 // 127.0.0.0/8 or ::1.
 bool is_loopback_address(const std::string& address);
 
+// What a server of a recording exposes, for reachable_warning.
+inline constexpr const char* kRecordingExposes = "the recording holds command lines, which can hold secrets";
+
 // What a server on `address` tells whoever reaches it, `exposes` (its recording's
 // command lines, the tree's command names), is why a server off loopback answers only
 // requests with its token. The warning that says so, naming the server (`who`:
 // "--serve", "the viewer"); empty on loopback.
-inline constexpr const char* kRecordingExposes = "the recording holds command lines, which can hold secrets";
 std::string reachable_warning(const std::string& who, const std::string& address, const std::string& exposes);
 
 }  // namespace canopy::web
