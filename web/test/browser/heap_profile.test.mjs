@@ -23,14 +23,26 @@ function growthOf(env, file, pid, fromOffset, toOffset) {
 }
 
 // Pins the chart at the last drawn tick at or before tMs, clicking above the bands (the
-// tree's total there is below the chart's peak), and waits for the pin.
+// tree's total there is below the chart's peak), and returns the tick pinned. A click
+// on a tick's pixel may pin a later tick drawn within a pixel of it instead (chart.js,
+// stepIndexAt, whose pixel of slack adds to the click's rounding): the recording's last
+// tick can come a millisecond after the one before it.
 async function pinAt(page, tMs) {
   const t = await page.evaluate((to) => window.canopyView.frame.t.filter((x) => x <= to).pop(), tMs);
   assert.ok(t != null, `a tick by ${tMs}`);
   await page.evaluate(() => window.scrollTo(0, 0));
+  const before = await page.evaluate(() => window.canopyView.state.selectedT);
   await clickChartAt(page, t, 0.02);
-  await page.waitForFunction((pinned) => window.canopyView.state.selectedT === pinned, t);
-  return t;
+  await page.waitForFunction((previous) => {
+    const pinned = window.canopyView.state.selectedT;
+    return pinned != null && pinned !== previous;
+  }, before);
+  const { pinned, msPerPixel } = await page.evaluate(() => {
+    const u = window.canopyView.chart;
+    return { pinned: window.canopyView.state.selectedT, msPerPixel: (u.posToVal(1, 'x') - u.posToVal(0, 'x')) * 1000 };
+  });
+  assert.ok(pinned >= t && pinned - t <= 2 * msPerPixel, `pinned ${pinned}, within two pixels (${msPerPixel} ms each) after ${t}`);
+  return pinned;
 }
 
 // The checks both pages share: pin a base and a later time, highlight the parent, and
@@ -44,8 +56,10 @@ async function checkHeapPanes(page, env, rec, name) {
   const snapshots = recording.heap.snapshots[String(parent.id)];
   assert.ok(snapshots && snapshots.length >= 4, 'the parent has snapshots');
 
-  // Base: early, before most of the leak rounds; then the parent's last snapshot.
-  const base = await pinAt(page, recording.start + 300);
+  // Base: the parent's first heap snapshot (the first tick, if the snapshot came before
+  // any), before most of its leak rounds whatever the machine's speed; then its last.
+  const firstTick = await page.evaluate(() => window.canopyView.frame.t[0]);
+  const base = await pinAt(page, Math.max(snapshots[0], firstTick));
   await page.click('[data-testid="heap-base"]');
   const pinned = await pinAt(page, snapshots[snapshots.length - 1]);
   if (await page.evaluate(() => window.canopyView.state.highlighted)) await page.click('[data-testid="clear-highlight"]');
