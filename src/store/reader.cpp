@@ -316,7 +316,7 @@ Status Reader::for_each_sample_after(SampleCursor& cursor, int64_t up_to_ms, con
   if (!stmt) {
     return read_error();
   }
-  sqlite3_bind_int64(stmt->get(), 1, cursor.rowid);
+  bind_parameters(stmt->get(), {cursor.rowid});
   int rc;
   while ((rc = sqlite3_step(stmt->get())) == SQLITE_ROW) {
     sqlite3_stmt* s = stmt->get();

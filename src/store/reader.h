@@ -131,9 +131,9 @@ class Reader {
   Result<std::vector<Row>> rows_in_time_order(const char* what, std::optional<int64_t> after_ms = {}) const;
   // The event in `row` (event_columns), refused when the recording cannot hold it.
   Result<EventRow> checked_event(sqlite3_stmt* row) const;
-  // Runs `sql` (selecting event_columns, with `texts` bound) and calls `visit` with
+  // Runs `sql` (selecting event_columns, with `parameters` bound) and calls `visit` with
   // each checked event.
-  Status each_event(std::string_view sql, std::initializer_list<SqlParameter> texts,
+  Status each_event(std::string_view sql, std::initializer_list<SqlParameter> parameters,
                     const EventVisitor& visit) const;
 
   // Every row of Row's heap table in `order` (an ORDER BY), each refused when

@@ -48,9 +48,9 @@ Result<EventRow> Reader::checked_event(sqlite3_stmt* s) const {
   return row;
 }
 
-Status Reader::each_event(std::string_view sql, std::initializer_list<SqlParameter> texts,
+Status Reader::each_event(std::string_view sql, std::initializer_list<SqlParameter> parameters,
                           const EventVisitor& visit) const {
-  return each_row(sql, texts, [&](sqlite3_stmt* s) {
+  return each_row(sql, parameters, [&](sqlite3_stmt* s) {
     auto row = checked_event(s);
     if (!row) {
       return Status(row.error());

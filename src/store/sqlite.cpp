@@ -101,12 +101,12 @@ Result<StatementCache::Held> StatementCache::get(sqlite3* db, std::string_view s
 
 namespace {
 
-// Whether `sql`, with `texts` bound as its parameters, yields a row.
-Result<bool> any_row(sqlite3* db, std::string_view sql, std::initializer_list<SqlParameter> texts,
+// Whether `sql`, with `parameters` bound, yields a row.
+Result<bool> any_row(sqlite3* db, std::string_view sql, std::initializer_list<SqlParameter> parameters,
                      StatementCache* cache) {
   StatementCache uncached;
   ASSIGN_OR_RETURN(auto stmt, (cache ? *cache : uncached).get(db, sql));
-  bind_parameters(stmt.get(), texts);
+  bind_parameters(stmt.get(), parameters);
   int rc = sqlite3_step(stmt.get());
   if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
     return Error{last_error(db)};

@@ -1,8 +1,9 @@
 // Following a recording still being written (`canopy record --serve`, or `canopy view`
 // of a file a running recorder writes): the server sends an event after each update it
 // has read (GET /api/live, server-sent events, web/API.md), and the page asks for what
-// changed in the recording since the update it has, and merges it in (live_merge.js). The browser's EventSource
-// reconnects by itself after a dropped connection; a reloaded page opens a new one.
+// changed in the recording since the update it has, and merges it in (live_merge.js).
+// The browser's EventSource reconnects by itself after a dropped connection; a reloaded
+// page opens a new one.
 
 import { applyLive, withProcessesSince } from './live_merge.js';
 
