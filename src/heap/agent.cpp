@@ -211,6 +211,9 @@ void after_fork_in_child() {
     ::close(fd);
   }
   restart_pending = true;
+  // The child is a process image of its own from here: its start is what ties its
+  // image to its process when it ends before the recorder has met it.
+  loaded_monotonic_ns = monotonic_ns();
   thread_started.store(false);
   if (enabled && sampling_rate_bytes.load() == 0 && !thread_started.exchange(true)) {
     start_thread();  // sampling off: listen, so that the recorder can turn it on

@@ -48,7 +48,7 @@ struct Hello {
   int32_t pid;
   uint32_t unwind;             // UnwindMode
   int64_t rate_bytes;          // 0: loaded, sampling off
-  uint64_t start_monotonic_ns; // when the library started in this image
+  uint64_t start_monotonic_ns; // when the library started in this image (a forked child: its fork)
 };
 
 enum class UnwindMode : uint32_t { kAuto = 0, kDwarf = 1 };

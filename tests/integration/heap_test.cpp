@@ -8,6 +8,7 @@
 #include <cmath>
 #include <set>
 
+#include "analyze/heap_history.h"
 #include "integration/harness.h"
 #include "integration/heap_sites.h"
 
@@ -62,6 +63,42 @@ TEST(Heap, EveryLeakSiteOfTheTreeIsEstimatedWithinAQuarter) {
   // The peak's 6 KiB blocks and the churn's 512-byte ones were all given back.
   EXPECT_EQ(by_size[6144].samples, 0);
   EXPECT_EQ(by_size[512].samples, 0);
+}
+
+// A forked child that does not exec runs its parent's program, but its heap image is
+// its own and starts at the fork. Its recorded start must not be the parent's: for a
+// child too short-lived for the recorder to tie its image to its process as it
+// connects, the time is what ties them afterwards (analyze::heap_image_process).
+TEST(Heap, AForkedChildsImageStartsAtItsForkAndIsTiedToItByTime) {
+  TempDir dir;
+  std::string path = dir.file("fork.canopy");
+  auto result = run({kCanopy, "record", "-q", "--heap=" + std::to_string(kHeapRateBytes), "-o", path, "--",
+                     kHeapWorkload, "fork-child"});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  auto reader = open_recording(path);
+  auto profile = reader.heap_profile();
+  ASSERT_TRUE(profile.ok()) << profile.error().message;
+  auto processes = reader.processes();
+  ASSERT_TRUE(processes.ok()) << processes.error().message;
+  ASSERT_EQ(processes->size(), 2u);
+  const store::ProcessRow& parent = (*processes)[0].parent_id ? (*processes)[1] : (*processes)[0];
+  const store::ProcessRow& child = (*processes)[0].parent_id ? (*processes)[0] : (*processes)[1];
+  ASSERT_EQ(child.ppid, parent.pid);
+  const store::HeapImageRow* child_image = nullptr;
+  for (const store::HeapImageRow& image : profile->images) {
+    if (image.pid == child.pid) {
+      child_image = &image;
+    }
+  }
+  ASSERT_NE(child_image, nullptr) << "the child's exit() reports its image";
+  EXPECT_GE(child_image->started_ms, child.start_ms);
+  // The parent slept before the fork: its image began at least that long before.
+  EXPECT_GE(child.start_ms - parent.start_ms, 200);
+  store::HeapImageRow untied = *child_image;
+  untied.process_id.reset();
+  auto tied = analyze::heap_image_process(untied, *processes);
+  ASSERT_TRUE(tied.has_value());
+  EXPECT_EQ(tied->id, child.id);
 }
 
 TEST(Heap, AttachingIsRefusedForTheHeapProfiler) {

@@ -4,6 +4,7 @@
 //                                back, eight churning threads, exceptions thrown
 //                                through allocating frames; then fork and exec CHILD
 //   heap_workload child          leak site C (this source built without frame pointers)
+//   heap_workload fork-child     forks, and the child (no exec) allocates and exits
 //   heap_workload hold BYTES N READY
 //                                N blocks of BYTES bytes, allocated and kept; then its
 //                                PID into the file READY (written whole, by a rename),
@@ -152,6 +153,21 @@ int run_parent(const char* child) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
+// A child that is the parent's program (no exec) and has a heap image of its own. The
+// parent sleeps first, so that its profiler's start and the fork are apart by at least
+// that long, whatever the machine's speed.
+int run_fork_child() {
+  usleep(kPause);
+  pid_t pid = fork();
+  if (pid == 0) {
+    leak_site_c(kSiteC.blocks);
+    std::exit(0);  // exit(), not _exit: the profiler's exit snapshot
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
 // Holds a heap of a known size for as long as a test looks (tests/integration/
 // metrics_test.cpp): nothing is allocated or freed after READY appears.
 int run_hold(const char* block_bytes_text, const char* blocks_text, const char* ready_path) {
@@ -194,9 +210,12 @@ int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "child") == 0) {
     return run_child();
   }
+  if (argc == 2 && std::strcmp(argv[1], "fork-child") == 0) {
+    return run_fork_child();
+  }
   if (argc == 5 && std::strcmp(argv[1], "hold") == 0) {
     return run_hold(argv[2], argv[3], argv[4]);
   }
-  std::fprintf(stderr, "usage: heap_workload parent CHILD | child | hold BYTES N READY\n");
+  std::fprintf(stderr, "usage: heap_workload parent CHILD | child | fork-child | hold BYTES N READY\n");
   return 2;
 }
