@@ -1,6 +1,9 @@
 #include "report/heap_format.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -83,6 +86,56 @@ nlohmann::json moment_json(const analyze::HeapMoment& moment, const StackFrames&
           {"other_bytes", moment.other_bytes}};
 }
 
+// The most the image's heap held at a snapshot, estimated: what orders the images.
+int64_t high_water_bytes(const analyze::HeapImageSummary& summary) {
+  int64_t peak = summary.peak ? summary.peak->in_use_bytes : 0;
+  return std::max(peak, summary.end ? summary.end->in_use_bytes : 0);
+}
+
+// The images that sampled nothing, in two lines: in a build of thousands of processes
+// they are most of the images, and each alone would say only "0 B".
+std::string unsampled_text(const std::vector<const analyze::HeapImageSummary*>& images) {
+  if (images.empty()) {
+    return "";
+  }
+  std::optional<int64_t> rate;  // the images' sampling rate, when all that sampled had one
+  bool same_rate = true;
+  for (const analyze::HeapImageSummary* summary : images) {
+    if (summary->image.rate_bytes > 0) {
+      same_rate = same_rate && (!rate || *rate == summary->image.rate_bytes);
+      rate = summary->image.rate_bytes;
+    }
+  }
+  const bool one = images.size() == 1;
+  const std::string less_than =
+      rate && same_rate ? format_bytes(*rate) : std::string(one ? "its" : "their") + " sampling rate";
+  std::string out = "no samples: " + std::to_string(images.size()) +
+                    (one ? " process image, which" : " process images, each of which") + " allocated less than about " +
+                    less_than + " (or had sampling off)\n  ";
+  constexpr size_t kNamedOneByOne = 3;
+  constexpr size_t kCommandsNamed = 8;
+  if (images.size() <= kNamedOneByOne) {
+    for (size_t i = 0; i < images.size(); ++i) {
+      out += (i > 0 ? ", " : "") + image_title(*images[i]);
+    }
+    return out + "\n\n";
+  }
+  std::map<std::string, int64_t> by_command;
+  for (const analyze::HeapImageSummary* summary : images) {
+    ++by_command[summary->process ? summary->process->name : "?"];
+  }
+  std::vector<std::pair<std::string, int64_t>> commands(by_command.begin(), by_command.end());
+  std::stable_sort(commands.begin(), commands.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  for (size_t i = 0; i < commands.size() && i < kCommandsNamed; ++i) {
+    out += (i > 0 ? ", " : "") + terminal_safe(commands[i].first) + " " + std::to_string(commands[i].second);
+  }
+  if (commands.size() > kCommandsNamed) {
+    out += ", and " + std::to_string(commands.size() - kCommandsNamed) + " more commands";
+  }
+  return out + "\n\n";
+}
+
 }  // namespace
 
 std::string heap_offset_text(int64_t t_ms, int64_t recording_start_ms) {
@@ -160,8 +213,19 @@ nlohmann::json heap_verdict_json(const analyze::HeapVerdict& v) {
 
 std::string heap_text(const std::vector<analyze::HeapImageSummary>& images, int64_t recording_start_ms,
                       const StackFrames& frames, const analyze::HeapCoverageSummary& coverage) {
-  std::string out;
+  // The largest first: in a tree, the process that held the most is what a reader
+  // looks for. Stable, so equal images keep the order they started in.
+  std::vector<const analyze::HeapImageSummary*> sampled;
+  std::vector<const analyze::HeapImageSummary*> unsampled;
   for (const analyze::HeapImageSummary& summary : images) {
+    (summary.image.samples > 0 ? sampled : unsampled).push_back(&summary);
+  }
+  std::stable_sort(sampled.begin(), sampled.end(), [](const auto* a, const auto* b) {
+    return high_water_bytes(*a) > high_water_bytes(*b);
+  });
+  std::string out;
+  for (const analyze::HeapImageSummary* image : sampled) {
+    const analyze::HeapImageSummary& summary = *image;
     if (!summary.end) {
       // It sampled (its profiler connects on the first sample), then ended before a
       // snapshot: an exec, a signal or _exit within the first interval.
@@ -170,7 +234,8 @@ std::string heap_text(const std::vector<analyze::HeapImageSummary>& images, int6
       continue;
     }
     out += image_title(summary) + ": " + rate_text(summary.image.rate_bytes) + ", " +
-           std::to_string(summary.image.samples) + " samples, " + ending_text(summary) + "\n";
+           std::to_string(summary.image.samples) + (summary.image.samples == 1 ? " sample, " : " samples, ") +
+           ending_text(summary) + "\n";
     if (summary.image.samples_dropped > 0) {
       out += "  " + std::to_string(summary.image.samples_dropped) +
              " samples dropped: the profiler's tables were full; estimates are low\n";
@@ -181,7 +246,7 @@ std::string heap_text(const std::vector<analyze::HeapImageSummary>& images, int6
     append_moment(out, "at its end", *summary.end, recording_start_ms, frames);
     out += "\n";
   }
-  return out + heap_coverage_text(coverage);
+  return out + unsampled_text(unsampled) + heap_coverage_text(coverage);
 }
 
 std::string heap_json(const std::vector<analyze::HeapImageSummary>& images, int64_t recording_start_ms,

@@ -38,8 +38,10 @@ nlohmann::json heap_frames_json(int64_t stack_id, const StackFrames& frames);
 std::string heap_verdict_text(const analyze::HeapVerdict& verdict, int64_t recording_start_ms);
 nlohmann::json heap_verdict_json(const analyze::HeapVerdict& verdict);
 
-// `coverage`: the processes not profiled, a section of its own after the images
-// (heap_coverage_format.h).
+// The text lists the images that sampled, the largest high-water mark first, then
+// those that sampled nothing in one entry, by command; the JSON lists every image in
+// the order `images` has. `coverage`: the processes not profiled, a section of its
+// own after the images (heap_coverage_format.h).
 std::string heap_text(const std::vector<analyze::HeapImageSummary>& images, int64_t recording_start_ms,
                       const StackFrames& frames, const analyze::HeapCoverageSummary& coverage);
 std::string heap_json(const std::vector<analyze::HeapImageSummary>& images, int64_t recording_start_ms,

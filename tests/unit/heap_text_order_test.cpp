@@ -1,0 +1,96 @@
+// canopy heap's text (report/heap_format.h): the images that sampled come largest
+// first, and those that sampled nothing share one entry, named by command, so that a
+// tree of thousands of short processes does not bury the one that held the heap.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "report/heap_format.h"
+
+namespace canopy::report {
+namespace {
+
+analyze::HeapImageSummary heap_image(int64_t pid, const std::string& name, int64_t samples, int64_t in_use_bytes) {
+  analyze::HeapImageSummary summary;
+  summary.image.pid = pid;
+  summary.image.rate_bytes = 512 * 1024;
+  summary.image.end = "exit";
+  summary.image.samples = samples;
+  store::ProcessRow process;
+  process.pid = pid;
+  process.name = name;
+  summary.process = process;
+  analyze::HeapMoment end;
+  end.t_ms = 1000 + pid;
+  end.in_use_bytes = in_use_bytes;
+  summary.end = end;
+  summary.snapshots = 1;
+  return summary;
+}
+
+const StackFrames kNoFrames = [](int64_t) { return std::vector<FrameText>(); };
+
+// Where each image's title line starts in `text`, in the order of `pids`.
+std::vector<size_t> title_positions(const std::string& text, const std::vector<int64_t>& pids) {
+  std::vector<size_t> positions;
+  for (int64_t pid : pids) {
+    positions.push_back(text.find("(pid " + std::to_string(pid) + "): "));
+  }
+  return positions;
+}
+
+TEST(HeapTextOrder, TheLargestHighWaterMarkComesFirst) {
+  std::vector<analyze::HeapImageSummary> images = {
+      heap_image(1, "make", 3, 2 * 1024 * 1024),
+      heap_image(2, "cc1plus", 400, 300 * 1024 * 1024),
+      heap_image(3, "ld", 90, 60 * 1024 * 1024),
+  };
+  // ld's high-water mark was above its end, and above cc1plus's end too.
+  analyze::HeapMoment peak;
+  peak.t_ms = 900;
+  peak.in_use_bytes = 500 * 1024 * 1024;
+  images[2].peak = peak;
+  std::string text = heap_text(images, 0, kNoFrames, {});
+  auto at = title_positions(text, {3, 2, 1});
+  for (size_t position : at) {
+    ASSERT_NE(position, std::string::npos) << text;
+  }
+  EXPECT_LT(at[0], at[1]) << text;
+  EXPECT_LT(at[1], at[2]) << text;
+  EXPECT_EQ(text.find("no samples"), std::string::npos) << text;
+  // The JSON keeps the order it was given: the images' start.
+  auto json = nlohmann::json::parse(heap_json(images, 0, kNoFrames, {}));
+  ASSERT_EQ(json["images"].size(), 3u);
+  EXPECT_EQ(json["images"][0]["pid"], 1);
+  EXPECT_EQ(json["images"][2]["pid"], 3);
+}
+
+TEST(HeapTextOrder, ImagesThatSampledNothingShareOneEntryByCommand) {
+  std::vector<analyze::HeapImageSummary> images;
+  for (int64_t pid = 10; pid < 15; ++pid) {
+    images.push_back(heap_image(pid, "sh", 0, 0));
+  }
+  images.push_back(heap_image(20, "python3", 41, 60 * 1024 * 1024));
+  images.push_back(heap_image(21, "sed", 0, 0));
+  images.push_back(heap_image(22, "readlink", 0, 0));
+  images.push_back(heap_image(23, "readlink", 0, 0));
+  std::string text = heap_text(images, 0, kNoFrames, {});
+  EXPECT_EQ(text.find("python3 (pid 20): "), 0u) << text;
+  EXPECT_NE(text.find("no samples: 8 process images, each of which allocated less than about 512.0 KiB (or had "
+                      "sampling off)\n  sh 5, readlink 2, sed 1\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("(pid 10)"), std::string::npos) << text;
+  auto json = nlohmann::json::parse(heap_json(images, 0, kNoFrames, {}));
+  EXPECT_EQ(json["images"].size(), images.size());
+}
+
+TEST(HeapTextOrder, AFewImagesThatSampledNothingAreNamedOneByOne) {
+  std::vector<analyze::HeapImageSummary> images = {heap_image(30, "sh", 0, 0), heap_image(31, "true", 0, 0)};
+  images[1].image.rate_bytes = 4096;
+  EXPECT_EQ(heap_text(images, 0, kNoFrames, {}),
+            "no samples: 2 process images, each of which allocated less than about their sampling rate (or had "
+            "sampling off)\n  sh (pid 30), true (pid 31)\n\n");
+}
+
+}  // namespace
+}  // namespace canopy::report
