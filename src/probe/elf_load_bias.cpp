@@ -5,10 +5,12 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <span>
 #include <vector>
 
 #include "common/scoped_resource.h"
 #include "common/text.h"
+#include "common/vdso_image.h"
 
 namespace canopy::probe {
 
@@ -31,6 +33,27 @@ std::vector<Elf64_Phdr> program_headers(const std::string& path, ScopedFd& fd) {
   return segments;
 }
 
+// The GNU build-id among a PT_NOTE segment's notes, as lowercase hex; "" when none.
+std::string gnu_build_id_in_notes(std::span<const unsigned char> notes) {
+  // { u32 namesz, descsz, type; name, padded to 4; desc, padded to 4 }
+  size_t at = 0;
+  while (at + sizeof(Elf64_Nhdr) <= notes.size()) {
+    Elf64_Nhdr note;
+    std::memcpy(&note, notes.data() + at, sizeof note);
+    size_t name_at = at + sizeof note;
+    size_t desc_at = name_at + ((note.n_namesz + 3) & ~size_t{3});
+    size_t next = desc_at + ((note.n_descsz + 3) & ~size_t{3});
+    if (next > notes.size()) {
+      break;
+    }
+    if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 && std::memcmp(notes.data() + name_at, "GNU", 4) == 0) {
+      return hex_of(notes.data() + desc_at, note.n_descsz);
+    }
+    at = next;
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string elf_build_id_hex(const std::string& path) {
@@ -44,21 +67,32 @@ std::string elf_build_id_hex(const std::string& path) {
         static_cast<ssize_t>(notes.size())) {
       continue;
     }
-    // { u32 namesz, descsz, type; name, padded to 4; desc, padded to 4 }
-    size_t at = 0;
-    while (at + sizeof(Elf64_Nhdr) <= notes.size()) {
-      Elf64_Nhdr note;
-      std::memcpy(&note, notes.data() + at, sizeof note);
-      size_t name_at = at + sizeof note;
-      size_t desc_at = name_at + ((note.n_namesz + 3) & ~size_t{3});
-      size_t next = desc_at + ((note.n_descsz + 3) & ~size_t{3});
-      if (next > notes.size()) {
-        break;
+    if (std::string id = gnu_build_id_in_notes(notes); !id.empty()) {
+      return id;
+    }
+  }
+  return "";
+}
+
+std::string vdso_build_id_hex() {
+  std::span<const unsigned char> image = vdso_image();
+  Elf64_Ehdr header;
+  if (image.size() < sizeof header) {
+    return "";
+  }
+  std::memcpy(&header, image.data(), sizeof header);
+  if (header.e_phentsize != sizeof(Elf64_Phdr) || header.e_phoff > image.size() ||
+      (image.size() - header.e_phoff) / sizeof(Elf64_Phdr) < header.e_phnum) {
+    return "";
+  }
+  for (size_t i = 0; i < header.e_phnum; ++i) {
+    Elf64_Phdr segment;
+    std::memcpy(&segment, image.data() + header.e_phoff + i * sizeof segment, sizeof segment);
+    if (segment.p_type == PT_NOTE && segment.p_offset <= image.size() &&
+        segment.p_filesz <= image.size() - segment.p_offset) {
+      if (std::string id = gnu_build_id_in_notes(image.subspan(segment.p_offset, segment.p_filesz)); !id.empty()) {
+        return id;
       }
-      if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 && std::memcmp(notes.data() + name_at, "GNU", 4) == 0) {
-        return hex_of(notes.data() + desc_at, note.n_descsz);
-      }
-      at = next;
     }
   }
   return "";

@@ -19,4 +19,8 @@ uint64_t elf_load_bias(const std::string& path, uint64_t map_start, uint64_t fil
 // their build-id: those that predate the profiler (record --pid).
 std::string elf_build_id_hex(const std::string& path);
 
+// The build-id of this process's vDSO (common/vdso_image.h), which the kernel reports
+// with no build-id of its own: the same as every 64-bit process's under this kernel.
+std::string vdso_build_id_hex();
+
 }  // namespace canopy::probe

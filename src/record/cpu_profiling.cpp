@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/vdso_image.h"
 #include "probe/elf_load_bias.h"
 #include "probe/running_tree.h"
 #include "probe/system.h"
@@ -194,6 +195,13 @@ void CpuProfiling::add_mapping(const probe::PerfMmap& reported) {
       known->second = probe::elf_build_id_hex(mmap.path);
     }
     mmap.build_id_hex = known->second;
+  }
+  if (mmap.build_id_hex.empty() && mmap.path == kVdsoMapName) {
+    // The vDSO has no file, and the kernel reports no build-id for it: the recorder's
+    // own is the same image, and its build-id tells a report under another kernel that
+    // its vDSO is not this one.
+    static const std::string vdso_build_id = probe::vdso_build_id_hex();
+    mmap.build_id_hex = vdso_build_id;
   }
   std::vector<Mapping>& mappings = mappings_[mmap.pid];
   const uint64_t end = mmap.start + mmap.length;

@@ -2,12 +2,16 @@
 
 #include <fcntl.h>
 #include <gelf.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <span>
 
 #include "common/scoped_resource.h"
+#include "common/vdso_image.h"
 #include "symbolize/build_id.h"
 
 namespace canopy::symbolize {
@@ -68,6 +72,21 @@ bool sections_in_file(Dwfl_Module* module, uint64_t file_bytes) {
   return true;
 }
 
+// The vDSO has no file: this process's image, in a memory file for libdwfl. It is the
+// recorded processes' when the recording was made under this kernel, which the
+// build-id check tells; under another kernel it names nothing.
+ScopedFd vdso_file() {
+  std::span<const unsigned char> image = vdso_image();
+  if (image.empty()) {
+    return ScopedFd();
+  }
+  ScopedFd fd(::memfd_create("canopy-vdso", MFD_CLOEXEC));
+  if (!fd || ::write(fd.get(), image.data(), image.size()) != static_cast<ssize_t>(image.size())) {
+    return ScopedFd();
+  }
+  return fd;
+}
+
 }  // namespace
 
 ModuleFile::ModuleFile(const ModuleRef& ref) {
@@ -80,7 +99,8 @@ ModuleFile::ModuleFile(const ModuleRef& ref) {
 
 ModuleState ModuleFile::load(const ModuleRef& ref) {
   // O_NONBLOCK: a path that has become a FIFO must not hang the report.
-  ScopedFd fd(::open(ref.path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  ScopedFd fd = ref.path == kVdsoMapName ? vdso_file()
+                                          : ScopedFd(::open(ref.path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (!fd) {
     return ModuleState::kMissing;
   }

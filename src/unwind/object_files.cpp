@@ -4,35 +4,13 @@
 #include <elfutils/libdwelf.h>
 #include <fcntl.h>
 #include <gelf.h>
-#include <sys/auxv.h>
 
 #include <cstring>
 
 #include "common/text.h"
+#include "common/vdso_image.h"
 
 namespace canopy::unwind {
-namespace {
-
-// The vDSO's image in this process: from its ELF header to the end of its section
-// headers, which come last in the kernel's vdso64.so.
-std::vector<unsigned char> vdso_image() {
-  const auto* base = reinterpret_cast<const unsigned char*>(::getauxval(AT_SYSINFO_EHDR));
-  if (base == nullptr) {
-    return {};
-  }
-  Elf64_Ehdr header;
-  std::memcpy(&header, base, sizeof header);
-  if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64) {
-    return {};
-  }
-  size_t size = header.e_shoff + size_t{header.e_shnum} * header.e_shentsize;
-  if (size < sizeof header || size > (size_t{1} << 20)) {
-    return {};
-  }
-  return std::vector<unsigned char>(base, base + size);
-}
-
-}  // namespace
 
 std::unique_ptr<ObjectFile> ObjectFile::open(const std::string& path, const std::string& build_id_hex) {
   static const bool version_set = elf_version(EV_CURRENT) != EV_NONE;
@@ -40,8 +18,9 @@ std::unique_ptr<ObjectFile> ObjectFile::open(const std::string& path, const std:
     return nullptr;
   }
   std::unique_ptr<ObjectFile> file(new ObjectFile());
-  if (path == "[vdso]") {
-    file->image_ = vdso_image();
+  if (path == kVdsoMapName) {
+    std::span<const unsigned char> vdso = vdso_image();
+    file->image_.assign(vdso.begin(), vdso.end());  // libelf may write to what it reads
     if (file->image_.empty()) {
       return nullptr;
     }
@@ -56,7 +35,7 @@ std::unique_ptr<ObjectFile> ObjectFile::open(const std::string& path, const std:
   if (file->elf_ == nullptr || elf_kind(file->elf_) != ELF_K_ELF || !file->read_layout()) {
     return nullptr;
   }
-  if (!build_id_hex.empty() && path != "[vdso]") {
+  if (!build_id_hex.empty() && path != kVdsoMapName) {
     const void* bits = nullptr;
     ssize_t size = dwelf_elf_gnu_build_id(file->elf_, &bits);
     if (size <= 0 || hex_of(static_cast<const unsigned char*>(bits), static_cast<size_t>(size)) != build_id_hex) {

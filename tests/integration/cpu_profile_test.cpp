@@ -20,6 +20,7 @@
 #include <sstream>
 #include <nlohmann/json.hpp>
 
+#include "common/vdso_image.h"
 #include "integration/harness.h"
 #include "integration/pprof_decoded.h"
 #include "probe/perf_sampling.h"
@@ -338,6 +339,31 @@ TEST(CpuProfile, TheExportsPickTheProfileOrSayWhyNot) {
   auto not_for_csv = run({kCanopy, "export", both, "--format", "csv", "--profile", "cpu"});
   EXPECT_EQ(not_for_csv.exit_status, 2);
   EXPECT_EQ(not_for_csv.err, "canopy: --profile applies to --format pprof and collapsed only\n");
+}
+
+// The vDSO has no file: canopy names its frames from its own vDSO, the same image under
+// the same kernel, where they were "? ([vdso]+0x...)".
+TEST(CpuProfile, FramesInTheVdsoAreNamed) {
+  TempDir dir;
+  std::string path = dir.file("vdso.canopy");
+  auto result = run({kCanopy, "record", "-q", "--cpu-profile=999", "-o", path, "--", kCpuWorkload, "clock", "1"});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  nlohmann::json json = profile_json(path, 0);
+  ASSERT_EQ(json["groups"].size(), 1u) << json.dump();
+  const nlohmann::json& group = json["groups"][0];
+  // The loop is clock_gettime and little else, so well over a tenth of the samples
+  // have the vDSO on their stack: with 500 samples, none does with probability under
+  // 0.9^500 (1e-23).
+  ASSERT_GE(group["samples"].get<int64_t>(), 500) << "too few samples for the bound the test relies on";
+  int64_t in_vdso = 0;
+  for (const auto& row : group["by_total"]) {
+    const std::string function = row["function"];
+    EXPECT_EQ(function.find(std::string(kVdsoMapName)), std::string::npos) << "an unnamed vDSO frame: " << function;
+    if (function.rfind("__vdso_", 0) == 0) {
+      in_vdso += row["total_samples"].get<int64_t>();
+    }
+  }
+  EXPECT_GT(in_vdso, 0) << group.dump();
 }
 
 TEST(CpuProfile, ARecordingWithoutOneIsToldInOneLine) {

@@ -22,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/vdso_image.h"
+#include "probe/elf_load_bias.h"
 #include "support/temp_dir.h"
 #include "symbolize/build_id.h"
 
@@ -263,6 +265,21 @@ TEST_F(SymbolizerTest, AnotherBuildGivesNoNames) {
     c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   }
   EXPECT_EQ(symbolizer.module_state(ModuleRef{module.path, upper}), ModuleState::kResolved);
+}
+
+// "[vdso]" has no file: the symbolizer reads this process's vDSO, which is the recorded
+// one only when the build-id the recorder took from its own vDSO agrees.
+TEST_F(SymbolizerTest, TheVdsoIsThisProcesssOwnWhenTheBuildIdsAgree) {
+  if (vdso_image().empty()) {
+    GTEST_SKIP() << "this process has no 64-bit vDSO";
+  }
+  const std::string build_id = probe::vdso_build_id_hex();
+  ASSERT_FALSE(build_id.empty()) << "the kernel's vDSO has a build-id";
+  Symbolizer symbolizer;
+  EXPECT_EQ(symbolizer.module_state(ModuleRef{std::string(kVdsoMapName), build_id}), ModuleState::kResolved);
+  // Another kernel's, or one recorded before canopy took its build-id.
+  EXPECT_EQ(symbolizer.module_state(ModuleRef{std::string(kVdsoMapName), "00112233"}), ModuleState::kBuildIdMismatch);
+  EXPECT_EQ(symbolizer.module_state(ModuleRef{std::string(kVdsoMapName), ""}), ModuleState::kBuildIdMismatch);
 }
 
 TEST_F(SymbolizerTest, MissingFileGivesNoNames) {

@@ -9,6 +9,8 @@
 //   cpu_workload deep SECONDS    spends SECONDS in hot_function called at the bottom of
 //                                kDeepFrames calls of `descend`, each with kDeepPadBytes
 //                                on its stack: a stack deeper than the profiler's copy
+//   cpu_workload clock SECONDS   spends SECONDS calling clock_gettime(CLOCK_MONOTONIC),
+//                                which the vDSO answers within the process
 //
 // C: no runtime that runs code of its own before main. The loop's body is a macro, not
 // a function, so that no third function (inlined or not) holds the samples.
@@ -79,6 +81,21 @@ __attribute__((noinline)) static unsigned long descend(int depth, double seconds
   return acc + (unsigned long)pad[0];
 }
 
+// The vDSO reads the clock without a system call; under a clock source it cannot read,
+// it makes the system call itself. Either way the vDSO is on the stack of the calls.
+__attribute__((noinline)) static long read_clock(double seconds) {
+  struct timespec now;
+  long calls = 0;
+  double start = cpu_seconds();
+  while (cpu_seconds() - start < seconds) {
+    for (int i = 0; i < 10000; ++i) {
+      clock_gettime(CLOCK_MONOTONIC, &now);
+      ++calls;
+    }
+  }
+  return calls;
+}
+
 static int spawn(const char* self, const char* seconds_text) {
   double seconds = atof(seconds_text);
   unsigned long acc = 1;
@@ -120,6 +137,11 @@ int main(int argc, char** argv) {
     printf("deep %lu\n", acc & 1);
     return 0;
   }
-  fprintf(stderr, "usage: %s split SECONDS | spawn SECONDS | deep SECONDS\n", argv[0]);
+  if (argc == 3 && argv[1][0] == 'c') {
+    long calls = read_clock(atof(argv[2]));
+    printf("clock %ld calls\n", calls);
+    return 0;
+  }
+  fprintf(stderr, "usage: %s split SECONDS | spawn SECONDS | deep SECONDS | clock SECONDS\n", argv[0]);
   return 2;
 }
