@@ -92,7 +92,11 @@ describe('canopy view', () => {
     const cpuPeak = Math.max(...cpu.total);
     const ceiling = 100 * suite.recording.meta.cpu_count;
     assert.equal(chart.yMax, cpuPeak >= ceiling / 4 ? Math.max(cpuPeak, ceiling) : cpuPeak);
-    assert.ok(chart.yMax > 0 && chart.yMax < 100 * suite.recording.meta.cpu_count * 1.5, `cpu y max ${chart.yMax}%`);
+    // In percent of one core: above 0, and not a unit off. A tick's rate is what each
+    // process used between its reads over the ticks' interval, so a sampler held up by
+    // a loaded machine can show a busy tick above the machine's ceiling; by no more
+    // than the read came late, far from a factor of ten.
+    assert.ok(chart.yMax > 0 && chart.yMax < 100 * suite.recording.meta.cpu_count * 10, `cpu y max ${chart.yMax}%`);
     assert.ok(chart.yLabels.every((label) => label.endsWith('%')), `y labels ${chart.yLabels}`);
     assert.equal(await page.evaluate(() => window.canopyView.state.metric), 'cpu');
     await screenshot(page, suite.env, 'view-cpu');
