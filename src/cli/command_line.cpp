@@ -16,8 +16,6 @@
 namespace canopy::cli {
 namespace {
 
-constexpr int64_t kIntervalMostMs = 3'600'000;
-
 // The least page the kernel gives, and so the least memory a limit can mean: under it,
 // memory.max and RLIMIT_AS both leave nothing to run in.
 constexpr int64_t kLeastMemoryLimitBytes = 4096;
@@ -155,16 +153,19 @@ CLI::App* add_record_command(CLI::App& app, RecordCliOptions& cli) {
       "record", "Run a command (canopy record -- CMD ARGS) or attach to one (--pid PID) and record its whole tree");
   take_integer(cmd->add_option("--pid", options.attach_pid, "Attach to a running process and its descendants"), 1,
                kPidMaxLimit);
-  CLI::Option* interval = take_integer(cmd->add_option("-i,--interval", options.interval_ms,
-                               "Sampling interval in ms (default 100; env CANOPY_INTERVAL or ONLOOKER_POLL_INTERVAL)"),
-               1, kIntervalMostMs);
+  CLI::Option* interval = take_interval(
+      cmd->add_option("-i,--interval", options.interval_ms,
+                      "Sampling interval, such as 250ms or 1s; a bare number is milliseconds (default 100ms; env "
+                      "CANOPY_INTERVAL or ONLOOKER_POLL_INTERVAL)"),
+      1, record::kIntervalMostMs);
   cmd->add_option("-o,--output", options.output, "Recording file (default canopy-YYYYMMDD-HHMMSS-PID.canopy)");
   cmd->add_flag("-f,--force", options.force, "Replace an existing recording file");
   cmd->add_flag("-q,--quiet", options.quiet, "Print no summary and no exit status line");
   cmd->add_flag("--pss", options.pss, "Also record PSS and USS (smaps_rollup; costly, so once a second by default)");
-  take_integer(cmd->add_option("--pss-interval", options.pss_interval_ms,
-                               "Minimum ms between PSS reads of one process (default 1000)"),
-               1, kIntervalMostMs);
+  take_interval(cmd->add_option("--pss-interval", options.pss_interval_ms,
+                                "Least time between PSS reads of one process, such as 1s; a bare number is "
+                                "milliseconds (default 1s)"),
+                1, record::kIntervalMostMs);
   cmd->add_flag("--capture-output", options.capture_output,
                 "Store every line the command writes to stdout and stderr as an event (both still reach the terminal)");
   // Callbacks, not CLI11's "!--no-..." flags, whose help shows a "{false}" default.

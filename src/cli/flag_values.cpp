@@ -101,6 +101,16 @@ CLI::Option* take_duration(CLI::Option* option, int64_t least_ms) {
   return take_scaled(option, "DURATION", parse_duration_ms, duration_text, least_ms);
 }
 
+CLI::Option* take_interval(CLI::Option* option, int64_t least_ms, int64_t most_ms) {
+  return add_check(option, "INTERVAL", [=](const std::string& given) -> Result<std::string> {
+    ASSIGN_OR_RETURN(auto value, parse_interval_ms(given));
+    if (value < least_ms || value > most_ms) {
+      return Error{range_text(duration_text(least_ms), duration_text(most_ms))};
+    }
+    return std::to_string(value);
+  });
+}
+
 CLI::Option* take_ip_address(CLI::Option* option) {
   return add_check(option, "ADDRESS", [](const std::string& text) -> Result<std::string> {
     in6_addr address{};  // room for either

@@ -29,6 +29,8 @@ CLI::Option* take_integer(CLI::Option* option, int64_t least, int64_t most = kNo
 CLI::Option* take_number(CLI::Option* option, double least, double most);
 CLI::Option* take_size(CLI::Option* option, int64_t least_bytes);
 CLI::Option* take_duration(CLI::Option* option, int64_t least_ms);
+// A duration, or a whole number of milliseconds (common/units.h, parse_interval_ms).
+CLI::Option* take_interval(CLI::Option* option, int64_t least_ms, int64_t most_ms);
 CLI::Option* take_ip_address(CLI::Option* option);
 // ADDR:PORT, :PORT or PORT (web/listen_address.h), kept as given.
 CLI::Option* take_listen_address(CLI::Option* option, bool value_optional = false);

@@ -91,6 +91,18 @@ Result<int64_t> parse_duration_ms(std::string_view text) {
   return scaled(text, duration_factor, "not a duration such as 10m, 90s or 500ms");
 }
 
+Result<int64_t> parse_interval_ms(std::string_view text) {
+  if (!text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos) {
+    int64_t ms = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), ms);
+    if (ec != std::errc()) {
+      return Error{"too large"};
+    }
+    return ms;
+  }
+  return scaled(text, duration_factor, "not an interval such as 250ms or 2s (a bare number is milliseconds)");
+}
+
 Result<int64_t> parse_size_bytes(std::string_view text) {
   return scaled(text, size_factor, "not a size such as 2G or 512M");
 }

@@ -15,6 +15,8 @@ class LiveFiguresSink;  // live/live_figures.h
 namespace canopy::record {
 
 inline constexpr int64_t kDefaultIntervalMs = 100;
+// The longest sampling interval (--interval, --pss-interval, CANOPY_INTERVAL): an hour.
+inline constexpr int64_t kIntervalMostMs = 3'600'000;
 inline constexpr int64_t kDefaultHeapRateBytes = 512 * 1024;
 inline constexpr int64_t kDefaultHeapIntervalMs = 2000;
 // The kernel caps sampling frequencies at kernel.perf_event_max_sample_rate (often

@@ -10,6 +10,7 @@
 #include <climits>
 
 #include "common/text.h"
+#include "common/units.h"
 #include "record/record_run.h"
 #include "record/recording_meta.h"
 
@@ -166,9 +167,11 @@ IntervalDefault interval_from_environment() {
     if (!value || !*value) {
       continue;
     }
-    auto ms = parse_int<int64_t>(value);
-    if (!ms || *ms < 1) {
-      return {kDefaultIntervalMs, std::string(name) + "='" + value + "' is not a number of milliseconds >= 1"};
+    auto ms = parse_interval_ms(value);
+    if (!ms || *ms < 1 || *ms > kIntervalMostMs) {
+      return {kDefaultIntervalMs, std::string(name) + "='" + value +
+                                      "' is not an interval from 1ms to 1h, such as 250ms or 2s (a bare number is "
+                                      "milliseconds)"};
     }
     return {*ms, ""};
   }

@@ -151,21 +151,29 @@ TEST(Record, TenMillisecondInterval) {
 
 TEST(Record, IntervalFromEnvironment) {
   TempDir dir;
-  for (auto [variable, value] : {std::pair{"CANOPY_INTERVAL", "50"}, std::pair{"ONLOOKER_POLL_INTERVAL", "70"}}) {
-    std::string path = dir.file(std::string(variable) + ".canopy");
+  struct Case {
+    const char* variable;
+    const char* value;
+    int64_t interval_ms;
+  };
+  for (auto [variable, value, interval_ms] : {Case{"CANOPY_INTERVAL", "50", 50}, Case{"ONLOOKER_POLL_INTERVAL", "70", 70},
+                                              Case{"CANOPY_INTERVAL", "0.25s", 250}}) {
+    std::string path = dir.file(std::string(variable) + value + ".canopy");
     RunOptions options;
     options.env["CANOPY_INTERVAL"] = "";
     options.env["ONLOOKER_POLL_INTERVAL"] = "";
     options.env[variable] = value;
     auto result = run({kCanopy, "record", "-q", "-o", path, "--", kWorkload, "exit", "0"}, options);
     ASSERT_EQ(result.exit_status, 0) << result.err;
-    EXPECT_EQ(open_recording(path).meta().interval_ms, std::stoll(value));
+    EXPECT_EQ(open_recording(path).meta().interval_ms, interval_ms) << variable << "=" << value;
   }
   RunOptions bad;
   bad.env = {{"CANOPY_INTERVAL", "fast"}};
   auto result = run({kCanopy, "record", "-o", dir.file("bad.canopy"), "--", kWorkload, "exit", "0"}, bad);
   EXPECT_EQ(result.exit_status, 125);
-  EXPECT_EQ(result.err, "canopy: CANOPY_INTERVAL='fast' is not a number of milliseconds >= 1\n");
+  EXPECT_EQ(result.err,
+            "canopy: CANOPY_INTERVAL='fast' is not an interval from 1ms to 1h, such as 250ms or 2s (a bare number is "
+            "milliseconds)\n");
 }
 
 TEST(Record, DefaultNameInTheCurrentDirectory) {

@@ -39,6 +39,21 @@ TEST(Units, DurationsNeedTheirUnit) {
   }
 }
 
+// --interval's values: a duration, or a bare number of milliseconds as it always took.
+TEST(Units, IntervalsTakeADurationOrMilliseconds) {
+  EXPECT_EQ(*parse_interval_ms("100"), 100);
+  EXPECT_EQ(*parse_interval_ms("250ms"), 250);
+  EXPECT_EQ(*parse_interval_ms("0.5s"), 500);
+  EXPECT_EQ(*parse_interval_ms("1m"), 60'000);
+  EXPECT_EQ(*parse_interval_ms("0"), 0);  // the caller says what range it takes
+  EXPECT_EQ(parse_interval_ms("99999999999999999999").error().message, "too large");
+  for (const char* bad : {"", "1.5", "-", "10S", "fast"}) {
+    EXPECT_EQ(parse_interval_ms(bad).error().message,
+              "not an interval such as 250ms or 2s (a bare number is milliseconds)")
+        << bad;
+  }
+}
+
 TEST(Units, WrittenBackAsAUserWould) {
   EXPECT_EQ(duration_text(0), "0s");
   EXPECT_EQ(duration_text(1), "1ms");
