@@ -54,26 +54,7 @@ std::string gnu_build_id_in_notes(std::span<const unsigned char> notes) {
   return "";
 }
 
-}  // namespace
-
-std::string elf_build_id_hex(const std::string& path) {
-  ScopedFd fd;
-  for (const Elf64_Phdr& segment : program_headers(path, fd)) {
-    if (segment.p_type != PT_NOTE || segment.p_filesz > (1 << 16)) {
-      continue;
-    }
-    std::vector<unsigned char> notes(segment.p_filesz);
-    if (::pread(fd.get(), notes.data(), notes.size(), static_cast<off_t>(segment.p_offset)) !=
-        static_cast<ssize_t>(notes.size())) {
-      continue;
-    }
-    if (std::string id = gnu_build_id_in_notes(notes); !id.empty()) {
-      return id;
-    }
-  }
-  return "";
-}
-
+// The build-id of this process's vDSO, from its image in memory.
 std::string vdso_build_id_hex() {
   std::span<const unsigned char> image = vdso_image();
   Elf64_Ehdr header;
@@ -93,6 +74,29 @@ std::string vdso_build_id_hex() {
       if (std::string id = gnu_build_id_in_notes(image.subspan(segment.p_offset, segment.p_filesz)); !id.empty()) {
         return id;
       }
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string elf_build_id_hex(const std::string& path) {
+  if (path == kVdsoMapName) {
+    return vdso_build_id_hex();
+  }
+  ScopedFd fd;
+  for (const Elf64_Phdr& segment : program_headers(path, fd)) {
+    if (segment.p_type != PT_NOTE || segment.p_filesz > (1 << 16)) {
+      continue;
+    }
+    std::vector<unsigned char> notes(segment.p_filesz);
+    if (::pread(fd.get(), notes.data(), notes.size(), static_cast<off_t>(segment.p_offset)) !=
+        static_cast<ssize_t>(notes.size())) {
+      continue;
+    }
+    if (std::string id = gnu_build_id_in_notes(notes); !id.empty()) {
+      return id;
     }
   }
   return "";

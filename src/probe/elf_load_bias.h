@@ -16,11 +16,9 @@ uint64_t elf_load_bias(const std::string& path, uint64_t map_start, uint64_t fil
 
 // The object's GNU build-id (NT_GNU_BUILD_ID in a PT_NOTE segment) as lowercase hex;
 // "" when it has none or cannot be read. For mappings the kernel did not report with
-// their build-id: those that predate the profiler (record --pid).
+// their build-id: those that predate the profiler (record --pid), and the vDSO, whose
+// path is "[vdso]": this process's (common/vdso_image.h), the same as every 64-bit
+// process's under this kernel.
 std::string elf_build_id_hex(const std::string& path);
-
-// The build-id of this process's vDSO (common/vdso_image.h), which the kernel reports
-// with no build-id of its own: the same as every 64-bit process's under this kernel.
-std::string vdso_build_id_hex();
 
 }  // namespace canopy::probe

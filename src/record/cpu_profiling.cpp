@@ -188,20 +188,15 @@ void CpuProfiling::add_mapping(const probe::PerfMmap& reported) {
     return;
   }
   probe::PerfMmap mmap = reported;
-  if (mmap.build_id_hex.empty() && !mmap.path.empty() && mmap.path[0] == '/') {
-    // A kernel before 5.12 sends none: the file's own, as it is on disk now, read once.
+  if (mmap.build_id_hex.empty() && (mmap.path.starts_with('/') || mmap.path == kVdsoMapName)) {
+    // A kernel before 5.12 sends none, and no kernel one for the vDSO: the file's own, as
+    // it is on disk now, or the recorder's vDSO (the same image), read once. The vDSO's
+    // tells a report under another kernel that its vDSO is not this one.
     auto [known, added] = file_build_ids_.try_emplace(mmap.path);
     if (added) {
       known->second = probe::elf_build_id_hex(mmap.path);
     }
     mmap.build_id_hex = known->second;
-  }
-  if (mmap.build_id_hex.empty() && mmap.path == kVdsoMapName) {
-    // The vDSO has no file, and the kernel reports no build-id for it: the recorder's
-    // own is the same image, and its build-id tells a report under another kernel that
-    // its vDSO is not this one.
-    static const std::string vdso_build_id = probe::vdso_build_id_hex();
-    mmap.build_id_hex = vdso_build_id;
   }
   std::vector<Mapping>& mappings = mappings_[mmap.pid];
   const uint64_t end = mmap.start + mmap.length;

@@ -116,7 +116,8 @@ class CpuProfiling {
   // The virtual address at a mapped file offset, by (path, build-id, offset): the same
   // in every process, read from the object's program headers once.
   std::map<std::tuple<std::string, std::string, uint64_t>, uint64_t> vaddr_at_offset_;
-  // Build-ids read from the files of mappings reported without one, by path.
+  // Build-ids of mappings reported without one, by path: read from their files, or for
+  // "[vdso]" from the recorder's own vDSO.
   std::unordered_map<std::string, std::string> file_build_ids_;
   int64_t samples_ = 0;
   int64_t samples_lost_ = 0;

@@ -273,7 +273,7 @@ TEST_F(SymbolizerTest, TheVdsoIsThisProcesssOwnWhenTheBuildIdsAgree) {
   if (vdso_image().empty()) {
     GTEST_SKIP() << "this process has no 64-bit vDSO";
   }
-  const std::string build_id = probe::vdso_build_id_hex();
+  const std::string build_id = probe::elf_build_id_hex(std::string(kVdsoMapName));
   ASSERT_FALSE(build_id.empty()) << "the kernel's vDSO has a build-id";
   Symbolizer symbolizer;
   EXPECT_EQ(symbolizer.module_state(ModuleRef{std::string(kVdsoMapName), build_id}), ModuleState::kResolved);
