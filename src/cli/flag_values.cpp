@@ -42,14 +42,14 @@ CLI::Option* add_check(CLI::Option* option, const std::string& description,
   return option;
 }
 
-// A size or a duration, at least `least`: handed to CLI11 as a plain integer (bytes,
-// milliseconds), and `text` writes `least` back as the user would.
+// A size, a duration or an interval, from `least` to `most`: handed to CLI11 as a plain
+// integer (bytes, milliseconds), and `text` writes the bounds back as the user would.
 CLI::Option* take_scaled(CLI::Option* option, const char* description, Result<int64_t> (*parse)(std::string_view),
-                         std::string (*text)(int64_t), int64_t least) {
+                         std::string (*text)(int64_t), int64_t least, int64_t most = kNoMost) {
   return add_check(option, description, [=](const std::string& given) -> Result<std::string> {
     ASSIGN_OR_RETURN(auto value, parse(given));
-    if (value < least) {
-      return Error{range_text(text(least), "")};
+    if (value < least || value > most) {
+      return Error{range_text(text(least), most == kNoMost ? "" : text(most))};
     }
     return std::to_string(value);
   });
@@ -102,13 +102,7 @@ CLI::Option* take_duration(CLI::Option* option, int64_t least_ms) {
 }
 
 CLI::Option* take_interval(CLI::Option* option, int64_t least_ms, int64_t most_ms) {
-  return add_check(option, "INTERVAL", [=](const std::string& given) -> Result<std::string> {
-    ASSIGN_OR_RETURN(auto value, parse_interval_ms(given));
-    if (value < least_ms || value > most_ms) {
-      return Error{range_text(duration_text(least_ms), duration_text(most_ms))};
-    }
-    return std::to_string(value);
-  });
+  return take_scaled(option, "INTERVAL", parse_interval_ms, duration_text, least_ms, most_ms);
 }
 
 CLI::Option* take_ip_address(CLI::Option* option) {
