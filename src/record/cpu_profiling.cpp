@@ -6,6 +6,7 @@
 #include "probe/elf_load_bias.h"
 #include "probe/running_tree.h"
 #include "probe/system.h"
+#include "unwind/frame_pointer_join.h"
 
 namespace canopy::record {
 namespace {
@@ -233,11 +234,11 @@ int64_t CpuProfiling::frame_id(const std::vector<Mapping>& mappings, uint64_t pc
 // CFI describes every instruction of code built with or without frame pointers, and a
 // leaf function's caller is not skipped, so they come first. It stops short where the
 // copy ends (a deep stack), or at code without CFI (JIT code, an object it cannot
-// open); the kernel's frame-pointer walk had the whole stack to read, so from the
-// frame where the two agree on a return address on, the walk's frames are the rest of
-// the same stack. Where DWARF gave nothing past the sampled instruction, the walk is all
-// there is (JIT code with frame pointers, say). Where the sample has no copy (another
-// architecture, a task without a user context), the walk alone, as before.
+// open); the kernel's frame-pointer walk had the whole stack to read, so past the last
+// DWARF frame it holds (unwind/frame_pointer_join.h says which), the walk's frames are
+// the rest of the same stack. Where DWARF gave nothing past the sampled instruction,
+// the walk is all there is (JIT code with frame pointers, say). Where the sample has no
+// copy (another architecture, a task without a user context), the walk alone.
 void CpuProfiling::stack_addresses(const probe::PerfSample& sample, const std::vector<Mapping>& mappings) {
   addresses_.clear();
   auto add_frame_pointer_chain = [&](size_t from) {
@@ -273,16 +274,9 @@ void CpuProfiling::stack_addresses(const probe::PerfSample& sample, const std::v
   for (const unwind::UnwoundFrame& frame : dwarf.frames) {
     addresses_.push_back(frame.pc + (frame.activation ? 1 : 0));
   }
-  const unwind::UnwoundFrame& last = dwarf.frames.back();
-  if (!dwarf.complete && !last.activation && sample.user_ips.size() > 1) {
-    // The same depth in both, or less in the walk, which skips a leaf function's caller;
-    // the deepest match first, so that a recursive function's one return address, at
-    // every depth, does not join the walk too early and repeat frames.
-    for (size_t at = std::min(dwarf.frames.size() - 1, sample.user_ips.size() - 1); at >= 1; --at) {
-      if (sample.user_ips[at] == last.pc) {
-        add_frame_pointer_chain(at + 1);
-        break;
-      }
+  if (!dwarf.complete && !dwarf.frames.back().activation) {
+    if (std::optional<size_t> rest = unwind::frame_pointer_walk_resumes_at(dwarf.frames, sample.user_ips)) {
+      add_frame_pointer_chain(*rest);
     }
   }
 }

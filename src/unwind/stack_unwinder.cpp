@@ -89,7 +89,12 @@ int take_frame(Dwfl_Frame* frame, void* arg) {
   if (!dwfl_frame_pc(frame, &pc, &activation)) {
     return DWARF_CB_ABORT;
   }
-  sample->out->frames.push_back({pc, activation});
+  Dwarf_Word rbp = 0;
+  std::optional<uint64_t> known_rbp;
+  if (dwfl_frame_reg(frame, kDwarfBp, &rbp) == 0) {
+    known_rbp = rbp;
+  }
+  sample->out->frames.push_back({pc, activation, known_rbp});
   return sample->out->frames.size() < kMaxFrames ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 

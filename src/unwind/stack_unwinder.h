@@ -17,6 +17,7 @@
 #include <list>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -31,6 +32,7 @@ namespace canopy::unwind {
 // rsp, r8 to r15, and the return address column, rip.
 inline constexpr size_t kDwarfRegisterCount = 17;
 using DwarfRegisters = std::array<uint64_t, kDwarfRegisterCount>;
+inline constexpr size_t kDwarfBp = 6;
 inline constexpr size_t kDwarfSp = 7;
 inline constexpr size_t kDwarfIp = 16;
 
@@ -48,6 +50,10 @@ struct UnwoundFrame {
   // The interrupted instruction itself (the first frame, or one a signal interrupted);
   // otherwise pc is a return address, just after the call.
   bool activation = false;
+  // rbp as it was in this frame (the CFI restores it like any callee-saved register);
+  // nullopt where the CFI leaves it unknown. Where it changes from one frame to its
+  // caller, the callee had set up a frame record: what a frame-pointer walk reads.
+  std::optional<uint64_t> rbp;
 };
 
 struct UnwoundStack {

@@ -6,9 +6,10 @@
 //                                is one of work, whatever the machine's speed or load
 //   cpu_workload spawn SECONDS   first spends a tenth of SECONDS in main itself, then
 //                                forks and execs `split SECONDS`, and waits for it
-//   cpu_workload deep SECONDS    spends SECONDS in hot_function called at the bottom of
-//                                kDeepFrames calls of `descend`, each with kDeepPadBytes
-//                                on its stack: a stack deeper than the profiler's copy
+//   cpu_workload deep SECONDS    spends SECONDS at the bottom of kDeepFrames calls of
+//                                `descend`, each with kDeepPadBytes on its stack (a stack
+//                                deeper than the profiler's copy): 7 parts in
+//                                hot_function for every 3 in frameless_function
 //   cpu_workload clock SECONDS   spends SECONDS calling clock_gettime(CLOCK_MONOTONIC),
 //                                which the vDSO answers within the process
 //
@@ -65,6 +66,13 @@ __attribute__((noinline)) static int split(double seconds) {
   return 0;
 }
 
+// A leaf that sets up no frame record: rbp is still its caller's, and the kernel's
+// frame-pointer walk from it skips its caller.
+__attribute__((noinline)) unsigned long frameless_function(unsigned long acc) {
+  SPIN(3L * kUnitIterations, acc);
+  return acc;
+}
+
 enum { kDeepFrames = 100, kDeepPadBytes = 256 };  // 100 frames of over 256 bytes: > 25 KiB
 
 __attribute__((noinline)) static unsigned long descend(int depth, double seconds) {
@@ -77,6 +85,7 @@ __attribute__((noinline)) static unsigned long descend(int depth, double seconds
   double start = cpu_seconds();
   while (cpu_seconds() - start < seconds) {
     acc = hot_function(acc);
+    acc = frameless_function(acc);
   }
   return acc + (unsigned long)pad[0];
 }
