@@ -3,7 +3,7 @@
 // the toolbar. One process; in grouped mode its whole command name; or a subtree.
 
 import { groupLabel, groupTitle } from './groups.js';
-import { processLabel } from './short_command.js';
+import { processLabel } from './process_index.js';
 
 export { indexByName } from './groups.js';
 

@@ -6,7 +6,7 @@
 // buildFrame stacks them by size (top_bands.js).
 
 import { groupLabel } from './groups.js';
-import { processLabel } from './short_command.js';
+import { processLabel } from './process_index.js';
 import { indexRange } from './search.js';
 import { kDefaultTopN, topLayers } from './top_bands.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { refillProcessIndex } from '../../src/process_index.js';
+import { processLabel, refillProcessIndex } from '../../src/process_index.js';
 
 const make = { id: 1, name: 'make', cmdline: ['make', '-j2'] };
 const cc = (id, file) => ({ id, name: 'cc1plus', cmdline: ['cc1plus', '-quiet', file, '-o', `/tmp/${id}.s`] });
@@ -16,5 +16,9 @@ test('a live update refills the list and maps the views hold, dropping what the 
   assert.deepEqual(processes.map((p) => p.id), [1, 3, 4]);
   assert.deepEqual([...processById.keys()], [1, 3, 4]);
   assert.deepEqual([...idsByName], [['make', [1]], ['cc1plus', [3, 4]]]);
-  assert.deepEqual(processes.map((p) => p.short), ['-j2', 'b.cpp', 'c.cpp']);
+});
+
+test('a label is the name, the pid and the short command the server gave', () => {
+  assert.equal(processLabel({ name: 'cc1plus', pid: 10913, short: 'src/json.cpp' }), 'cc1plus 10913 src/json.cpp');
+  assert.equal(processLabel({ name: 'make', pid: 7, short: null }), 'make 7');
 });

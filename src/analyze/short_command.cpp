@@ -1,0 +1,205 @@
+#include "analyze/short_command.h"
+
+#include <algorithm>
+#include <cctype>
+#include <iterator>
+#include <span>
+
+#include "common/text.h"
+
+namespace canopy::analyze {
+namespace {
+
+constexpr std::string_view kSourceExtensions[] = {
+    "c",  "cc",  "cp",  "cpp", "cxx", "c++", "C",  "m",  "mm",  "M",  "i",     "ii",   "s",  "S",  "sx", "f",  "f90",
+    "f95", "f03", "for", "F",  "F90", "go",  "rs", "cu", "d",   "ads", "adb", "swift", "java", "kt", "ll", "bc"};
+constexpr std::string_view kCompilers[] = {
+    "cc1",   "cc1plus", "cc1obj",  "cc1objplus", "f951",  "gcc",     "g++",    "cc",     "c++",    "clang", "clang++", "clang-cl",
+    "as",    "gfortran", "nvcc",   "rustc",      "javac", "kotlinc", "swiftc", "ccache", "distcc", "icc",   "icpx",    "icx"};
+// Options of compilers and drivers that take the next argument as their value.
+constexpr std::string_view kCompilerValueOptions[] = {
+    "-o", "-MF", "-MT", "-MQ", "-MD", "-MMD", "-dumpbase", "-dumpbase-ext", "-dumpdir", "-auxbase", "-auxbase-strip",
+    "-include", "-imacros", "-isystem", "-idirafter", "-iprefix", "-iwithprefix", "-iquote", "-isysroot", "-imultiarch",
+    "-imultilib", "-I", "-D", "-U", "-L", "-l", "-x", "-Xlinker", "-Xassembler", "-Xpreprocessor", "-Xclang", "-target",
+    "-arch", "-main-file-name", "-resource-dir", "-fdebug-compilation-dir", "-ferror-limit", "-MJ",
+    "--serialize-diagnostics"};
+constexpr std::string_view kJavaValueOptions[] = {"-cp",           "-classpath",    "--class-path", "-p",
+                                                  "--module-path", "--add-modules", "--add-opens",  "--add-exports"};
+constexpr std::string_view kInterpreters[] = {"node", "nodejs", "deno", "ruby", "perl",    "php",  "bash",
+                                              "sh",   "dash",   "zsh",  "ksh",  "Rscript", "tclsh"};
+// These also go by their name with a version run on: python3.11, pypy3, lua5.4.
+constexpr std::string_view kVersionedInterpreters[] = {"python", "pypy", "lua"};
+
+bool listed(std::string_view word, std::span<const std::string_view> list) {
+  return std::find(list.begin(), list.end(), word) != list.end();
+}
+
+bool is_version(std::string_view text) {
+  return !text.empty() &&
+         std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; });
+}
+
+// "gcc", or one with a version after a dash: "gcc-12", "clang++-15".
+bool is_compiler(std::string_view program) {
+  const size_t dash = program.rfind('-');
+  return listed(program, kCompilers) || (dash != std::string_view::npos && is_version(program.substr(dash + 1)) &&
+                                         listed(program.substr(0, dash), kCompilers));
+}
+
+bool is_interpreter(std::string_view program) {
+  if (listed(program, kInterpreters)) {
+    return true;
+  }
+  return std::any_of(std::begin(kVersionedInterpreters), std::end(kVersionedInterpreters), [&](std::string_view name) {
+    return program.starts_with(name) && (program.size() == name.size() || is_version(program.substr(name.size())));
+  });
+}
+
+bool is_source_file(std::string_view arg) {
+  const size_t dot = arg.rfind('.');
+  return dot != std::string_view::npos && listed(arg.substr(dot + 1), kSourceExtensions);
+}
+
+bool is_option(std::string_view arg) { return arg.starts_with('-'); }
+
+// One line (runs of white space as one space, none at the ends), at most
+// kShortCommandChars characters: a longer one keeps one less and ends in "…".
+std::string clip(std::string_view text) {
+  std::string line;
+  bool space = false;
+  for (char c : text) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      space = !line.empty();
+      continue;
+    }
+    if (space) {
+      line += ' ';
+      space = false;
+    }
+    line += c;
+  }
+  size_t characters = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    if ((static_cast<unsigned char>(line[i]) & 0xC0) == 0x80) {
+      continue;
+    }
+    if (++characters == kShortCommandChars) {
+      // The character that starts here is the last that fits, unless more follow.
+      size_t end = i + 1;
+      while (end < line.size() && (static_cast<unsigned char>(line[end]) & 0xC0) == 0x80) {
+        ++end;
+      }
+      return end == line.size() ? line : line.substr(0, i) + "\u2026";
+    }
+  }
+  return line;
+}
+
+// The input file of a compiler command line: the last argument that names a source file
+// and is no option's value; else the last argument that is neither.
+std::optional<std::string> compiler_input(const std::vector<std::string>& args) {
+  const std::string* last_source = nullptr;
+  const std::string* last_plain = nullptr;
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (listed(arg, kCompilerValueOptions)) {
+      ++i;
+      continue;
+    }
+    if (arg.empty() || is_option(arg)) {
+      continue;
+    }
+    (is_source_file(arg) ? last_source : last_plain) = &arg;
+  }
+  const std::string* input = last_source != nullptr ? last_source : last_plain;
+  return input != nullptr ? std::optional(short_path(*input)) : std::nullopt;
+}
+
+std::optional<std::string> interpreter_target(const std::vector<std::string>& args) {
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    const bool has_value = i + 1 < args.size();
+    if (arg == "-m" && has_value) {
+      return clip("-m " + args[i + 1]);
+    }
+    if ((arg == "-c" || arg == "-e" || arg == "--eval") && has_value) {
+      return clip(arg + " " + args[i + 1]);
+    }
+    if (arg == "--") {
+      return has_value ? std::optional(short_path(args[i + 1])) : std::nullopt;
+    }
+    if (!is_option(arg)) {
+      return short_path(arg);
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> java_target(const std::vector<std::string>& args) {
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "-jar" && i + 1 < args.size()) {
+      return short_path(args[i + 1]);
+    }
+    if (listed(arg, kJavaValueOptions)) {
+      ++i;
+      continue;
+    }
+    if (!is_option(arg)) {
+      return clip(arg);
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> first_argument(const std::vector<std::string>& args) {
+  auto plain = std::find_if(args.begin() + 1, args.end(), [](const std::string& arg) { return !arg.empty() && !is_option(arg); });
+  const std::string& chosen = plain != args.end() ? *plain : args[1];
+  if (chosen.empty()) {
+    return std::nullopt;
+  }
+  return chosen.find('/') != std::string::npos ? short_path(chosen) : clip(chosen);
+}
+
+}  // namespace
+
+std::string short_path(std::string_view path) {
+  std::vector<std::string_view> parts;
+  for (size_t at = 0; at <= path.size();) {
+    size_t slash = std::min(path.find('/', at), path.size());
+    if (slash > at) {
+      parts.push_back(path.substr(at, slash - at));
+    }
+    at = slash + 1;
+  }
+  if (parts.size() <= 2) {
+    return clip(path);
+  }
+  return clip(std::string(parts[parts.size() - 2]) + "/" + std::string(parts.back()));
+}
+
+bool is_known_program(std::string_view argv0, std::string_view name) {
+  const std::string program = path_base_name(argv0);
+  return is_compiler(program) || is_compiler(name) || program == "java" || is_interpreter(program) ||
+         is_interpreter(name);
+}
+
+std::optional<std::string> short_command(const std::vector<std::string>& cmdline, std::string_view name) {
+  if (cmdline.size() < 2) {
+    return std::nullopt;
+  }
+  const std::string program = path_base_name(cmdline[0]);
+  std::optional<std::string> words;
+  if (is_compiler(program) || is_compiler(name)) {
+    words = compiler_input(cmdline);
+  } else if (program == "java") {
+    words = java_target(cmdline);
+  } else if (is_interpreter(program) || is_interpreter(name)) {
+    words = interpreter_target(cmdline);
+  } else {
+    words = first_argument(cmdline);
+  }
+  return words && !words->empty() ? words : std::nullopt;
+}
+
+}  // namespace canopy::analyze

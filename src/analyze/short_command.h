@@ -1,0 +1,35 @@
+// A few words that tell one process of a name from another, from its recorded command
+// line: what the summary, `canopy diff`, `canopy heap` and the viewer show beside the
+// name ("cc1plus 10913 src/json.cpp" where the name alone is one of a hundred cc1plus).
+//   compilers and assemblers  the input source file (cc1plus's source argument, the
+//                             file gcc/clang compile), not the -o output or -dumpbase
+//   interpreters              the script, "-m module", or "-c" and the start of the code
+//   java                      the -jar file, or the main class
+//   anything else             the first argument that is not an option, else the first
+// At most kShortCommandChars characters; a path keeps its last two parts.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace canopy::analyze {
+
+inline constexpr size_t kShortCommandChars = 40;
+
+// `cmdline`: the recorded argv (empty for a process gone before it was read); `name`:
+// the process's command name, which tells a compiler or interpreter whose argv[0] is a
+// wrapper's. nullopt when there is nothing to add: no argument.
+std::optional<std::string> short_command(const std::vector<std::string>& cmdline, std::string_view name);
+
+// Whether `short_command` knows where this program's telling argument is (a compiler's
+// source file, an interpreter's script, java's -jar), rather than taking its first
+// argument that is no option: argv[0] (a path) and the process's name.
+bool is_known_program(std::string_view argv0, std::string_view name);
+
+// A path as its last two parts ("src/json.cpp"), clipped to kShortCommandChars.
+std::string short_path(std::string_view path);
+
+}  // namespace canopy::analyze

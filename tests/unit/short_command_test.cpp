@@ -1,0 +1,77 @@
+// The words that tell a process from others of its name (analyze/short_command.h), on
+// command lines as build tools, interpreters and the JVM really run them.
+#include "analyze/short_command.h"
+
+#include <gtest/gtest.h>
+
+namespace canopy::analyze {
+namespace {
+
+TEST(ShortCommand, Cc1plusShowsTheSourceFileNotDumpbaseOrTheOutput) {
+  const std::vector<std::string> argv = {
+      "/usr/libexec/gcc/x86_64-linux-gnu/12/cc1plus", "-quiet", "-I", "/src/include", "-D", "NDEBUG", "-MD",
+      "CMakeFiles/x.dir/src/json.cpp.d", "/home/u/nlohmann/src/json.cpp", "-quiet", "-dumpbase", "json.cpp",
+      "-dumpbase-ext", ".cpp", "-mtune=generic", "-march=x86-64", "-O2", "-o", "/tmp/ccAbc.s"};
+  EXPECT_EQ(short_command(argv, "cc1plus"), "src/json.cpp");
+}
+
+// -MD FILE, -D X, -imultiarch X and -dumpdir, as the gcc driver really runs cc1plus.
+TEST(ShortCommand, Cc1plusAsTheDriverRunsIt) {
+  const std::vector<std::string> argv = {
+      "/usr/lib/gcc/x86_64-linux-gnu/12/cc1plus", "-quiet", "-I", "/w/tests", "-imultiarch", "x86_64-linux-gnu", "-MD",
+      "CMakeFiles/t.dir/Unity/unity_1_cxx.cxx.d", "-MF", "CMakeFiles/t.dir/Unity/unity_1_cxx.cxx.o.d", "-MT",
+      "tests/CMakeFiles/t.dir/Unity/unity_1_cxx.cxx.o", "-D_GNU_SOURCE", "-D", "CANOPY_VERSION=\"0.1.0\"",
+      "/w/build/tests/CMakeFiles/t.dir/Unity/unity_1_cxx.cxx", "-quiet", "-dumpdir", "CMakeFiles/t.dir/Unity/",
+      "-dumpbase", "unity_1_cxx.cxx.cxx", "-dumpbase-ext", ".cxx", "-mtune=generic", "-O2", "-o", "/tmp/ccs9uQAz.s"};
+  EXPECT_EQ(short_command(argv, "cc1plus"), "Unity/unity_1_cxx.cxx");
+}
+
+TEST(ShortCommand, DriversShowTheInputWithCompileAndOutputAroundIt) {
+  EXPECT_EQ(short_command({"/usr/bin/c++", "-O2", "-o", "x.o", "-c", "/p/lib/a.cc"}, "c++"), "lib/a.cc");
+  EXPECT_EQ(short_command({"gcc-12", "-c", "main.c", "-o", "main.o"}, "gcc-12"), "main.c");
+  EXPECT_EQ(short_command({"clang++-15", "-std=c++20", "-Xclang", "-ast-dump", "x.cpp"}, "clang++-15"), "x.cpp");
+  EXPECT_EQ(short_command({"as", "--64", "-o", "a.o", "/tmp/ccX.s"}, "as"), "/tmp/ccX.s");
+  // Linking: no source, the last plain argument.
+  EXPECT_EQ(short_command({"g++", "-o", "app", "a.o", "b.o"}, "g++"), "b.o");
+  // A wrapper's argv[0], the compiler's name.
+  EXPECT_EQ(short_command({"/opt/wrap/bin/x", "-c", "k.c"}, "cc1"), "k.c");
+}
+
+TEST(ShortCommand, InterpretersShowTheScriptModuleOrCode) {
+  EXPECT_EQ(short_command({"/usr/bin/python3", "-u", "tools/gen.py", "--out", "x"}, "python3"), "tools/gen.py");
+  EXPECT_EQ(short_command({"python3.11", "-m", "pytest", "-x"}, "python3.11"), "-m pytest");
+  EXPECT_EQ(short_command({"sh", "-c", "make -C build   all"}, "sh"), "-c make -C build all");
+  EXPECT_EQ(short_command({"node", "/a/b/c/server.js"}, "node"), "c/server.js");
+  EXPECT_EQ(short_command({"bash", "--", "/x/y/run.sh"}, "bash"), "y/run.sh");
+  // pythonista is no python: its first argument.
+  EXPECT_EQ(short_command({"pythonista", "-q", "go"}, "pythonista"), "go");
+}
+
+TEST(ShortCommand, JavaShowsTheJarOrTheMainClassAfterTheClassPath) {
+  EXPECT_EQ(short_command({"/usr/lib/jvm/bin/java", "-Xmx2g", "-jar", "/opt/app/lib/app.jar", "serve"}, "java"),
+            "lib/app.jar");
+  EXPECT_EQ(short_command({"java", "-cp", "a.jar:b.jar", "org.example.Main", "x"}, "java"), "org.example.Main");
+}
+
+TEST(ShortCommand, AnythingElseShowsItsFirstArgumentThatIsNoOption) {
+  EXPECT_EQ(short_command({"canopy_workload", "hold", "60", "2000"}, "canopy_workload"), "hold");
+  EXPECT_EQ(short_command({"make", "-j8"}, "make"), "-j8");
+  EXPECT_EQ(short_command({"make"}, "make"), std::nullopt);
+  EXPECT_EQ(short_command({}, "cc1plus"), std::nullopt);
+  EXPECT_EQ(short_command({"x", ""}, "x"), std::nullopt);
+}
+
+// 40 characters at most, counted as characters, not bytes: "…" for what is cut.
+TEST(ShortCommand, LongWordsAreClippedToFortyCharacters) {
+  EXPECT_EQ(short_path("/w/x/" + std::string(60, 'a') + ".cpp"), "x/" + std::string(37, 'a') + "\u2026");
+  EXPECT_EQ(short_path("/w/x/" + std::string(34, 'a') + ".cpp"), "x/" + std::string(34, 'a') + ".cpp");
+  std::string accented;
+  for (int i = 0; i < 45; ++i) {
+    accented += "\u00e9";
+  }
+  const std::string clipped = *short_command({"tool", accented}, "tool");
+  EXPECT_EQ(clipped, accented.substr(0, 39 * 2) + "\u2026");
+}
+
+}  // namespace
+}  // namespace canopy::analyze
