@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,8 @@ struct ProcessPeak {
   bool peak_from_exit_record = false;
   // Gone before canopy could read its own name: the exit record's (store::ProcessRow).
   bool named_from_exit_record = false;
+  // Filled by the summary for the processes it shows, not by process_peak.
+  std::vector<std::string> cmdline = {};
 };
 
 // A process's peak: its highest sample, or its exit record's when that is higher.

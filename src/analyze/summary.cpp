@@ -85,6 +85,11 @@ Result<Summary> summarize(const store::Reader& reader, size_t top_count, bool wi
   std::stable_sort(peaks.begin(), peaks.end(),
                    [](const ProcessPeak& a, const ProcessPeak& b) { return a.peak_rss_bytes > b.peak_rss_bytes; });
   peaks.resize(std::min(peaks.size(), top_count));
+  for (ProcessPeak& peak : peaks) {
+    auto row = std::find_if(processes.begin(), processes.end(),
+                            [&](const store::ProcessRow& p) { return p.id == peak.process_id; });
+    peak.cmdline = row->cmdline;
+  }
   s.top = std::move(peaks);
 
   ASSIGN_OR_RETURN(auto limit_events, reader.events_of_kind("limit"));

@@ -69,12 +69,13 @@ std::string tail(const std::string& text, size_t width) {
   return "..." + text.substr(from);
 }
 
-// A process as "KEY  ARGS" in `width` columns, terminal_safe. A long key loses its top
-// (the names at the bottom are what tell processes apart) but leaves a third of the
-// width to the arguments, which lose their end.
+// A process as "KEY  WORDS" in `width` columns, terminal_safe: WORDS are what tell it
+// from others of its name (process_words: a compiler's source file, not the options
+// every compiler of a build has first). A long key loses its top (the names at the
+// bottom are what tell processes apart) but leaves a third of the width to the words,
+// which lose their end.
 std::string process_label(const std::string& key, const std::vector<std::string>& cmdline, size_t width) {
-  std::vector<std::string> args(cmdline.size() > 1 ? cmdline.begin() + 1 : cmdline.end(), cmdline.end());
-  std::string joined = terminal_safe(shell_join(args));
+  std::string joined = terminal_safe(process_words(cmdline, path_base_name(key)));
   size_t key_width = joined.empty() ? width : width - std::min(joined.size() + 2, width / 3);
   std::string shown = tail(terminal_safe(key), key_width);
   if (joined.empty() || shown.size() + 2 >= width) {

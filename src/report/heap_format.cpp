@@ -11,6 +11,7 @@
 #include "common/terminal_text.h"
 #include "common/text.h"
 #include "report/heap_coverage_format.h"
+#include "report/summary_format.h"
 
 namespace canopy::report {
 namespace {
@@ -143,7 +144,13 @@ std::string heap_offset_text(int64_t t_ms, int64_t recording_start_ms) {
 }
 
 std::string heap_image_title(const store::HeapImageRow& image, const std::optional<store::ProcessRow>& process) {
-  return terminal_safe(process ? process->name : "?") + " (pid " + std::to_string(image.pid) + ")";
+  std::string title = process ? process->name : "?";
+  if (process) {
+    if (std::string words = process_words(process->cmdline, process->name); !words.empty()) {
+      title += " " + words;
+    }
+  }
+  return terminal_safe(title) + " (pid " + std::to_string(image.pid) + ")";
 }
 
 std::string heap_more_stacks_text(int64_t stacks, int64_t bytes, const char* what) {

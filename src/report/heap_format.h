@@ -25,6 +25,7 @@ struct FrameText {
 using StackFrames = std::function<std::vector<FrameText>(int64_t stack_id)>;
 
 // The parts heap_format.cpp and heap_growth_format.cpp share.
+// "cc1 f3.c (pid 10941)": the name, and what tells the process from others of its name.
 std::string heap_image_title(const store::HeapImageRow& image, const std::optional<store::ProcessRow>& process);
 // "+1.2 s": a time of the recording from its start.
 std::string heap_offset_text(int64_t t_ms, int64_t recording_start_ms);

@@ -5,9 +5,11 @@
 #include <optional>
 #include <nlohmann/json.hpp>
 
+#include "analyze/short_command.h"
 #include "common/json_dump.h"
 #include "common/terminal_text.h"
 #include "common/text.h"
+#include "common/utf8.h"
 #include "report/growth_format.h"
 #include "report/heap_leaks_format.h"
 
@@ -24,6 +26,23 @@ std::string shell_join(const std::vector<std::string>& args) {
     text += (text.empty() ? "" : " ") + (plain ? arg : quoted + "'");
   }
   return text;
+}
+
+std::string process_words(const std::vector<std::string>& cmdline, std::string_view name) {
+  if (cmdline.empty() || analyze::is_known_program(cmdline[0], name)) {
+    return analyze::short_command(cmdline, name).value_or("");
+  }
+  // An absolute path by its last two parts, as short_command shows a path: the build
+  // directory a test's programs lie in tells nothing of one from another.
+  std::vector<std::string> args;
+  for (auto arg = cmdline.begin() + 1; arg != cmdline.end(); ++arg) {
+    args.push_back(arg->starts_with('/') ? analyze::short_path(*arg) : *arg);
+  }
+  std::string words = shell_join(args);
+  if (words.size() > analyze::kShortCommandChars) {
+    words = std::string(utf8_prefix(words, analyze::kShortCommandChars - 3)) + "...";
+  }
+  return words;
 }
 
 namespace {
@@ -136,10 +155,14 @@ std::string summary_text(const analyze::Summary& s, const std::string& path) {
     out += "  highest peaks:\n";
     for (const auto& p : s.top) {
       // An exit record's peak has no time of its own, only the end it came before.
-      std::snprintf(line, sizeof line, "    %10s  %-16s pid %-8lld %s %s\n", format_bytes(p.peak_rss_bytes).c_str(),
+      std::snprintf(line, sizeof line, "    %10s  %-16s pid %-8lld %s %s", format_bytes(p.peak_rss_bytes).c_str(),
                     terminal_safe(p.name).c_str(), static_cast<long long>(p.pid),
                     p.peak_from_exit_record ? "by" : "at", offset(p.peak_t_ms).c_str());
       out += line;
+      if (std::string words = process_words(p.cmdline, p.name); !words.empty()) {
+        out += "  " + terminal_safe(words);
+      }
+      out += '\n';
     }
   }
   // The heap profile knows which code kept its memory; resident memory alone only guesses.
@@ -156,7 +179,7 @@ std::string summary_text(const analyze::Summary& s, const std::string& path) {
     add("cpu profile", off ? *s.cpu_profile : *s.cpu_profile + "; see canopy profile " + shell_join({path}));
   }
   add("recording", path);
-  add("open it with", "canopy report " + shell_join({path}));
+  add("open it with", "canopy view " + shell_join({path}));
   return out;
 }
 

@@ -118,7 +118,15 @@ TEST_F(RecordTree, TreePeakAndSummary) {
                               ", every one, from the kernel's process events\n"),
             std::string::npos)
       << result_->err;
-  EXPECT_NE(result_->err.find("canopy report " + path_), std::string::npos) << result_->err;
+  // Each of the highest peaks says which process of its name it is: the 150 MiB child
+  // by its arguments, after its pid and time.
+  const auto* largest = find_by_args(*processes, {"hold", "150", "1000", "child"});
+  ASSERT_TRUE(largest);
+  const size_t at = result_->err.find(" pid " + std::to_string(largest->pid) + " ");
+  ASSERT_NE(at, std::string::npos) << result_->err;
+  const std::string line = result_->err.substr(at, result_->err.find('\n', at) - at);
+  EXPECT_TRUE(line.ends_with(" s  hold 150 1000 child")) << line;
+  EXPECT_NE(result_->err.find("open it with       canopy view " + path_), std::string::npos) << result_->err;
 }
 
 TEST_F(RecordTree, MetaDescribesTheRun) {
