@@ -134,10 +134,13 @@ CpuProfileSummary summarize_cpu(const store::Reader& reader, const CpuSelection&
   summary.from_ms = filter.from_ms.value_or(0);
   summary.to_ms = filter.to_ms.value_or(meta.end_ms ? *meta.end_ms - start_ms : selection.samples.back().t_ms - start_ms);
 
-  // Samples per stack, per group (pid, or 0 for all merged).
+  summary.command = filter.command;
+
+  // Samples per stack, per group (pid, or 0 for all merged). A PID's samples alone are
+  // that process's list, whether or not lists are per process.
   std::map<int64_t, std::unordered_map<int64_t, int64_t>> stacks_by_group;
   for (const store::CpuSampleRow& row : selection.samples) {
-    ++stacks_by_group[per_process ? row.pid : 0][row.stack_id];
+    ++stacks_by_group[per_process || filter.pid != 0 ? row.pid : 0][row.stack_id];
   }
   std::unordered_map<int64_t, std::vector<std::string>> functions_of;  // by stack id, innermost first
   for (const auto& [pid, stacks] : stacks_by_group) {

@@ -85,7 +85,10 @@ struct CpuProfileSummary {
   int64_t samples = 0;   // selected
   int64_t from_ms = 0;   // offsets from the recording's start of the range looked at
   int64_t to_ms = 0;
-  std::vector<CpuGroup> groups;  // merged: one; per process: by samples, most first
+  std::string command;  // the filter's: the merged group is the processes of this name
+  // Merged: one (pid 0), or the PID's alone when the filter names one; per process: by
+  // samples, most first.
+  std::vector<CpuGroup> groups;
 };
 
 CpuProfileSummary summarize_cpu(const store::Reader& reader, const CpuSelection& selection,

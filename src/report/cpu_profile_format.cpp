@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/json_dump.h"
+#include "common/terminal_text.h"
 #include "common/text.h"
 
 namespace canopy::report {
@@ -52,10 +53,11 @@ std::string cpu_profile_text(const analyze::CpuProfileSummary& summary) {
   for (const analyze::CpuGroup& group : summary.groups) {
     out += "\n";
     if (group.pid == 0) {
-      out += "All processes merged: " + std::to_string(group.samples) + " samples\n";
+      const std::string merged = summary.command.empty() ? "All processes" : "The processes of " + summary.command;
+      out += terminal_safe(merged) + " merged: " + std::to_string(group.samples) + " samples\n";
     } else {
-      out += "PID " + std::to_string(group.pid) + " " + (group.command.empty() ? "?" : group.command) + ": " +
-             std::to_string(group.samples) + " samples\n";
+      out += "PID " + std::to_string(group.pid) + " " + terminal_safe(group.command.empty() ? "?" : group.command) +
+             ": " + std::to_string(group.samples) + " samples\n";
     }
     append_list(out, "By self samples (running in the function itself):", group.by_self, group.samples);
     append_list(out, "By total samples (the function on the stack):", group.by_total, group.samples);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "analyze/cpu_profile.h"
+#include "report/cpu_profile_format.h"
 #include "store/reader.h"
 #include "store/writer.h"
 #include "support/temp_dir.h"
@@ -86,6 +87,34 @@ TEST(CpuProfileAnalysis, SamplesWithoutAProcessAreFoundByPidAndTime) {
   auto first_only = select_cpu_samples(*reader, {.command = "first"});
   ASSERT_TRUE(first_only);
   EXPECT_EQ(first_only->samples.size(), 6u);
+}
+
+// A list says whose samples it holds: a PID's are that process's, not "all processes".
+TEST(CpuProfileAnalysis, AFilteredListSaysWhoseSamplesItHolds) {
+  TempDir dir;
+  CpuRecording recording = write_cpu_recording(dir);
+  auto reader = store::Reader::open(recording.path);
+  ASSERT_TRUE(reader);
+  auto everything = select_cpu_samples(*reader, {});
+  ASSERT_TRUE(everything) << everything.error().message;
+  EXPECT_NE(report::cpu_profile_text(summarize_cpu(*reader, *everything, {}, names_by_frame, false, 10))
+                .find("\nAll processes merged: 9 samples\n"),
+            std::string::npos);
+
+  const CpuSampleFilter by_command{.command = "second"};
+  auto seconds = select_cpu_samples(*reader, by_command);
+  ASSERT_TRUE(seconds) << seconds.error().message;
+  EXPECT_NE(report::cpu_profile_text(summarize_cpu(*reader, *seconds, by_command, names_by_frame, false, 10))
+                .find("\nThe processes of second merged: 3 samples\n"),
+            std::string::npos);
+
+  const CpuSampleFilter by_pid{.pid = 100};
+  auto pid = select_cpu_samples(*reader, by_pid);
+  ASSERT_TRUE(pid) << pid.error().message;
+  CpuProfileSummary summary = summarize_cpu(*reader, *pid, by_pid, names_by_frame, /*per_process=*/false, 10);
+  ASSERT_EQ(summary.groups.size(), 1u);
+  EXPECT_EQ(summary.groups[0].pid, 100);
+  EXPECT_NE(report::cpu_profile_text(summary).find("\nPID 100 "), std::string::npos) << report::cpu_profile_text(summary);
 }
 
 TEST(CpuProfileAnalysis, SelfIsTheInnermostFrameAndTotalCountsASampleOnce) {
