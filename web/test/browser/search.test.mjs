@@ -25,7 +25,8 @@ describe('canopy view: search', () => {
     await page.keyboard.press('/');
     assert.equal(await page.evaluate(() => document.activeElement.dataset.testid), 'search');
     await page.keyboard.type('CHILD');
-    await page.waitForFunction(() => window.canopyView.state.highlighted && window.canopyView.state.highlighted.kind === 'search');
+    // The whole word's search, not one the page ran while it was being typed ("C").
+    await page.waitForFunction(() => window.canopyView.state.highlighted?.key === 'q:CHILD');
     const highlighted = await page.evaluate(() => window.canopyView.state.highlighted);
     assert.deepEqual(highlighted.ids, children);
     assert.equal(await page.locator('[data-testid="search-count"]').textContent(), '3 matches');
