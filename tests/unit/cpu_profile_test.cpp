@@ -95,26 +95,20 @@ TEST(CpuProfileAnalysis, AFilteredListSaysWhoseSamplesItHolds) {
   CpuRecording recording = write_cpu_recording(dir);
   auto reader = store::Reader::open(recording.path);
   ASSERT_TRUE(reader);
-  auto everything = select_cpu_samples(*reader, {});
-  ASSERT_TRUE(everything) << everything.error().message;
-  EXPECT_NE(report::cpu_profile_text(summarize_cpu(*reader, *everything, {}, names_by_frame, false, 10))
-                .find("\nAll processes merged: 9 samples\n"),
-            std::string::npos);
-
-  const CpuSampleFilter by_command{.command = "second"};
-  auto seconds = select_cpu_samples(*reader, by_command);
-  ASSERT_TRUE(seconds) << seconds.error().message;
-  EXPECT_NE(report::cpu_profile_text(summarize_cpu(*reader, *seconds, by_command, names_by_frame, false, 10))
+  auto summary_of = [&](const CpuSampleFilter& filter) {
+    auto selection = select_cpu_samples(*reader, filter);
+    EXPECT_TRUE(selection) << selection.error().message;
+    return selection ? summarize_cpu(*reader, *selection, filter, names_by_frame, /*per_process=*/false, 10)
+                     : CpuProfileSummary{};
+  };
+  EXPECT_NE(report::cpu_profile_text(summary_of({})).find("\nAll processes merged: 9 samples\n"), std::string::npos);
+  EXPECT_NE(report::cpu_profile_text(summary_of({.command = "second"}))
                 .find("\nThe processes of second merged: 3 samples\n"),
             std::string::npos);
-
-  const CpuSampleFilter by_pid{.pid = 100};
-  auto pid = select_cpu_samples(*reader, by_pid);
-  ASSERT_TRUE(pid) << pid.error().message;
-  CpuProfileSummary summary = summarize_cpu(*reader, *pid, by_pid, names_by_frame, /*per_process=*/false, 10);
-  ASSERT_EQ(summary.groups.size(), 1u);
-  EXPECT_EQ(summary.groups[0].pid, 100);
-  EXPECT_NE(report::cpu_profile_text(summary).find("\nPID 100 "), std::string::npos) << report::cpu_profile_text(summary);
+  CpuProfileSummary of_pid = summary_of({.pid = 100});
+  ASSERT_EQ(of_pid.groups.size(), 1u);
+  EXPECT_EQ(of_pid.groups[0].pid, 100);
+  EXPECT_NE(report::cpu_profile_text(of_pid).find("\nPID 100 "), std::string::npos) << report::cpu_profile_text(of_pid);
 }
 
 TEST(CpuProfileAnalysis, SelfIsTheInnermostFrameAndTotalCountsASampleOnce) {
