@@ -87,6 +87,11 @@ std::optional<std::string> tree_peak_line(const analyze::Summary& s) {
   if (*s.cgroup_peak_bytes > s.peak_tree_rss_bytes * 2 && *s.cgroup_peak_bytes - s.peak_tree_rss_bytes > (16 << 20)) {
     line += "; the sampled sum missed it: " + format_bytes(s.peak_tree_rss_bytes) + " at its highest";
   }
+  // Below one process's own peak: what that process mapped was already in memory.
+  if (!s.top.empty() && *s.cgroup_peak_bytes < s.top.front().peak_rss_bytes) {
+    line += "; less than " + terminal_safe(s.top.front().name) + "'s " + format_bytes(s.top.front().peak_rss_bytes) +
+            " resident: pages first touched outside the tree (its libraries, cached files) are charged elsewhere";
+  }
   if (s.cgroup_oom_kills > 0) {
     line += "; " + std::to_string(s.cgroup_oom_kills) + " OOM kill" + (s.cgroup_oom_kills == 1 ? "" : "s");
   }

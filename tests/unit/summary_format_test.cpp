@@ -1,5 +1,6 @@
 // What the summary prints: the command line as a shell would run it, a line for each
-// log added, and where the JSON says a process's name came from.
+// log added, the words that tell a process from others of its name, the exact tree
+// peak beside a process's own, and where the JSON says a process's name came from.
 #include "report/summary_format.h"
 
 #include <gtest/gtest.h>
@@ -35,6 +36,58 @@ TEST(SummaryText, OneLineForEachLogAdded) {
   EXPECT_EQ(logs[1]["name"], "trace.json");
   EXPECT_EQ(logs[1]["events"], 1);
   EXPECT_EQ(logs[1]["outside_span"], 1);
+}
+
+TEST(ProcessWords, AKnownProgramsShortCommandElseItsArguments) {
+  EXPECT_EQ(process_words({"/usr/lib/gcc/x86_64-linux-gnu/12/cc1", "-quiet", "-imultiarch", "x86_64-linux-gnu", "f3.c",
+                           "-o", "/tmp/cc.s"},
+                          "cc1"),
+            "f3.c");
+  EXPECT_EQ(process_words({"canopy_workload", "hold", "200", "600"}, "canopy_workload"), "hold 200 600");
+  // An absolute path by its last two parts; the whole cut to about 40 characters.
+  EXPECT_EQ(process_words({"/b/w/x", "parent", "/work/main/build/tests/nofp"}, "x"), "parent tests/nofp");
+  EXPECT_EQ(process_words({"x", std::string(50, 'a')}, "x"), std::string(37, 'a') + "...");
+  EXPECT_EQ(process_words({"make"}, "make"), "");
+  EXPECT_EQ(process_words({}, "true"), "");
+}
+
+// Five cc1 by pid alone tell nothing of which source file peaked: the words do.
+TEST(SummaryText, EachHighestPeakSaysWhichProcessOfItsNameItIs) {
+  analyze::Summary s;
+  s.mode = "run";
+  s.command = {"make"};
+  analyze::ProcessPeak cc1;
+  cc1.name = "cc1";
+  cc1.pid = 10732;
+  cc1.peak_rss_bytes = 29 << 20;
+  cc1.peak_t_ms = 140;
+  cc1.cmdline = {"/usr/lib/gcc/x86_64-linux-gnu/12/cc1", "-quiet", "f5.c", "-o", "/tmp/cc.s"};
+  s.top = {cc1};
+  EXPECT_NE(summary_text(s, "r.canopy").find("\n      29.0 MiB  cc1              pid 10732    at +0.140 s  f5.c\n"),
+            std::string::npos)
+      << summary_text(s, "r.canopy");
+}
+
+// The cgroup is charged for a page by whoever touched it first: a compiler whose
+// libraries were in memory before the build has a larger resident peak of its own
+// than the exact peak of the tree it ran in, and the line says why.
+TEST(SummaryText, ATreePeakBelowAProcesssOwnSaysWhy) {
+  analyze::Summary s;
+  s.mode = "run";
+  s.command = {"make"};
+  s.cgroup = "cgroup v1 (memory, cpuacct, freezer) /sys/fs/cgroup/memory/canopy";
+  s.cgroup_peak_bytes = 13 << 20;
+  s.peak_tree_rss_bytes = 14 << 20;
+  analyze::ProcessPeak cc1;
+  cc1.name = "cc1";
+  cc1.peak_rss_bytes = 29 << 20;
+  s.top = {cc1};
+  const std::string why = "; less than cc1's 29.0 MiB resident: pages first touched outside the tree";
+  EXPECT_NE(summary_text(s, "r.canopy").find("13.0 MiB exact, from its cgroup v1 (shared pages once, page cache included)" + why),
+            std::string::npos)
+      << summary_text(s, "r.canopy");
+  s.cgroup_peak_bytes = 30 << 20;
+  EXPECT_EQ(summary_text(s, "r.canopy").find(why), std::string::npos) << "a tree peak above every process's";
 }
 
 TEST(SummaryJson, SaysWhereEachTopProcesssNameCameFrom) {
