@@ -94,8 +94,14 @@ Result<CpuSelection> select_cpu_samples(const store::Reader& reader, const CpuSa
       continue;
     }
     selection.samples.push_back(row);
-    selection.processes.try_emplace(row.pid, CpuSelectedProcess{row.pid, process ? process->name : "",
-                                                                process ? process->exe : ""});
+    if (auto [selected, added] = selection.processes.try_emplace(row.pid); added) {
+      selected->second.pid = row.pid;
+      if (process) {
+        selected->second.command = process->name;
+        selected->second.exe = process->exe;
+        selected->second.cmdline = process->cmdline;
+      }
+    }
   }
   if (selection.samples.empty()) {
     if (selection.profile.samples.empty()) {
@@ -147,7 +153,9 @@ CpuProfileSummary summarize_cpu(const store::Reader& reader, const CpuSelection&
     CpuGroup group;
     group.pid = pid;
     if (pid != 0) {
-      group.command = selection.processes.at(pid).command;
+      const CpuSelectedProcess& process = selection.processes.at(pid);
+      group.command = process.command;
+      group.cmdline = process.cmdline;
     }
     std::map<std::string, CpuFunction> functions;
     for (const auto& [stack_id, count] : stacks) {

@@ -31,6 +31,7 @@ struct CpuSelectedProcess {
   int64_t pid = 0;
   std::string command;  // the name of its process (after its last exec); "" when unknown
   std::string exe;
+  std::vector<std::string> cmdline;
 };
 
 struct CpuSelection {
@@ -74,6 +75,7 @@ struct CpuFunction {
 struct CpuGroup {
   int64_t pid = 0;
   std::string command;
+  std::vector<std::string> cmdline;  // of the PID's process
   int64_t samples = 0;
   std::vector<CpuFunction> by_self;   // most self samples first, at most `top`
   std::vector<CpuFunction> by_total;  // most total samples first, at most `top`

@@ -7,6 +7,7 @@
 #include "common/json_dump.h"
 #include "common/terminal_text.h"
 #include "common/text.h"
+#include "report/summary_format.h"
 
 namespace canopy::report {
 namespace {
@@ -56,8 +57,12 @@ std::string cpu_profile_text(const analyze::CpuProfileSummary& summary) {
       const std::string merged = summary.command.empty() ? "All processes" : "The processes of " + summary.command;
       out += terminal_safe(merged) + " merged: " + std::to_string(group.samples) + " samples\n";
     } else {
-      out += "PID " + std::to_string(group.pid) + " " + terminal_safe(group.command.empty() ? "?" : group.command) +
-             ": " + std::to_string(group.samples) + " samples\n";
+      std::string process = group.command.empty() ? "?" : group.command;
+      if (std::string words = process_words(group.cmdline, group.command); !words.empty()) {
+        process += " " + words;
+      }
+      out += "PID " + std::to_string(group.pid) + " " + terminal_safe(process) + ": " + std::to_string(group.samples) +
+             " samples\n";
     }
     append_list(out, "By self samples (running in the function itself):", group.by_self, group.samples);
     append_list(out, "By total samples (the function on the stack):", group.by_total, group.samples);

@@ -40,6 +40,7 @@ CpuRecording write_cpu_recording(const TempDir& dir, const std::optional<std::st
   first.first_seen_ms = kCpuStartMs;
   first.end_ms = kCpuStartMs + 1000;
   first.name = "first";
+  first.cmdline = {"/bin/first", "job-a"};
   out.first_id = writer->add_process(first);
   store::ProcessRow second = first;
   second.start_ticks = 500;
@@ -47,6 +48,7 @@ CpuRecording write_cpu_recording(const TempDir& dir, const std::optional<std::st
   second.first_seen_ms = kCpuStartMs + 1500;
   second.end_ms = kCpuStartMs + 2500;
   second.name = "second";
+  second.cmdline = {"/bin/second", "job-b"};
   out.second_id = writer->add_process(second);
   if (with_cpu_profile) {
     EXPECT_TRUE(writer->enable_cpu_profile());
@@ -108,7 +110,9 @@ TEST(CpuProfileAnalysis, AFilteredListSaysWhoseSamplesItHolds) {
   CpuProfileSummary of_pid = summary_of({.pid = 100});
   ASSERT_EQ(of_pid.groups.size(), 1u);
   EXPECT_EQ(of_pid.groups[0].pid, 100);
-  EXPECT_NE(report::cpu_profile_text(of_pid).find("\nPID 100 "), std::string::npos) << report::cpu_profile_text(of_pid);
+  // Named as the text reports name a process: its name and arguments.
+  EXPECT_NE(report::cpu_profile_text(of_pid).find("\nPID 100 first job-a: 9 samples\n"), std::string::npos)
+      << report::cpu_profile_text(of_pid);
 }
 
 TEST(CpuProfileAnalysis, SelfIsTheInnermostFrameAndTotalCountsASampleOnce) {
