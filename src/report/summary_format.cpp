@@ -198,6 +198,7 @@ nlohmann::json summary_json_object(const analyze::Summary& s, const std::string&
     top.push_back({{"pid", p.pid},
                    {"name", p.name},
                    {"name_source", p.named_from_exit_record ? "exit record" : "proc"},
+                   {"cmdline", p.cmdline},
                    {"peak_rss_bytes", p.peak_rss_bytes},
                    {"peak_t_ms", p.peak_t_ms},
                    {"peak_source", p.peak_from_exit_record ? "exit record" : "sample"},

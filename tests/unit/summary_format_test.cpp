@@ -90,10 +90,11 @@ TEST(SummaryText, ATreePeakBelowAProcesssOwnSaysWhy) {
   EXPECT_EQ(summary_text(s, "r.canopy").find(why), std::string::npos) << "a tree peak above every process's";
 }
 
-TEST(SummaryJson, SaysWhereEachTopProcesssNameCameFrom) {
+TEST(SummaryJson, SaysWhereEachTopProcesssNameCameFromAndItsCommandLine) {
   analyze::Summary s;
   analyze::ProcessPeak read;
   read.name = "cc1";
+  read.cmdline = {"cc1", "f5.c"};
   analyze::ProcessPeak gone;
   gone.name = "true";
   gone.named_from_exit_record = true;  // ended before canopy could read its own
@@ -101,6 +102,9 @@ TEST(SummaryJson, SaysWhereEachTopProcesssNameCameFrom) {
   auto json = summary_json_object(s, "r.canopy");
   EXPECT_EQ(json["top"][0]["name_source"], "proc");
   EXPECT_EQ(json["top"][1]["name_source"], "exit record");
+  // Its command line, for a script to tell one cc1 from another.
+  EXPECT_EQ(json["top"][0]["cmdline"], nlohmann::json({"cc1", "f5.c"}));
+  EXPECT_EQ(json["top"][1]["cmdline"], nlohmann::json::array());
 }
 
 }  // namespace
