@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analyze/short_command.h"
 #include "common/utf8.h"
 #include "export/json_text.h"
 #include "export/tick_frames.h"
@@ -97,19 +98,31 @@ Status write_chrome_trace(const store::Reader& reader, const std::function<void(
     list.push_back(&p);
   }
   for (int64_t pid : pid_order) {
+    // The process track by what tells it from others of its name ("cc1 f5.c"); the
+    // thread track and the lifetimes by the name alone, which groups them.
     std::vector<std::string> names;
+    std::vector<std::string> titles;
     for (const store::ProcessRow* p : by_pid[pid]) {
+      std::string title = p->name;
+      if (auto words = analyze::short_command(p->cmdline, p->name)) {
+        title += " " + *words;
+      }
       if (std::find(names.begin(), names.end(), p->name) == names.end()) {
         names.push_back(p->name);
       }
+      if (std::find(titles.begin(), titles.end(), title) == titles.end()) {
+        titles.push_back(title);
+      }
     }
-    std::string name;
-    for (const std::string& each : names) {
-      name += (name.empty() ? "" : " / ") + each;
-    }
-    std::string args = ",\"args\":{\"name\":" + json_string(name) + "}}";
-    trace.event(head("M", "process_name", start_ms, pid) + args);
-    trace.event(head("M", "thread_name", start_ms, pid) + args);
+    auto joined = [](const std::vector<std::string>& parts) {
+      std::string text;
+      for (const std::string& each : parts) {
+        text += (text.empty() ? "" : " / ") + each;
+      }
+      return ",\"args\":{\"name\":" + json_string(text) + "}}";
+    };
+    trace.event(head("M", "process_name", start_ms, pid) + joined(titles));
+    trace.event(head("M", "thread_name", start_ms, pid) + joined(names));
     trace.event(head("M", "process_sort_index", start_ms, pid) +
                 ",\"args\":{\"sort_index\":" + std::to_string(by_pid[pid].front()->id) + "}}");
   }

@@ -46,6 +46,10 @@ function lifetimes(data) {
 test('the fixture trace opens with its processes, lifetimes and bounds', async () => {
   const { data } = await parse(path.join(here, '../fixtures/export/chrome.json'));
   assert.deepEqual([...data.Meta.processNames.keys()].sort(), [4242, 4250, 4251, 4260]);
+  // A process's track by its name and the words that tell it apart; none for a bare name.
+  assert.equal(data.Meta.processNames.get(4242).args.name, 'make -j2');
+  assert.equal(data.Meta.processNames.get(4251).args.name, 'ld app');
+  assert.equal(data.Meta.processNames.get(4260).args.name, 'brief');
   const t0 = 1795341600000000; // µs: 2026-11-22 10:00:00 UTC
   assert.equal(data.Meta.traceBounds.min, t0 - 50000); // make started 50 ms before the first tick
   assert.equal(data.Meta.traceBounds.max, t0 + 1000000);
