@@ -262,6 +262,7 @@ std::string heap_json(const std::vector<analyze::HeapImageSummary>& images, int6
   for (const analyze::HeapImageSummary& summary : images) {
     nlohmann::json image = {{"pid", summary.image.pid},
                             {"name", summary.process ? nlohmann::json(summary.process->name) : nlohmann::json()},
+                            {"cmdline", summary.process ? nlohmann::json(summary.process->cmdline) : nlohmann::json()},
                             {"started_ms", summary.image.started_ms},
                             {"ended_ms", summary.image.ended_ms ? nlohmann::json(*summary.image.ended_ms) : nlohmann::json()},
                             {"end", summary.image.end ? nlohmann::json(*summary.image.end) : nlohmann::json()},

@@ -1,6 +1,7 @@
 // canopy heap's text (report/heap_format.h): the images that sampled come largest
 // first, and those that sampled nothing share one entry, named by command, so that a
-// tree of thousands of short processes does not bury the one that held the heap.
+// tree of thousands of short processes does not bury the one that held the heap; and
+// each image says which process of its name it is.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -90,6 +91,17 @@ TEST(HeapTextOrder, AFewImagesThatSampledNothingAreNamedOneByOne) {
   EXPECT_EQ(heap_text(images, 0, kNoFrames, {}),
             "no samples: 2 process images, each of which allocated less than about their sampling rate (or had "
             "sampling off)\n  sh (pid 30), true (pid 31)\n\n");
+}
+
+// Two compilers of one build are told apart by their source files, in the text, and
+// the JSON has each one's command line.
+TEST(HeapTextOrder, AnImageIsTitledByItsNameAndWhatTellsItApart) {
+  std::vector<analyze::HeapImageSummary> images = {heap_image(2, "cc1plus", 400, 300 * 1024 * 1024)};
+  images[0].process->cmdline = {"/usr/lib/gcc/x86_64-linux-gnu/12/cc1plus", "-quiet", "/w/src/json.cpp", "-o", "x.s"};
+  EXPECT_NE(heap_text(images, 0, kNoFrames, {}).find("cc1plus src/json.cpp (pid 2): "), std::string::npos)
+      << heap_text(images, 0, kNoFrames, {});
+  auto json = nlohmann::json::parse(heap_json(images, 0, kNoFrames, {}));
+  EXPECT_EQ(json["images"][0]["cmdline"][2], "/w/src/json.cpp");
 }
 
 }  // namespace
