@@ -1,5 +1,6 @@
 // cli/: argument parsing and the subcommands. Thin: it checks what the user typed,
 // turns it into options, and calls record/, store/, analyze/ and report/.
+#include <cctype>
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
@@ -27,10 +28,24 @@ std::string command_name(const CLI::App* subcommand) {
 // other commands' bad command lines are 2.
 int usage_status(const std::string& name) { return name == "record" ? canopy::record::kExitRecorderFailed : 2; }
 
+// An option the command does not have, named, where CLI11 lists every word it could not
+// place: `report --top 5 r.canopy` is "unknown option '--top'", not "the following
+// arguments were not expected: r.canopy --top" (the 5 taken for the recording).
+std::string extras_text(const CLI::ParseError& e, const CLI::App* subcommand) {
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr && subcommand != nullptr) {
+    for (const std::string& word : subcommand->remaining()) {
+      if (word.size() > 1 && word[0] == '-' && !std::isdigit(static_cast<unsigned char>(word[1]))) {
+        return "unknown option '" + word.substr(0, word.find('=')) + "'";
+      }
+    }
+  }
+  return e.what();
+}
+
 // One line, naming what was wrong: CLI11's default adds a second "Run with --help" line.
 int usage_error(const CLI::ParseError& e, const CLI::App* subcommand) {
   std::string name = command_name(subcommand);
-  canopy::print_error(std::string(e.what()) + " (see 'canopy " + name + (name.empty() ? "" : " ") + "--help')");
+  canopy::print_error(extras_text(e, subcommand) + " (see 'canopy " + name + (name.empty() ? "" : " ") + "--help')");
   return usage_status(name);
 }
 

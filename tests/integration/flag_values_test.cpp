@@ -80,6 +80,12 @@ TEST(FlagValues, OtherCommandsRefuseBadValuesInOneLineAnd2) {
       {{"view", recording, "--port", "70000"}, "--port '70000': must be from 0 to 65535"},
       {{"import", dir.file("x.json"), "--cpus", "0"}, "--cpus '0': must be from 1 to 65536"},
       {{"diff", recording, recording, "--top", "0"}, "--top '0': must be from 1 to 1000000"},
+      // An option the command does not have, with its value: named, not listed among the
+      // words CLI11 could not place (the value taken for the recording).
+      {{"report", "--top", "5", recording}, "unknown option '--top' (see 'canopy report --help')"},
+      {{"heap", recording, "--bogus=1"}, "unknown option '--bogus' (see 'canopy heap --help')"},
+      {{"report", recording, recording}, "The following argument was not expected: " + recording +
+                                             " (see 'canopy report --help')"},
   };
   for (const CommandCase& c : cases) {
     std::vector<std::string> argv = {kCanopy};
