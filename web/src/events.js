@@ -147,8 +147,11 @@ export class EventsPane {
     const total = countOf(this.counts, this.enabled);
     if (total === this.pager.total) return;
     const kinds = this.kindsQuery();
+    const fetchPage = (offset, limit) => this.source.eventsPage(kinds, offset, limit);
+    // The same filter: the same list grown, whose rows stay on screen until refetched.
+    if (kinds === this.query) this.pager.refresh(fetchPage, total);
+    else this.pager.reset(fetchPage, total);
     this.query = kinds;
-    this.pager.reset((offset, limit) => this.source.eventsPage(kinds, offset, limit), total);
     this.setTotal(total);
     this.list.setCount(total);
     this.list.render();

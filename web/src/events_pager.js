@@ -10,6 +10,10 @@
 //   costs the pages it stops at, not every page it passed.
 // - At most `maxPages` pages are kept; the least recently used go first, never one in view.
 // - reset() starts over for another filter; answers to the old one are dropped.
+// - refresh() starts over for the same list grown (a recording followed live): the old
+//   pages stay on screen until the new ones replace them, so that rows in view do not
+//   blink to placeholders at every update. A row may show what stood at its index a
+//   moment ago (a line that came in earlier in time), never for longer than its fetch.
 
 export class EventPager {
   constructor({ fetchPage = null, total = 0, pageSize = 200, maxPages = 50, maxInFlight = 2, onChange = () => {} } = {}) {
@@ -24,6 +28,20 @@ export class EventPager {
   // A new list (another kind filter): `total` rows, as far as is known before the first
   // answer (an answer's total replaces it).
   reset(fetchPage, total) {
+    this.startOver(fetchPage, total);
+    this.stale = new Map(); // page number -> events of an earlier state of the same list
+  }
+
+  // The same list, now of `total` rows: every page is fetched again when wanted, and
+  // shown as it was until then.
+  refresh(fetchPage, total) {
+    const shown = new Map([...this.stale, ...this.pages]);
+    this.startOver(fetchPage, total);
+    for (const page of [...shown.keys()].slice(0, Math.max(0, shown.size - this.maxPages))) shown.delete(page);
+    this.stale = shown;
+  }
+
+  startOver(fetchPage, total) {
     this.fetchPage = fetchPage;
     this.total = total;
     this.generation = (this.generation || 0) + 1;
@@ -44,16 +62,21 @@ export class EventPager {
     return Math.ceil(this.total / this.pageSize);
   }
 
-  // The row at `index`, or null while its page is not in.
+  // The row at `index` to show: null while neither its page nor an earlier state of it
+  // (refresh) is in.
   get(index) {
     if (index < 0 || index >= this.total) return null;
-    const page = this.pages.get(this.pageOf(index));
+    const number = this.pageOf(index);
+    const page = this.pages.get(number) || this.stale.get(number);
     if (!page) return null;
-    return page[index - this.pageOf(index) * this.pageSize] || null;
+    return page[index - number * this.pageSize] || null;
   }
 
+  // Whether the row at `index` is in as the list is now.
   has(index) {
-    return this.get(index) != null;
+    if (index < 0 || index >= this.total) return false;
+    const page = this.pages.get(this.pageOf(index));
+    return page != null && page[index - this.pageOf(index) * this.pageSize] != null;
   }
 
   // The rows first..last are in view: fetch their pages, then their neighbours.
@@ -119,6 +142,7 @@ export class EventPager {
           const totalChanged = typeof answer.total === 'number' && answer.total !== this.total;
           if (totalChanged) this.total = answer.total;
           this.pages.set(page, answer.events || []);
+          this.stale.delete(page);
           this.evict();
           this.settle(page);
           this.onChange({ page, totalChanged });

@@ -112,6 +112,46 @@ test('reset drops the old list: late answers are ignored, waiters get null', asy
   assert.equal(pager.total, 30);
 });
 
+// A live recording's list grows each second: the rows in view keep showing until their
+// pages come in again, instead of blinking to placeholders at every update.
+test('refresh keeps showing the old rows until the grown list\'s pages replace them', async () => {
+  const before = fakeServer(150, { immediate: true });
+  const pager = new EventPager({ fetchPage: before.fetchPage, total: 150, pageSize: 100 });
+  pager.want(100, 149);
+  await settle();
+  await settle();
+  assert.deepEqual(pager.get(120), { i: 120 });
+
+  // Row 120 is now another line (one came in earlier in time), and the list has 181.
+  const after = fakeServer(181);
+  const shifted = (offset, limit) => after.fetchPage(offset, limit).then((answer) => ({
+    ...answer, events: answer.events.map((e) => ({ i: e.i, grown: true })),
+  }));
+  pager.refresh(shifted, 181);
+  assert.deepEqual(pager.get(120), { i: 120 }, 'shown as it was');
+  assert.equal(pager.has(120), false, 'but not in as the list is now');
+  assert.equal(pager.get(170), null, 'a new row is a placeholder');
+  const loaded = pager.load(120);
+  pager.want(100, 180);
+  await settle();
+  await after.flush();
+  assert.deepEqual(pager.get(120), { i: 120, grown: true });
+  assert.deepEqual(pager.get(170), { i: 170, grown: true });
+  assert.deepEqual(await loaded, { i: 120, grown: true }, 'load() waits for the list as it is now');
+});
+
+test('reset after a refresh shows nothing of either earlier list', async () => {
+  const server = fakeServer(150, { immediate: true });
+  const pager = new EventPager({ fetchPage: server.fetchPage, total: 150, pageSize: 100 });
+  pager.want(0, 99);
+  await settle();
+  await settle();
+  pager.refresh(server.fetchPage, 160);
+  assert.deepEqual(pager.get(5), { i: 5 });
+  pager.reset(server.fetchPage, 40);
+  assert.equal(pager.get(5), null);
+});
+
 test('a total the answer corrects resizes the list', async () => {
   const server = fakeServer(120, { immediate: true });
   const changes = [];
