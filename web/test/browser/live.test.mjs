@@ -1,8 +1,9 @@
 // `canopy record --serve`: the viewer follows the recording while the command runs.
 // The workload grows only when the test opens its gates (canopy_workload steps), so
 // every step is waited for, never timed: a child appears in the tree and the chart,
-// grows, and the page still follows after a reload (a new event stream); when the
-// command ends the page says so and keeps the whole recording.
+// grows, and the page still follows after a reload (a new event stream), the events
+// pane's lines staying on screen as its list grows; when the command ends the page says
+// so and keeps the whole recording.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -87,6 +88,27 @@ describe('canopy record --serve: the page follows the recording live', () => {
     await page.reload();
     await waitReady(page);
     await page.waitForFunction(() => window.canopyView.live && window.canopyView.live.connected, null, { timeout: 60000 });
+    // The events pane with process starts and ends on (off by default), so that its
+    // list grows while the page follows: the ends of the child and the shell at `stop`.
+    // No line already shown may blink to a placeholder as it grows: the pager keeps its
+    // rows on screen until their pages come again.
+    for (const kind of ['start', 'end']) {
+      const chip = page.locator(`[data-testid="event-kind"][data-kind="${kind}"]`);
+      await chip.click();
+      assert.equal(await chip.getAttribute('aria-pressed'), 'true', kind);
+    }
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="event-row"]').length > 0 &&
+      document.querySelectorAll('[data-testid="event-placeholder"]').length === 0, null, { timeout: 60000 });
+    const linesBefore = await page.evaluate(() => {
+      const before = window.canopyView.events.total;
+      window.blinked = [];
+      new MutationObserver((records) => {
+        for (const { target } of records) {
+          if (target.dataset.testid === 'event-placeholder' && Number(target.dataset.index) < before) window.blinked.push(Number(target.dataset.index));
+        }
+      }).observe(document.querySelector('[data-testid="event-rows"]'), { attributes: true, attributeFilter: ['data-testid'], subtree: true });
+      return before;
+    });
     open(dir, '2');
     await grown(page, (kFirstMiB + kSecondMiB) * MiB);
     const second = await grower(page);
@@ -108,6 +130,9 @@ describe('canopy record --serve: the page follows the recording live', () => {
     assert.equal(end.view.to, end.endMs, 'the chart that followed the end shows it');
     const ended = await grower(page);
     assert.ok(ended.ended, 'the child has its end');
+    const linesAfter = await page.evaluate(() => window.canopyView.events.total);
+    assert.ok(linesAfter > linesBefore, `the events grew while the page followed: ${linesBefore} -> ${linesAfter}`);
+    assert.deepEqual(await page.evaluate(() => window.blinked), [], 'no line shown blinked to a placeholder');
     assert.deepEqual(errors, []);
 
     // It serves the finished recording until Ctrl-C, then exits with the command's status.
