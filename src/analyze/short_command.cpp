@@ -161,6 +161,24 @@ std::optional<std::string> first_argument(const std::vector<std::string>& args) 
   return chosen.find('/') != std::string::npos ? short_path(chosen) : clip(chosen);
 }
 
+// Where a program's telling argument is: by argv[0]'s file name, or by the process's
+// name (a compiler or interpreter run through a wrapper).
+enum class Shape { kCompiler, kJava, kInterpreter, kOther };
+
+Shape shape_of(std::string_view argv0, std::string_view name) {
+  const std::string program = path_base_name(argv0);
+  if (is_compiler(program) || is_compiler(name)) {
+    return Shape::kCompiler;
+  }
+  if (program == "java") {
+    return Shape::kJava;
+  }
+  if (is_interpreter(program) || is_interpreter(name)) {
+    return Shape::kInterpreter;
+  }
+  return Shape::kOther;
+}
+
 }  // namespace
 
 std::string short_path(std::string_view path) {
@@ -178,26 +196,26 @@ std::string short_path(std::string_view path) {
   return clip(std::string(parts[parts.size() - 2]) + "/" + std::string(parts.back()));
 }
 
-bool is_known_program(std::string_view argv0, std::string_view name) {
-  const std::string program = path_base_name(argv0);
-  return is_compiler(program) || is_compiler(name) || program == "java" || is_interpreter(program) ||
-         is_interpreter(name);
-}
+bool is_known_program(std::string_view argv0, std::string_view name) { return shape_of(argv0, name) != Shape::kOther; }
 
 std::optional<std::string> short_command(const std::vector<std::string>& cmdline, std::string_view name) {
   if (cmdline.size() < 2) {
     return std::nullopt;
   }
-  const std::string program = path_base_name(cmdline[0]);
   std::optional<std::string> words;
-  if (is_compiler(program) || is_compiler(name)) {
-    words = compiler_input(cmdline);
-  } else if (program == "java") {
-    words = java_target(cmdline);
-  } else if (is_interpreter(program) || is_interpreter(name)) {
-    words = interpreter_target(cmdline);
-  } else {
-    words = first_argument(cmdline);
+  switch (shape_of(cmdline[0], name)) {
+    case Shape::kCompiler:
+      words = compiler_input(cmdline);
+      break;
+    case Shape::kJava:
+      words = java_target(cmdline);
+      break;
+    case Shape::kInterpreter:
+      words = interpreter_target(cmdline);
+      break;
+    case Shape::kOther:
+      words = first_argument(cmdline);
+      break;
   }
   return words && !words->empty() ? words : std::nullopt;
 }
