@@ -57,10 +57,7 @@ std::string cpu_profile_text(const analyze::CpuProfileSummary& summary) {
       const std::string merged = summary.command.empty() ? "All processes" : "The processes of " + summary.command;
       out += terminal_safe(merged) + " merged: " + std::to_string(group.samples) + " samples\n";
     } else {
-      std::string process = group.command.empty() ? "?" : group.command;
-      if (std::string words = process_words(group.cmdline, group.command); !words.empty()) {
-        process += " " + words;
-      }
+      const std::string process = process_title(group.command.empty() ? "?" : group.command, group.cmdline);
       out += "PID " + std::to_string(group.pid) + " " + terminal_safe(process) + ": " + std::to_string(group.samples) +
              " samples\n";
     }

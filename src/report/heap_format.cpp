@@ -144,13 +144,8 @@ std::string heap_offset_text(int64_t t_ms, int64_t recording_start_ms) {
 }
 
 std::string heap_image_title(const store::HeapImageRow& image, const std::optional<store::ProcessRow>& process) {
-  std::string title = process ? process->name : "?";
-  if (process) {
-    if (std::string words = process_words(process->cmdline, process->name); !words.empty()) {
-      title += " " + words;
-    }
-  }
-  return terminal_safe(title) + " (pid " + std::to_string(image.pid) + ")";
+  return terminal_safe(process ? process_title(process->name, process->cmdline) : "?") + " (pid " +
+         std::to_string(image.pid) + ")";
 }
 
 std::string heap_more_stacks_text(int64_t stacks, int64_t bytes, const char* what) {

@@ -45,6 +45,11 @@ std::string process_words(const std::vector<std::string>& cmdline, std::string_v
   return words;
 }
 
+std::string process_title(const std::string& name, const std::vector<std::string>& cmdline) {
+  std::string words = process_words(cmdline, name);
+  return words.empty() ? name : name + " " + words;
+}
+
 namespace {
 
 std::string seconds(int64_t ns) {

@@ -21,6 +21,8 @@ std::string shell_join(const std::vector<std::string>& args);
 // "hold"), absolute paths by their last two parts, cut to about as long. Not
 // terminal_safe; "" when it has no argument.
 std::string process_words(const std::vector<std::string>& cmdline, std::string_view name);
+// The name, then its process_words when it has some: "cc1 f5.c". Not terminal_safe.
+std::string process_title(const std::string& name, const std::vector<std::string>& cmdline);
 
 // The block `canopy record` prints at the end and `canopy report` prints on demand.
 std::string summary_text(const analyze::Summary& summary, const std::string& path);
