@@ -22,9 +22,17 @@ std::vector<std::string> innermost_first(const store::CpuProfile& profile, int64
   return functions;
 }
 
-std::vector<CpuFunction> top_of(std::vector<CpuFunction> functions, size_t top, int64_t CpuFunction::*by) {
+// The `top` functions by one count, ties broken by the other. A function none of the
+// samples counts by `by` is left out: it would fill a short profile's self list with
+// callers that never ran themselves.
+std::vector<CpuFunction> top_of(std::vector<CpuFunction> functions, size_t top, int64_t CpuFunction::*by,
+                                int64_t CpuFunction::*then_by) {
+  std::erase_if(functions, [&](const CpuFunction& f) { return f.*by == 0; });
   std::stable_sort(functions.begin(), functions.end(), [&](const CpuFunction& a, const CpuFunction& b) {
-    return a.*by != b.*by ? a.*by > b.*by : a.name < b.name;
+    if (a.*by != b.*by) {
+      return a.*by > b.*by;
+    }
+    return a.*then_by != b.*then_by ? a.*then_by > b.*then_by : a.name < b.name;
   });
   if (functions.size() > top) {
     functions.resize(top);
@@ -185,8 +193,8 @@ CpuProfileSummary summarize_cpu(const store::Reader& reader, const CpuSelection&
       function.name = name;
       all.push_back(function);
     }
-    group.by_self = top_of(all, top, &CpuFunction::self_samples);
-    group.by_total = top_of(std::move(all), top, &CpuFunction::total_samples);
+    group.by_self = top_of(all, top, &CpuFunction::self_samples, &CpuFunction::total_samples);
+    group.by_total = top_of(std::move(all), top, &CpuFunction::total_samples, &CpuFunction::self_samples);
     summary.groups.push_back(std::move(group));
   }
   std::stable_sort(summary.groups.begin(), summary.groups.end(),

@@ -77,8 +77,10 @@ struct CpuGroup {
   std::string command;
   std::vector<std::string> cmdline;  // of the PID's process
   int64_t samples = 0;
-  std::vector<CpuFunction> by_self;   // most self samples first, at most `top`
-  std::vector<CpuFunction> by_total;  // most total samples first, at most `top`
+  // At most `top` each, ties broken by the other count; by_self holds only functions
+  // that ran themselves.
+  std::vector<CpuFunction> by_self;   // most self samples first
+  std::vector<CpuFunction> by_total;  // most total samples first
 };
 
 struct CpuProfileSummary {

@@ -137,6 +137,32 @@ TEST(CpuProfileAnalysis, SelfIsTheInnermostFrameAndTotalCountsASampleOnce) {
             (std::vector<std::string>{"f2", "f2", "f1"}));
 }
 
+// The caller's frame names "_start" too, as if f2 were inlined into it: _start is on every
+// stack but never running itself.
+std::vector<std::string> names_with_start(int64_t frame_id) {
+  return frame_id == 2 ? std::vector<std::string>{"f2", "_start"} : names_by_frame(frame_id);
+}
+
+TEST(CpuProfileAnalysis, TheSelfListHoldsOnlyFunctionsThatRan) {
+  TempDir dir;
+  CpuRecording recording = write_cpu_recording(dir);
+  auto reader = store::Reader::open(recording.path);
+  ASSERT_TRUE(reader);
+  auto selection = select_cpu_samples(*reader, {});
+  ASSERT_TRUE(selection);
+  CpuProfileSummary summary = summarize_cpu(*reader, *selection, {}, names_with_start, false, 10);
+  ASSERT_EQ(summary.groups.size(), 1u);
+  const CpuGroup& all = summary.groups[0];
+  ASSERT_EQ(all.by_self.size(), 2u) << "_start never ran itself";
+  EXPECT_EQ(all.by_self[0].name, "f1");
+  EXPECT_EQ(all.by_self[1].name, "f2");
+  ASSERT_EQ(all.by_total.size(), 3u);
+  EXPECT_EQ(all.by_total[0].name, "f2") << "tied with _start on 9 total samples, ahead by its 2 self (its name sorts after)";
+  EXPECT_EQ(all.by_total[1].name, "_start");
+  EXPECT_EQ(all.by_total[1].total_samples, 9);
+  EXPECT_EQ(all.by_total[1].self_samples, 0);
+}
+
 TEST(CpuProfileAnalysis, TimeRangesAndWhatIsNotThereAreSaid) {
   TempDir dir;
   CpuRecording recording = write_cpu_recording(dir);
