@@ -30,8 +30,10 @@ Result<std::string> cpu_pprof_profile(const store::Reader& reader, const analyze
   for (const store::CpuSampleRow& row : selection.samples) {
     ++counts[{row.pid, row.stack_id}];
   }
+  std::map<std::string, int64_t> samples_by_program;
   for (const auto& [key, count] : counts) {
     const auto& [pid, stack_id] = key;
+    samples_by_program[selection.processes.at(pid).exe] += count;
     PprofSample sample{stack_id, {count, count * period_ns}, {{"pid", std::to_string(pid)}}};
     const std::string& command = selection.processes.at(pid).command;
     if (!command.empty()) {
@@ -39,9 +41,7 @@ Result<std::string> cpu_pprof_profile(const store::Reader& reader, const analyze
     }
     input.samples.push_back(std::move(sample));
   }
-  for (const auto& [pid, process] : selection.processes) {
-    input.programs.insert(process.exe);
-  }
+  input.programs = heaviest_first(samples_by_program);
   const store::RecordingMeta& meta = reader.meta();
   const int64_t start_ms = meta.start_ms.value_or(0);
   const int64_t from_ms = start_ms + filter.from_ms.value_or(0);

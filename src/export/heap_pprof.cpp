@@ -1,6 +1,7 @@
 #include "export/heap_pprof.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -44,15 +45,27 @@ std::vector<std::string> comments(const store::Reader& reader, const HeapSelecti
   lines.push_back(std::string("inuse_*: held at each process image's ") +
                   (at_peak ? "peak (its snapshot of the highest estimated heap)" : "end (its last snapshot)") +
                   "; alloc_*: allocated from the image's start to that snapshot; merged over the images below");
+  // A build's hundreds of shells and tools allocate too little to be sampled: a line
+  // each would bury the few that hold the profile.
   int64_t start_ms = reader.meta().start_ms.value_or(0);
+  int64_t unsampled = 0;
   for (const HeapSelectedImage& image : selection.images) {
     const store::HeapImageRow& row = image.at.image;
     const store::HeapSnapshotRow& snapshot = image.at.snapshot;
+    if (snapshot.samples == 0 && row.samples_dropped == 0) {
+      ++unsampled;
+      continue;
+    }
     lines.push_back("pid " + std::to_string(row.pid) + " " + (image.command.empty() ? "?" : image.command) +
                     ": snapshot at +" + format_duration_ms(snapshot.t_ms - start_ms) + " (" +
                     std::to_string(snapshot.samples) + " samples by then): " + format_bytes(snapshot.in_use_bytes) +
                     " in use, high-water mark so far " + format_bytes(snapshot.peak_in_use_bytes) + "; " +
                     std::to_string(row.samples_dropped) + " dropped in all; profiled " + ending_text(row));
+  }
+  if (unsampled > 0) {
+    lines.push_back(std::to_string(unsampled) +
+                    (unsampled == 1 ? " other image had no sampled allocation by its snapshot"
+                                    : " other images had no sampled allocation by their snapshots"));
   }
   lines.push_back(
       "addresses: each mapping at a synthetic range of its own, file_offset 0; a location's address is "
@@ -76,9 +89,11 @@ PprofProfile heap_pprof_input(const store::Reader& reader, const HeapSelection& 
     }
     input.samples.push_back(std::move(out));
   }
+  std::map<std::string, int64_t> in_use_by_program;
   for (const HeapSelectedImage& image : selection.images) {
-    input.programs.insert(image.exe);
+    in_use_by_program[image.exe] += image.at.snapshot.in_use_bytes;
   }
+  input.programs = heaviest_first(in_use_by_program);
   const store::RecordingMeta& meta = reader.meta();
   int64_t start_ms = meta.start_ms.value_or(0);
   int64_t end_ms = meta.end_ms.value_or(start_ms);

@@ -150,13 +150,16 @@ Result<std::vector<Mapping>> place_mappings(const store::HeapProfile& profile, c
       highest = std::max(highest, static_cast<uint64_t>(frame.rel_pc));
     }
   }
-  const std::set<std::string>& programs = input.programs;
   std::vector<Mapping> mappings;
   for (const auto& [module_id, highest] : highest_by_module) {
     mappings.push_back({&profile.modules[static_cast<size_t>(module_id - 1)]});
   }
-  std::stable_partition(mappings.begin(), mappings.end(),
-                        [&](const Mapping& m) { return programs.count(m.module->path) > 0; });
+  // The programs in their order, then every other object in order of its id.
+  auto rank = [&](const Mapping& m) {
+    return std::find(input.programs.begin(), input.programs.end(), m.module->path) - input.programs.begin();
+  };
+  std::stable_sort(mappings.begin(), mappings.end(),
+                   [&](const Mapping& a, const Mapping& b) { return rank(a) < rank(b); });
   uint64_t next = kMappingAlignment;
   for (Mapping& mapping : mappings) {
     uint64_t highest = highest_by_module[mapping.module->id];
@@ -294,6 +297,16 @@ std::string encode(const store::HeapProfile& stacks, const PprofProfile& input, 
 }
 
 }  // namespace
+
+std::vector<std::string> heaviest_first(const std::map<std::string, int64_t>& weight_by_program) {
+  std::vector<std::pair<std::string, int64_t>> ranked(weight_by_program.begin(), weight_by_program.end());
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::vector<std::string> programs;
+  for (auto& [path, weight] : ranked) {
+    programs.push_back(std::move(path));
+  }
+  return programs;
+}
 
 Result<std::string> encode_pprof(const store::HeapProfile& stacks, const PprofProfile& profile) {
   std::vector<int64_t> frames = frames_used(stacks, profile);

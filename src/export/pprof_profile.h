@@ -4,7 +4,8 @@
 // values and labels of the caller's choosing:
 //   mappings      one per loaded object a stack passes through, with its path and
 //                 GNU build-id, each at a synthetic address range of its own (below);
-//                 the programs' own first (pprof takes the first as the program).
+//                 the programs' own first, the one with most weight first (pprof
+//                 takes the first mapping as the program and names it "File:").
 //   locations     one per recorded frame, its inlined functions as more Lines,
 //                 innermost first; functions by name and source file.
 // Addresses: the recording keeps a frame as an address in its object's own address
@@ -15,7 +16,7 @@
 #pragma once
 
 #include <cstdint>
-#include <set>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,10 +37,14 @@ struct PprofSample {
   std::vector<std::pair<std::string, std::string>> labels;  // (key, text), in order
 };
 
+// The programs of `weight_by_program` (its path to, say, bytes in use), most weight
+// first, for PprofProfile::programs.
+std::vector<std::string> heaviest_first(const std::map<std::string, int64_t>& weight_by_program);
+
 struct PprofProfile {
   std::vector<PprofValueType> sample_types;
   std::vector<PprofSample> samples;
-  std::set<std::string> programs;  // the paths of the programs sampled: their mappings first
+  std::vector<std::string> programs;  // the paths of the programs sampled, their mappings first, in order
   int64_t time_nanos = 0;
   int64_t duration_nanos = 0;
   PprofValueType period_type;

@@ -48,7 +48,7 @@ inline store::SampleValues fixture_values(int64_t anon_mib, int64_t file_mib, in
 // everywhere:
 //   image 1  make  pid 4242, exit at +1000; snapshots +500 (3000 B in use), +1000 (2000 B)
 //   image 2  cc1   pid 4250, lost at +650;  snapshots +400 (9512 B, its peak), +600 (5000 B)
-//   image 3  ld    pid 4251, no snapshot
+//   image 3  ld    pid 4251, a snapshot at +900 with nothing sampled
 //   stacks   1 make: make, make, libc       2 cc1: cc1, cc1, libc
 //            3 cc1: in no object, cc1, libc   4 cc1: none (not unwound), given back by +600
 //            5 make: make, libc, all given back by +500
@@ -60,7 +60,8 @@ inline void add_heap_fixture(store::Writer& w, int64_t make_id, int64_t cc1_id, 
       .process_id = cc1_id, .pid = 4250, .started_ms = t0 + 210, .rate_bytes = 4096, .unwind = "dwarf"};
   make.id = w.add_heap_image(make);
   cc1.id = w.add_heap_image(cc1);
-  w.add_heap_image({.process_id = ld_id, .pid = 4251, .started_ms = t0 + 510, .rate_bytes = 4096, .unwind = "auto"});
+  int64_t ld_image_id = w.add_heap_image(
+      {.process_id = ld_id, .pid = 4251, .started_ms = t0 + 510, .rate_bytes = 4096, .unwind = "auto"});
   w.add_heap_module({.path = "/nonexistent/bin/make", .build_id = "aa01"});
   w.add_heap_module({.path = "/nonexistent/lib/libc.so.6", .build_id = "bb02"});
   w.add_heap_module({.path = "/nonexistent/bin/cc1", .build_id = ""});
@@ -93,6 +94,7 @@ inline void add_heap_fixture(store::Writer& w, int64_t make_id, int64_t cc1_id, 
   snapshot(cc1.id, t0 + 400, "peak", 9512, 9512, 10,
            {{0, 2, 8000, 8, 0, 0}, {0, 3, 1000, 1, 0, 0}, {0, 4, 512, 1, 0, 0}});
   snapshot(cc1.id, t0 + 600, "interval", 5000, 9512, 20, {{0, 2, 9000, 9, 5000, 5}, {0, 4, 512, 1, 512, 1}});
+  snapshot(ld_image_id, t0 + 900, "interval", 0, 0, 0, {});
   make.ended_ms = t0 + 1000;
   make.end = "exit";
   make.samples = 12;

@@ -19,6 +19,7 @@
 
 #include "export/heap_collapsed.h"
 #include "export/heap_pprof.h"
+#include "export/pprof_profile.h"
 #include "support/export_fixture.h"
 #include "support/golden_file.h"
 #include "support/temp_dir.h"
@@ -187,6 +188,37 @@ TEST_F(HeapExportGolden, Collapsed) { compare("heap.folded", collapsed({}, "inus
 
 TEST_F(HeapExportGolden, CollapsedAllocatedAtThePeak) {
   compare("heap_alloc_space_peak.folded", collapsed({.at = analyze::HeapAt::kPeak}, "alloc_space"));
+}
+
+// pprof names the first mapping's file as the profile's program ("File:"): in a tree
+// where a shell started the program that holds the heap, that program, not the shell.
+TEST(PprofMappings, TheProgramWithTheMostWeightIsTheFirst) {
+  store::HeapProfile stacks;
+  stacks.modules = {{1, "/nonexistent/bin/bash", ""},
+                    {2, "/nonexistent/lib/libc.so.6", ""},
+                    {3, "/nonexistent/bin/python3", ""}};
+  stacks.frames = {{1, 2, 0x10}, {2, 1, 0x20}, {3, 3, 0x30}};
+  stacks.stacks = {{1, {1, 2}}, {2, {1, 3}}};
+  exporters::PprofProfile input;
+  input.sample_types = {{"inuse_space", "bytes"}};
+  input.samples = {{1, {100}, {}}, {2, {5000}, {}}};
+  input.programs = exporters::heaviest_first({{"/nonexistent/bin/bash", 100}, {"/nonexistent/bin/python3", 5000}});
+  ASSERT_EQ(input.programs, (std::vector<std::string>{"/nonexistent/bin/python3", "/nonexistent/bin/bash"}));
+  auto profile = exporters::encode_pprof(stacks, input);
+  ASSERT_TRUE(profile) << profile.error().message;
+
+  std::vector<std::string> mapped_files;
+  std::istringstream text(profile_text(*profile));
+  bool in_mapping = false;
+  for (std::string line; std::getline(text, line);) {
+    in_mapping = line == "mapping {" || (in_mapping && line != "}");
+    if (in_mapping && line.starts_with("  filename: ")) {
+      mapped_files.push_back(line.substr(line.find('"')));
+    }
+  }
+  EXPECT_EQ(mapped_files, (std::vector<std::string>{"\"/nonexistent/bin/python3\"", "\"/nonexistent/bin/bash\"",
+                                                    "\"/nonexistent/lib/libc.so.6\""}))
+      << "the programs by weight, then the other objects";
 }
 
 TEST(HeapExportFrames, AFrameCannotSplitALineOrAStack) {
