@@ -16,6 +16,8 @@ constexpr std::string_view kSourceExtensions[] = {
 constexpr std::string_view kCompilers[] = {
     "cc1",   "cc1plus", "cc1obj",  "cc1objplus", "f951",  "gcc",     "g++",    "cc",     "c++",    "clang", "clang++", "clang-cl",
     "as",    "gfortran", "nvcc",   "rustc",      "javac", "kotlinc", "swiftc", "ccache", "distcc", "icc",   "icpx",    "icx"};
+constexpr std::string_view kLinkers[] = {"ld",   "ld.bfd",  "ld.gold", "ld.lld", "ld.mold", "ld64.lld",
+                                         "lld",  "gold",    "mold",    "collect2"};
 // Options of compilers and drivers that take the next argument as their value.
 constexpr std::string_view kCompilerValueOptions[] = {
     "-o", "-MF", "-MT", "-MQ", "-MD", "-MMD", "-dumpbase", "-dumpbase-ext", "-dumpdir", "-auxbase", "-auxbase-strip",
@@ -95,14 +97,23 @@ std::string clip(std::string_view text) {
   return line;
 }
 
+// gcc hands `as` its output in a file of its own there (/tmp/ccXXXXXX.s), a name that
+// tells one compile from another no more than the PID does.
+bool is_temporary(std::string_view path) { return path.starts_with("/tmp/") || path.starts_with("/var/tmp/"); }
+
 // The input file of a compiler command line: the last argument that names a source file
-// and is no option's value; else the last argument that is neither.
+// and is no option's value, unless it is a temporary file. Without one (a link, an
+// assembly of gcc's temporary), the -o output; else the last plain argument.
 std::optional<std::string> compiler_input(const std::vector<std::string>& args) {
   const std::string* last_source = nullptr;
   const std::string* last_plain = nullptr;
+  const std::string* output = nullptr;
   for (size_t i = 1; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (listed(arg, kCompilerValueOptions)) {
+      if (arg == "-o" && i + 1 < args.size()) {
+        output = &args[i + 1];
+      }
       ++i;
       continue;
     }
@@ -111,8 +122,26 @@ std::optional<std::string> compiler_input(const std::vector<std::string>& args) 
     }
     (is_source_file(arg) ? last_source : last_plain) = &arg;
   }
-  const std::string* input = last_source != nullptr ? last_source : last_plain;
+  const std::string* input = last_source != nullptr && !is_temporary(*last_source) ? last_source
+                             : output != nullptr && !output->empty()              ? output
+                             : last_source != nullptr                             ? last_source
+                                                                                  : last_plain;
   return input != nullptr ? std::optional(short_path(*input)) : std::nullopt;
+}
+
+// What a linker writes: "-o app", "--output=app" or "--output app"; its inputs are the
+// same objects and libraries in every link of a build.
+std::optional<std::string> linker_output(const std::vector<std::string>& args) {
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if ((arg == "-o" || arg == "--output") && i + 1 < args.size() && !args[i + 1].empty()) {
+      return short_path(args[i + 1]);
+    }
+    if (arg.starts_with("--output=") && arg.size() > 9) {
+      return short_path(std::string_view(arg).substr(9));
+    }
+  }
+  return std::nullopt;
 }
 
 std::optional<std::string> interpreter_target(const std::vector<std::string>& args) {
@@ -163,12 +192,15 @@ std::optional<std::string> first_argument(const std::vector<std::string>& args) 
 
 // Where a program's telling argument is: by argv[0]'s file name, or by the process's
 // name (a compiler or interpreter run through a wrapper).
-enum class Shape { kCompiler, kJava, kInterpreter, kOther };
+enum class Shape { kCompiler, kLinker, kJava, kInterpreter, kOther };
 
 Shape shape_of(std::string_view argv0, std::string_view name) {
   const std::string program = path_base_name(argv0);
   if (is_compiler(program) || is_compiler(name)) {
     return Shape::kCompiler;
+  }
+  if (listed(program, kLinkers) || listed(name, kLinkers)) {
+    return Shape::kLinker;
   }
   if (program == "java") {
     return Shape::kJava;
@@ -206,6 +238,9 @@ std::optional<std::string> short_command(const std::vector<std::string>& cmdline
   switch (shape_of(cmdline[0], name)) {
     case Shape::kCompiler:
       words = compiler_input(cmdline);
+      break;
+    case Shape::kLinker:
+      words = linker_output(cmdline);
       break;
     case Shape::kJava:
       words = java_target(cmdline);

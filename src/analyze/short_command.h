@@ -2,7 +2,9 @@
 // line: what the summary, `canopy diff`, `canopy heap` and the viewer show beside the
 // name ("cc1plus 10913 src/json.cpp" where the name alone is one of a hundred cc1plus).
 //   compilers and assemblers  the input source file (cc1plus's source argument, the
-//                             file gcc/clang compile), not the -o output or -dumpbase
+//                             file gcc/clang compile), not the -o output or -dumpbase;
+//                             the -o output of a link, or of `as` fed a temporary file
+//   linkers                   the -o output
 //   interpreters              the script, "-m module", or "-c" and the start of the code
 //   java                      the -jar file, or the main class
 //   anything else             the first argument that is not an option, else the first

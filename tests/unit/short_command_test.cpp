@@ -30,11 +30,29 @@ TEST(ShortCommand, DriversShowTheInputWithCompileAndOutputAroundIt) {
   EXPECT_EQ(short_command({"/usr/bin/c++", "-O2", "-o", "x.o", "-c", "/p/lib/a.cc"}, "c++"), "lib/a.cc");
   EXPECT_EQ(short_command({"gcc-12", "-c", "main.c", "-o", "main.o"}, "gcc-12"), "main.c");
   EXPECT_EQ(short_command({"clang++-15", "-std=c++20", "-Xclang", "-ast-dump", "x.cpp"}, "clang++-15"), "x.cpp");
-  EXPECT_EQ(short_command({"as", "--64", "-o", "a.o", "/tmp/ccX.s"}, "as"), "/tmp/ccX.s");
-  // Linking: no source, the last plain argument.
-  EXPECT_EQ(short_command({"g++", "-o", "app", "a.o", "b.o"}, "g++"), "b.o");
+  // gcc's temporary file tells nothing: what it is assembled into does.
+  EXPECT_EQ(short_command({"as", "--gdwarf-5", "--64", "-o", "f1.o", "/tmp/ccEn6xYo.s"}, "as"), "f1.o");
+  EXPECT_EQ(short_command({"as", "--64", "/tmp/ccX.s"}, "as"), "/tmp/ccX.s");
+  EXPECT_EQ(short_command({"as", "-o", "src/x.o", "src/x.s"}, "as"), "src/x.s");
+  // Linking: no source, the output; without one, the last plain argument.
+  EXPECT_EQ(short_command({"g++", "-o", "app", "a.o", "b.o"}, "g++"), "app");
+  EXPECT_EQ(short_command({"cc", "a.o", "b.o"}, "cc"), "b.o");
   // A wrapper's argv[0], the compiler's name.
   EXPECT_EQ(short_command({"/opt/wrap/bin/x", "-c", "k.c"}, "cc1"), "k.c");
+}
+
+// A linker's inputs are the same crt files and libraries in every link of a build.
+TEST(ShortCommand, LinkersShowTheirOutput) {
+  EXPECT_EQ(short_command({"/usr/lib/gcc/x86_64-linux-gnu/12/collect2", "-plugin",
+                           "/usr/lib/gcc/x86_64-linux-gnu/12/liblto_plugin.so", "--build-id", "-m", "elf_x86_64",
+                           "-pie", "-o", "bin/tools/app", "/usr/lib/x86_64-linux-gnu/Scrt1.o", "f1.o", "-lc"},
+                          "collect2"),
+            "tools/app");
+  EXPECT_EQ(short_command({"/usr/bin/ld", "-plugin", "/usr/lib/gcc/12/liblto_plugin.so", "-o", "app", "a.o"}, "ld"), "app");
+  EXPECT_EQ(short_command({"ld.lld", "--output=libx.so", "-shared", "x.o"}, "ld.lld"), "libx.so");
+  EXPECT_EQ(short_command({"mold", "--output", "out", "x.o"}, "mold"), "out");
+  EXPECT_EQ(short_command({"ld", "x.o"}, "ld"), std::nullopt) << "a.out, unnamed";
+  EXPECT_TRUE(is_known_program("/usr/bin/ld.gold", "ld.gold"));
 }
 
 TEST(ShortCommand, InterpretersShowTheScriptModuleOrCode) {
