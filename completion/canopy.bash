@@ -53,7 +53,7 @@ _canopy_command_spec()
             positionals='recording recording'
             ;;
         heap)
-            valued='--pid --command --from --to --older-than --top --frames'
+            valued='--pid --command --from --to --older-than --top --frames --processes'
             options="$help $valued --json"
             positionals='recording'
             ;;

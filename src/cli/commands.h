@@ -149,6 +149,7 @@ struct HeapOptions {
   int64_t older_than_ms = -1;
   size_t top = 5;     // stacks per moment
   size_t frames = 6;  // frames per stack
+  size_t processes = 10;  // images that sampled, in the text; the JSON has every one
   bool json = false;
 };
 CLI::App* add_heap_command(CLI::App& app, HeapOptions& options);

@@ -145,7 +145,7 @@ int run_heap_report(const HeapOptions& options) {
     }
     auto images = analyze::summarize_heap(histories, *processes, *rss, options.top);
     text = options.json ? report::heap_json(images, start_ms, frames, coverage)
-                        : report::heap_text(images, start_ms, frames, coverage);
+                        : report::heap_text(images, start_ms, frames, coverage, options.processes);
   }
   std::fputs(text.c_str(), stdout);
   return 0;

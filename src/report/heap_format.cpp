@@ -214,7 +214,7 @@ nlohmann::json heap_verdict_json(const analyze::HeapVerdict& v) {
 }
 
 std::string heap_text(const std::vector<analyze::HeapImageSummary>& images, int64_t recording_start_ms,
-                      const StackFrames& frames, const analyze::HeapCoverageSummary& coverage) {
+                      const StackFrames& frames, const analyze::HeapCoverageSummary& coverage, size_t processes) {
   // The largest first: in a tree, the process that held the most is what a reader
   // looks for. Stable, so equal images keep the order they started in.
   std::vector<const analyze::HeapImageSummary*> sampled;
@@ -226,8 +226,11 @@ std::string heap_text(const std::vector<analyze::HeapImageSummary>& images, int6
     return high_water_bytes(*a) > high_water_bytes(*b);
   });
   std::string out;
-  for (const analyze::HeapImageSummary* image : sampled) {
-    const analyze::HeapImageSummary& summary = *image;
+  // A build compiles hundreds of files: a page for each compiler would bury the few
+  // processes that held the most.
+  const size_t listed = std::min(processes, sampled.size());
+  for (size_t i = 0; i < listed; ++i) {
+    const analyze::HeapImageSummary& summary = *sampled[i];
     if (!summary.end) {
       // It sampled (its profiler connects on the first sample), then ended before a
       // snapshot: an exec, a signal or _exit within the first interval.
@@ -247,6 +250,12 @@ std::string heap_text(const std::vector<analyze::HeapImageSummary>& images, int6
     }
     append_moment(out, "at its end", *summary.end, recording_start_ms, frames);
     out += "\n";
+  }
+  if (sampled.size() > listed) {
+    const size_t more = sampled.size() - listed;
+    out += std::to_string(more) + " more process image" + (more == 1 ? "" : "s") +
+           " with samples, each with a heap of at most " + format_bytes(high_water_bytes(*sampled[listed])) +
+           ": --processes " + std::to_string(sampled.size()) + " lists every one, --pid or --command one\n\n";
   }
   return out + unsampled_text(unsampled) + heap_coverage_text(coverage);
 }

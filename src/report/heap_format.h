@@ -39,12 +39,13 @@ nlohmann::json heap_frames_json(int64_t stack_id, const StackFrames& frames);
 std::string heap_verdict_text(const analyze::HeapVerdict& verdict, int64_t recording_start_ms);
 nlohmann::json heap_verdict_json(const analyze::HeapVerdict& verdict);
 
-// The text lists the images that sampled, the largest high-water mark first, then
-// those that sampled nothing in one entry, by command; the JSON lists every image in
-// the order `images` has. `coverage`: the processes not profiled, a section of its
-// own after the images (heap_coverage_format.h).
+// The text lists `processes` of the images that sampled, the largest high-water mark
+// first, and a line for the rest; then those that sampled nothing in one entry, by
+// command. The JSON lists every image in the order `images` has. `coverage`: the
+// processes not profiled, a section of its own after the images (heap_coverage_format.h).
 std::string heap_text(const std::vector<analyze::HeapImageSummary>& images, int64_t recording_start_ms,
-                      const StackFrames& frames, const analyze::HeapCoverageSummary& coverage);
+                      const StackFrames& frames, const analyze::HeapCoverageSummary& coverage,
+                      size_t processes = SIZE_MAX);
 std::string heap_json(const std::vector<analyze::HeapImageSummary>& images, int64_t recording_start_ms,
                       const StackFrames& frames, const analyze::HeapCoverageSummary& coverage);
 

@@ -1,7 +1,7 @@
 // canopy heap's text (report/heap_format.h): the images that sampled come largest
-// first, and those that sampled nothing share one entry, named by command, so that a
-// tree of thousands of short processes does not bury the one that held the heap; and
-// each image says which process of its name it is.
+// first, as many as asked for, and those that sampled nothing share one entry, named
+// by command, so that a tree of thousands of short processes does not bury the one
+// that held the heap; and each image says which process of its name it is.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -83,6 +83,28 @@ TEST(HeapTextOrder, ImagesThatSampledNothingShareOneEntryByCommand) {
   EXPECT_EQ(text.find("(pid 10)"), std::string::npos) << text;
   auto json = nlohmann::json::parse(heap_json(images, 0, kNoFrames, {}));
   EXPECT_EQ(json["images"].size(), images.size());
+}
+
+// A build's hundreds of compilers: the text lists the few that held the most and says
+// how many more there are and what they held at most.
+TEST(HeapTextOrder, ImagesBeyondTheProcessesAskedForAreOneLine) {
+  std::vector<analyze::HeapImageSummary> images = {
+      heap_image(1, "cc1", 40, 30 * 1024 * 1024), heap_image(2, "cc1", 40, 50 * 1024 * 1024),
+      heap_image(3, "cc1", 40, 20 * 1024 * 1024), heap_image(4, "cc1", 40, 25 * 1024 * 1024),
+      heap_image(5, "sh", 0, 0)};
+  std::string text = heap_text(images, 0, kNoFrames, {}, 2);
+  auto at = title_positions(text, {2, 1, 4, 3});
+  ASSERT_NE(at[0], std::string::npos) << text;
+  ASSERT_NE(at[1], std::string::npos) << text;
+  EXPECT_EQ(at[2], std::string::npos) << text;
+  EXPECT_EQ(at[3], std::string::npos) << text;
+  EXPECT_NE(text.find("\n2 more process images with samples, each with a heap of at most 25.0 MiB: --processes 4 "
+                      "lists every one, --pid or --command one\n\nno samples: 1 process image"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(heap_text(images, 0, kNoFrames, {}, 4).find("more process image"), std::string::npos);
+  auto json = nlohmann::json::parse(heap_json(images, 0, kNoFrames, {}));
+  EXPECT_EQ(json["images"].size(), images.size()) << "the JSON has every image";
 }
 
 TEST(HeapTextOrder, AFewImagesThatSampledNothingAreNamedOneByOne) {
