@@ -124,11 +124,14 @@ export class TreePanel {
     row.classList.toggle('lit', Boolean(this.litIds && this.litIds.has(id)));
     row.classList.toggle('subtree-root', this.subtreeRoot === id);
     name.style.paddingLeft = `${4 + depth * kIndentPx}px`;
-    const [toggle, label, badge] = name.children;
+    const [toggle, label, short, badge] = name.children;
     toggle.textContent = hasChildren ? (expanded ? '▾' : '▸') : '';
     toggle.hidden = !hasChildren;
     label.textContent = p.name;
     label.title = (p.cmdline && p.cmdline.length ? p.cmdline.join(' ') : p.exe || p.name).slice(0, 2000);
+    // What tells one cc1plus of a build from its hundred siblings: its source file.
+    short.textContent = p.short || '';
+    short.title = label.title;
     badge.hidden = !p.adopted;
     pid.textContent = String(p.pid);
     const ended = formatExit(p.exit_code, p.exit_signal);
@@ -156,6 +159,7 @@ export class TreePanel {
       el('span', { className: 'c-name' },
         el('button', { className: 'twisty', 'data-action': 'toggle', tabindex: '-1', 'aria-label': 'expand or collapse' }),
         el('span', { className: 'name' }),
+        el('span', { className: 'short' }),
         el('span', { className: 'badge small', text: 'adopted', title: 'an orphan reparented to canopy (the subreaper), not to the command' })),
       el('span', { className: 'c-num' }),
       el('span', { className: 'c-exit c-fig' }),

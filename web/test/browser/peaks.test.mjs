@@ -36,6 +36,11 @@ describe('canopy view: peaks from exit records', () => {
     const subtree = (await page.locator(`[data-testid="tree-node"][data-id="${root.id}"] [data-testid="tree-subtree"]`).textContent());
     assert.ok(parseBytes(subtree.replace('≥ ', '')) >= brief.peak_rss_bytes - 0.05 * MiB, subtree);
     assert.equal(subtree.startsWith('≥ '), root.subtree_peak_from_exit_record);
+    // Each row tells a process from others of its name as the server's short command does.
+    assert.ok(brief.short, JSON.stringify(brief));
+    const briefRow = page.locator(`[data-testid="tree-node"][data-id="${brief.id}"]`);
+    assert.equal(await briefRow.locator('.name').textContent(), brief.name);
+    assert.equal(await briefRow.locator('.short').textContent(), brief.short);
     await screenshot(page, suite.env, 'view-tree-exit-peaks');
     assert.deepEqual(errors, []);
   });
