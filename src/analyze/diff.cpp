@@ -6,6 +6,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "analyze/short_command.h"
 #include "analyze/summary.h"
 
 namespace canopy::analyze {
@@ -101,37 +102,79 @@ UnmatchedGroup unmatched_group(const std::string& key, const std::vector<const s
   return group;
 }
 
+// A's process ids to their twins' in B, filled key by key: a parent's key is a prefix
+// of its children's, so it is matched first.
+using TwinIds = std::unordered_map<int64_t, int64_t>;
+
+// Pairs each process of `a` that has no twin yet with the first process of `b` not yet
+// taken whose identity is the same; an empty identity identifies none.
+template <typename IdentityA, typename IdentityB>
+void pair_alike(const std::vector<const store::ProcessRow*>& a, const std::vector<const store::ProcessRow*>& b,
+                const IdentityA& identity_a, const IdentityB& identity_b, MatchedBy by,
+                std::vector<const store::ProcessRow*>& twin_of, std::vector<MatchedBy>& how,
+                std::vector<bool>& b_taken) {
+  using Key = decltype(identity_b(*b[0]));
+  std::map<Key, std::deque<size_t>> b_by_identity;
+  for (size_t j = 0; j < b.size(); ++j) {
+    if (Key key = identity_b(*b[j]); !b_taken[j] && !key.empty()) {
+      b_by_identity[std::move(key)].push_back(j);
+    }
+  }
+  for (size_t i = 0; i < a.size() && !b_by_identity.empty(); ++i) {
+    if (twin_of[i]) {
+      continue;
+    }
+    auto it = b_by_identity.find(identity_a(*a[i]));
+    if (it != b_by_identity.end() && !it->second.empty()) {
+      twin_of[i] = b[it->second.front()];
+      b_taken[it->second.front()] = true;
+      it->second.pop_front();
+      how[i] = by;
+    }
+  }
+}
+
 // The matching rule, within one key (the same names from the root down):
 //  1. processes with the same whole command line are twins, in start order: the k-th
 //     `cc1plus ... foo.cpp` of A with the k-th of B, wherever the scheduler put them
 //     among the others (make -j8 starts them in a different order on every run);
-//  2. the rest pair up in start order: the k-th remaining of A with the k-th remaining
-//     of B (command lines that carry a temporary file name never match exactly; and a
-//     worker started with different arguments is still the same worker);
-//  3. what is left over is only in A or only in B.
+//  2. the rest with the same short command (short_command.h: a compiler's source file,
+//     an assembler's or a linker's output, a script), children of twins first, then in
+//     start order: the command lines of gcc's cc1 and as carry a temporary file name
+//     that never matches exactly;
+//  3. the rest that are children of twins, in start order: an `as` whose command line
+//     was never read is still the one its `cc` ran;
+//  4. the rest pair up in start order: the k-th remaining of A with the k-th remaining
+//     of B (a worker started with different arguments is still the same worker);
+//  5. what is left over is only in A or only in B.
 // An empty command line (a process gone before it was read) never identifies one.
 void match_key(const std::string& key, const std::vector<const store::ProcessRow*>& a,
-               const std::vector<const store::ProcessRow*>& b, const Side& side_a, const Side& side_b, Diff& out) {
+               const std::vector<const store::ProcessRow*>& b, const Side& side_a, const Side& side_b,
+               TwinIds& twin_ids, Diff& out) {
   int64_t start_a = side_a.summary.start_ms;
   int64_t start_b = side_b.summary.start_ms;
   std::vector<const store::ProcessRow*> twin_of(a.size(), nullptr);
   std::vector<bool> b_taken(b.size(), false);
-  std::map<std::vector<std::string>, std::deque<size_t>> b_by_cmdline;
-  for (size_t j = 0; j < b.size(); ++j) {
-    if (!b[j]->cmdline.empty()) {
-      b_by_cmdline[b[j]->cmdline].push_back(j);
-    }
-  }
   std::vector<MatchedBy> how(a.size(), MatchedBy::kStartOrder);
-  for (size_t i = 0; i < a.size(); ++i) {
-    auto it = b_by_cmdline.find(a[i]->cmdline);
-    if (it != b_by_cmdline.end() && !it->second.empty()) {
-      twin_of[i] = b[it->second.front()];
-      b_taken[it->second.front()] = true;
-      it->second.pop_front();
-      how[i] = MatchedBy::kCommandLine;
-    }
-  }
+  auto cmdline = [](const store::ProcessRow& p) { return p.cmdline; };
+  pair_alike(a, b, cmdline, cmdline, MatchedBy::kCommandLine, twin_of, how, b_taken);
+  // A parent as B numbers it: an A process's parent's twin, a B process's own parent.
+  auto parent_twin_in_a = [&](const store::ProcessRow& p) {
+    auto twin = p.parent_id ? twin_ids.find(*p.parent_id) : twin_ids.end();
+    return twin == twin_ids.end() ? std::string() : std::to_string(twin->second);
+  };
+  auto parent_in_b = [](const store::ProcessRow& p) { return p.parent_id ? std::to_string(*p.parent_id) : ""; };
+  auto words = [](const store::ProcessRow& p) { return short_command(p.cmdline, p.name).value_or(""); };
+  auto with_parent = [&](const auto& parent) {
+    return [&](const store::ProcessRow& p) {
+      std::string identity = words(p);
+      return identity.empty() ? identity : parent(p) + "\n" + identity;
+    };
+  };
+  pair_alike(a, b, with_parent(parent_twin_in_a), with_parent(parent_in_b), MatchedBy::kShortCommand, twin_of, how,
+             b_taken);
+  pair_alike(a, b, words, words, MatchedBy::kShortCommand, twin_of, how, b_taken);
+  pair_alike(a, b, parent_twin_in_a, parent_in_b, MatchedBy::kParent, twin_of, how, b_taken);
   size_t next_b = 0;
   for (size_t i = 0; i < a.size(); ++i) {
     if (twin_of[i]) {
@@ -153,10 +196,13 @@ void match_key(const std::string& key, const std::vector<const store::ProcessRow
       only_a.push_back(a[i]);
       continue;
     }
+    twin_ids[a[i]->id] = twin_of[i]->id;
     ProcessPair pair{key, how[i], diff_process(*a[i], start_a), diff_process(*twin_of[i], start_b), {}, {}};
     pair.peak_rss_bytes = {pair.a.peak_rss_bytes, pair.b.peak_rss_bytes};
     pair.cpu_ns = {pair.a.cpu_ns, pair.b.cpu_ns};
     out.matched_by_cmdline += how[i] == MatchedBy::kCommandLine ? 1 : 0;
+    out.matched_by_short_command += how[i] == MatchedBy::kShortCommand ? 1 : 0;
+    out.matched_by_parent += how[i] == MatchedBy::kParent ? 1 : 0;
     out.pairs.push_back(std::move(pair));
   }
   std::vector<const store::ProcessRow*> only_b;
@@ -245,13 +291,14 @@ Result<Diff> diff(const store::Reader& reader_a, const store::Reader& reader_b) 
   Groups groups_a = group_by_key(*a);
   Groups groups_b = group_by_key(*b);
   static const std::vector<const store::ProcessRow*> kNone;
+  TwinIds twin_ids;
   for (const auto& [key, group] : groups_a) {
     auto in_b = groups_b.find(key);
-    match_key(key, group, in_b == groups_b.end() ? kNone : in_b->second, *a, *b, d);
+    match_key(key, group, in_b == groups_b.end() ? kNone : in_b->second, *a, *b, twin_ids, d);
   }
   for (const auto& [key, group] : groups_b) {
     if (!groups_a.contains(key)) {
-      match_key(key, kNone, group, *a, *b, d);
+      match_key(key, kNone, group, *a, *b, twin_ids, d);
     }
   }
   sort_pairs(d);

@@ -35,7 +35,7 @@ struct DiffProcess {
   int64_t cpu_ns = 0;
 };
 
-enum class MatchedBy { kCommandLine, kStartOrder };
+enum class MatchedBy { kCommandLine, kShortCommand, kParent, kStartOrder };
 
 // A process of A and its twin in B: the same key, paired by the rule in diff.cpp.
 struct ProcessPair {
@@ -77,6 +77,8 @@ struct Diff {
   // Indices into `pairs`, largest CPU growth first (ties: larger memory growth first).
   std::vector<size_t> by_cpu_growth;
   int64_t matched_by_cmdline = 0;
+  int64_t matched_by_short_command = 0;
+  int64_t matched_by_parent = 0;
   // Highest peak first: the new process that takes the most memory leads.
   std::vector<UnmatchedGroup> only_a;
   std::vector<UnmatchedGroup> only_b;

@@ -103,7 +103,8 @@ bool is_temporary(std::string_view path) { return path.starts_with("/tmp/") || p
 
 // The input file of a compiler command line: the last argument that names a source file
 // and is no option's value, unless it is a temporary file. Without one (a link, an
-// assembly of gcc's temporary), the -o output; else the last plain argument.
+// assembly of gcc's temporary), the -o output unless it is temporary too; else the
+// temporary source, else the last plain argument.
 std::optional<std::string> compiler_input(const std::vector<std::string>& args) {
   const std::string* last_source = nullptr;
   const std::string* last_plain = nullptr;
@@ -122,10 +123,10 @@ std::optional<std::string> compiler_input(const std::vector<std::string>& args) 
     }
     (is_source_file(arg) ? last_source : last_plain) = &arg;
   }
-  const std::string* input = last_source != nullptr && !is_temporary(*last_source) ? last_source
-                             : output != nullptr && !output->empty()              ? output
-                             : last_source != nullptr                             ? last_source
-                                                                                  : last_plain;
+  const std::string* input = last_source != nullptr && !is_temporary(*last_source)    ? last_source
+                             : output != nullptr && !output->empty() && !is_temporary(*output) ? output
+                             : last_source != nullptr                                ? last_source
+                                                                                     : last_plain;
   return input != nullptr ? std::optional(short_path(*input)) : std::nullopt;
 }
 

@@ -204,6 +204,20 @@ nlohmann::json unmatched_json(const std::vector<UnmatchedGroup>& groups) {
   return list;
 }
 
+const char* matched_by_name(analyze::MatchedBy by) {
+  switch (by) {
+    case analyze::MatchedBy::kCommandLine:
+      return "command line";
+    case analyze::MatchedBy::kShortCommand:
+      return "short command";
+    case analyze::MatchedBy::kParent:
+      return "parent";
+    case analyze::MatchedBy::kStartOrder:
+      break;
+  }
+  return "start order";
+}
+
 }  // namespace
 
 std::string diff_text(const analyze::Diff& d, const std::string& path_a, const std::string& path_b, size_t max_rows) {
@@ -231,9 +245,18 @@ std::string diff_text(const analyze::Diff& d, const std::string& path_a, const s
     only_b += g.processes.size();
   }
   out += "\n";
-  append_line(out, "  %zu matched (%lld by command line, %lld by start order), %zu only in A, %zu only in B",
-              d.pairs.size(), static_cast<long long>(d.matched_by_cmdline),
-              static_cast<long long>(d.pairs.size()) - static_cast<long long>(d.matched_by_cmdline), only_a, only_b);
+  const int64_t by_start_order = static_cast<int64_t>(d.pairs.size()) - d.matched_by_cmdline -
+                                 d.matched_by_short_command - d.matched_by_parent;
+  std::string how;
+  for (const auto& [count, rule] : {std::pair{d.matched_by_cmdline, "command line"},
+                                    std::pair{d.matched_by_short_command, "short command"},
+                                    std::pair{d.matched_by_parent, "parent"}, std::pair{by_start_order, "start order"}}) {
+    if (count > 0) {
+      how += (how.empty() ? " (" : ", ") + std::to_string(count) + " by " + rule;
+    }
+  }
+  append_line(out, "  %zu matched%s%s, %zu only in A, %zu only in B", d.pairs.size(), how.c_str(),
+              how.empty() ? "" : ")", only_a, only_b);
   if (!d.pairs.empty()) {
     append_memory_ranking(out, d, max_rows);
     append_cpu_ranking(out, d, max_rows);
@@ -247,7 +270,7 @@ std::string diff_json(const analyze::Diff& d, const std::string& path_a, const s
   nlohmann::json pairs = nlohmann::json::array();
   for (const auto& p : d.pairs) {
     pairs.push_back({{"key", p.key},
-                     {"matched_by", p.matched_by == analyze::MatchedBy::kCommandLine ? "command line" : "start order"},
+                     {"matched_by", matched_by_name(p.matched_by)},
                      {"peak_rss_bytes", change_json(p.peak_rss_bytes)},
                      {"cpu_ns", change_json(p.cpu_ns)},
                      {"a", process_json(p.a)},
@@ -266,6 +289,8 @@ std::string diff_json(const analyze::Diff& d, const std::string& path_a, const s
         {"processes", change_json(t.processes)}}},
       {"matched", d.pairs.size()},
       {"matched_by_cmdline", d.matched_by_cmdline},
+      {"matched_by_short_command", d.matched_by_short_command},
+      {"matched_by_parent", d.matched_by_parent},
       {"pairs", pairs},
       {"only_a", unmatched_json(d.only_a)},
       {"only_b", unmatched_json(d.only_b)},

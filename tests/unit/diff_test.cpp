@@ -154,7 +154,7 @@ TEST(Diff, KthSiblingInStartOrderWhenCommandLinesDiffer) {
                        {"make", "make"}}));
   EXPECT_EQ(d.pairs[0].peak_rss_bytes.delta(), 3 * kMiB);
   EXPECT_EQ(d.pairs[0].cpu_ns.delta(), 30'000'000);
-  EXPECT_EQ(d.pairs[0].matched_by, MatchedBy::kStartOrder);
+  EXPECT_EQ(d.pairs[0].matched_by, MatchedBy::kParent) << "children of the twin makes, in start order";
   EXPECT_TRUE(d.only_a.empty());
   ASSERT_EQ(d.only_b.size(), 1u);
   EXPECT_EQ(d.only_b[0].processes.size(), 1u);
@@ -188,13 +188,66 @@ TEST(Diff, SameCommandLineFirstThenStartOrder) {
   EXPECT_EQ(leftover.a.cmdline.back(), "old.c");
   EXPECT_EQ(leftover.b.cmdline.back(), "baz.c");
   EXPECT_EQ(leftover.peak_rss_bytes.delta(), 2 * kMiB);
-  EXPECT_EQ(leftover.matched_by, MatchedBy::kStartOrder);
+  EXPECT_EQ(leftover.matched_by, MatchedBy::kParent) << "children of the twin makes, in start order";
   EXPECT_EQ(d.pairs[2].b.cmdline.back(), "foo.c");  // +0 MiB, but +10 ms of CPU: before make
   EXPECT_EQ(d.pairs[2].a.cmdline.back(), "foo.c");
   EXPECT_EQ(d.pairs[2].a.start_t_ms, 10);
   EXPECT_EQ(d.pairs[2].b.start_t_ms, 20);
   EXPECT_TRUE(d.only_a.empty());
   EXPECT_TRUE(d.only_b.empty());
+}
+
+TEST(Diff, CompilesWithTemporaryOutputsPairByTheirSourceFiles) {
+  TempDir dir;
+  // gcc's cc1 writes to a /tmp name of its own on every run, and make -j starts f2.c
+  // first in B: start order would pair f1.c with f2.c.
+  Recording a;
+  a.processes = {{"make", {}, {"make"}, 0, 5, 0},
+                 {"cc1", 0, {"cc1", "-quiet", "f1.c", "-o", "/tmp/ccA1.s"}, 10, 10, 100},
+                 {"cc1", 0, {"cc1", "-quiet", "f2.c", "-o", "/tmp/ccA2.s"}, 20, 40, 400}};
+  Recording b;
+  b.processes = {{"make", {}, {"make"}, 0, 5, 0},
+                 {"cc1", 0, {"cc1", "-quiet", "f2.c", "-o", "/tmp/ccB1.s"}, 10, 41, 400},
+                 {"cc1", 0, {"cc1", "-quiet", "f1.c", "-o", "/tmp/ccB2.s"}, 20, 12, 100}};
+  Diff d = diff_of(write(dir, "a.canopy", a), write(dir, "b.canopy", b));
+
+  ASSERT_EQ(d.pairs.size(), 3u);
+  EXPECT_EQ(d.matched_by_short_command, 2);
+  EXPECT_EQ(d.pairs[0].matched_by, MatchedBy::kShortCommand);
+  EXPECT_EQ(d.pairs[0].a.cmdline[2], "f1.c");  // +2 MiB, the largest growth
+  EXPECT_EQ(d.pairs[0].b.cmdline[2], "f1.c");
+  EXPECT_EQ(d.pairs[1].a.cmdline[2], "f2.c");
+  EXPECT_EQ(d.pairs[1].b.cmdline[2], "f2.c");
+}
+
+TEST(Diff, ChildrenOfTwinsPairWhenNothingElseTellsThem) {
+  TempDir dir;
+  // Each cc runs an `as` whose command line was never read (gone before canopy got to
+  // it); B starts f2.c first. Each `as` is still the one its twin cc ran.
+  Recording a;
+  a.processes = {{"make", {}, {"make"}, 0, 5, 0},
+                 {"cc", 0, {"cc", "-c", "f1.c"}, 10, 3, 10},
+                 {"as", 1, {}, 15, 5, 10},
+                 {"cc", 0, {"cc", "-c", "f2.c"}, 20, 3, 10},
+                 {"as", 3, {}, 25, 9, 10}};
+  Recording b;
+  b.processes = {{"make", {}, {"make"}, 0, 5, 0},
+                 {"cc", 0, {"cc", "-c", "f2.c"}, 10, 3, 10},
+                 {"as", 1, {}, 12, 9, 10},
+                 {"cc", 0, {"cc", "-c", "f1.c"}, 20, 3, 10},
+                 {"as", 3, {}, 22, 5, 10}};
+  Diff d = diff_of(write(dir, "a.canopy", a), write(dir, "b.canopy", b));
+
+  ASSERT_EQ(d.pairs.size(), 5u);
+  EXPECT_EQ(d.matched_by_cmdline, 3);
+  EXPECT_EQ(d.matched_by_parent, 2);
+  for (const auto& p : d.pairs) {
+    EXPECT_EQ(p.peak_rss_bytes.delta(), 0) << p.key << " pid " << p.a.pid << " met pid " << p.b.pid;
+  }
+  std::string text = report::diff_text(d, "a.canopy", "b.canopy", 10);
+  EXPECT_NE(text.find("5 matched (3 by command line, 2 by parent), 0 only in A, 0 only in B"),
+            std::string::npos)
+      << text;
 }
 
 TEST(Diff, MemoryRankingAndCpuRanking) {
