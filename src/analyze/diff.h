@@ -35,6 +35,7 @@ struct DiffProcess {
   int64_t cpu_ns = 0;
 };
 
+// The rule that paired a process with its twin, in the order they are tried (diff.cpp).
 enum class MatchedBy { kCommandLine, kShortCommand, kParent, kStartOrder };
 
 // A process of A and its twin in B: the same key, paired by the rule in diff.cpp.

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "common/json_dump.h"
@@ -204,19 +205,10 @@ nlohmann::json unmatched_json(const std::vector<UnmatchedGroup>& groups) {
   return list;
 }
 
-const char* matched_by_name(analyze::MatchedBy by) {
-  switch (by) {
-    case analyze::MatchedBy::kCommandLine:
-      return "command line";
-    case analyze::MatchedBy::kShortCommand:
-      return "short command";
-    case analyze::MatchedBy::kParent:
-      return "parent";
-    case analyze::MatchedBy::kStartOrder:
-      break;
-  }
-  return "start order";
-}
+// By MatchedBy, in its order.
+constexpr const char* kMatchedByNames[] = {"command line", "short command", "parent", "start order"};
+
+const char* matched_by_name(analyze::MatchedBy by) { return kMatchedByNames[static_cast<size_t>(by)]; }
 
 }  // namespace
 
@@ -248,11 +240,10 @@ std::string diff_text(const analyze::Diff& d, const std::string& path_a, const s
   const int64_t by_start_order = static_cast<int64_t>(d.pairs.size()) - d.matched_by_cmdline -
                                  d.matched_by_short_command - d.matched_by_parent;
   std::string how;
-  for (const auto& [count, rule] : {std::pair{d.matched_by_cmdline, "command line"},
-                                    std::pair{d.matched_by_short_command, "short command"},
-                                    std::pair{d.matched_by_parent, "parent"}, std::pair{by_start_order, "start order"}}) {
-    if (count > 0) {
-      how += (how.empty() ? " (" : ", ") + std::to_string(count) + " by " + rule;
+  const int64_t counts[] = {d.matched_by_cmdline, d.matched_by_short_command, d.matched_by_parent, by_start_order};
+  for (size_t i = 0; i < std::size(counts); ++i) {
+    if (counts[i] > 0) {
+      how += (how.empty() ? " (" : ", ") + std::to_string(counts[i]) + " by " + kMatchedByNames[i];
     }
   }
   append_line(out, "  %zu matched%s%s, %zu only in A, %zu only in B", d.pairs.size(), how.c_str(),
