@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <climits>
+#include <filesystem>
 
 #include "common/text.h"
 #include "common/units.h"
@@ -17,12 +17,22 @@
 namespace canopy::record {
 namespace {
 
+// The finished recording's path to print, from the working directory when relative.
+// "-o ../x.canopy" prints without its "..", resolved against the file system as the
+// kernel resolves it (through a link, ".." is the link target's parent).
 std::string absolute_path(const std::string& path) {
-  if (!path.empty() && path[0] == '/') {
+  std::error_code error;
+  std::filesystem::path absolute = std::filesystem::absolute(path, error);
+  if (error) {
     return path;
   }
-  char cwd[PATH_MAX];
-  return ::getcwd(cwd, sizeof cwd) ? std::string(cwd) + "/" + path : path;
+  for (const auto& part : absolute) {
+    if (part == "." || part == "..") {
+      std::filesystem::path resolved = std::filesystem::weakly_canonical(absolute, error);
+      return error ? absolute.string() : resolved.string();
+    }
+  }
+  return absolute.string();
 }
 
 int exit_status_of(int wait_status) {

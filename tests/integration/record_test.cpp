@@ -198,6 +198,19 @@ TEST(Record, DefaultNameInTheCurrentDirectory) {
   EXPECT_TRUE(std::regex_match(names[0], std::regex(R"(canopy-\d{8}-\d{6}-\d+\.canopy)"))) << names[0];
 }
 
+// "-o ../x.canopy" is named as a path to paste anywhere: absolute, without its "..".
+TEST(Record, TheSummaryNamesTheRecordingByItsResolvedPath) {
+  TempDir dir;
+  std::filesystem::create_directory(dir.file("sub"));
+  RunOptions options;
+  options.cwd = dir.file("sub");
+  auto result = run({kCanopy, "record", "-o", "../up.canopy", kWorkload, "exit", "0"}, options);
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  const std::string resolved = std::filesystem::canonical(dir.file("up.canopy")).string();
+  EXPECT_NE(result.err.find("  recording          " + resolved + "\n"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("  open it with       canopy view " + resolved + "\n"), std::string::npos) << result.err;
+}
+
 TEST(Record, KeepsAnExistingFileUnlessForced) {
   TempDir dir;
   std::string path = dir.file("keep.canopy");
