@@ -33,15 +33,19 @@ int run_log_add_command(const LogAddCliOptions& cli) {
     return 1;
   }
   bool naive_times = result->format == logs::LogFormat::kLines || result->format == logs::LogFormat::kJsonl;
-  print_line(stdout, "added " + std::to_string(result->events) + " events from " + cli.file + " (" +
+  print_line(stdout, "added " + std::to_string(result->events) + (result->events == 1 ? " event" : " events") +
+                         " from " + cli.file + " (" +
                          logs::log_format_name(result->format) +
                          (naive_times ? "; times without a zone read as " + result->zone : "") + ") to " +
                          cli.recording);
   if (result->outside_span > 0) {
-    print_error("warning: " + std::to_string(result->outside_span) +
-                " of them are outside the recording's time span; kept" +
-                (result->outside_span == result->events
-                     ? " (all of them: if the log was written in another time zone, add it again with --tz and --again)"
+    const bool all = result->outside_span == result->events;
+    const std::string which = result->events == 1          ? "it is"
+                              : result->outside_span == 1 ? "1 of them is"
+                                                          : std::to_string(result->outside_span) + " of them are";
+    print_error("warning: " + which + " outside the recording's time span; kept" +
+                (all ? std::string(result->events == 1 ? " (" : " (all of them: ") +
+                           "if the log was written in another time zone, add it again with --tz and --again)"
                      : ""));
   }
   return 0;

@@ -228,6 +228,19 @@ TEST(LogAdd, EpochSecondsAndMilliseconds) {
   EXPECT_EQ(logs[1].t_ms, kStartMs + 3000);
 }
 
+TEST(LogAdd, OneEventOutsideTheRecordingIsSaidInTheSingular) {
+  TempDir dir;
+  std::string rec = make_recording(dir);
+  std::string log = dir.file("one.log");
+  std::ofstream(log) << "2026-11-21T10:00:00Z the day before\n";
+  auto result = add(rec, log);
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  EXPECT_NE(result.out.find("added 1 event from " + log + " (lines"), std::string::npos) << result.out;
+  EXPECT_EQ(result.err,
+            "canopy: warning: it is outside the recording's time span; kept (if the log was written in another time "
+            "zone, add it again with --tz and --again)\n");
+}
+
 TEST(LogAdd, DaylightSavingFallBackWithTz) {
   // 2026-10-25 in Berlin: 02:00-02:59 happens twice. The log runs forward, so the
   // second 02:10 is the later (CET) one. Expected values from `date -d '... CEST' +%s`.
