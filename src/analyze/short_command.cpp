@@ -123,10 +123,13 @@ std::optional<std::string> compiler_input(const std::vector<std::string>& args) 
     }
     (is_source_file(arg) ? last_source : last_plain) = &arg;
   }
-  const std::string* input = last_source != nullptr && !is_temporary(*last_source)    ? last_source
-                             : output != nullptr && !output->empty() && !is_temporary(*output) ? output
-                             : last_source != nullptr                                ? last_source
-                                                                                     : last_plain;
+  if (last_source != nullptr && !is_temporary(*last_source)) {
+    return short_path(*last_source);
+  }
+  if (output != nullptr && !output->empty() && !is_temporary(*output)) {
+    return short_path(*output);
+  }
+  const std::string* input = last_source != nullptr ? last_source : last_plain;
   return input != nullptr ? std::optional(short_path(*input)) : std::nullopt;
 }
 
