@@ -189,11 +189,19 @@ std::optional<StatusFields> ProcessFiles::read_live_thread_status() {
   return read_live_thread<StatusFields>("status", parse_status);
 }
 
-std::string ProcessFiles::read_exe() {
+namespace {
+
+std::string read_link_at(int dir, const char* name) {
   char target[PATH_MAX];
-  ssize_t n = ::readlinkat(dir_.get(), "exe", target, sizeof target);
+  ssize_t n = ::readlinkat(dir, name, target, sizeof target);
   return n > 0 ? std::string(target, static_cast<size_t>(n)) : std::string();
 }
+
+}  // namespace
+
+std::string ProcessFiles::read_exe() { return read_link_at(dir_.get(), "exe"); }
+
+std::string ProcessFiles::read_cwd() { return read_link_at(dir_.get(), "cwd"); }
 
 std::vector<std::string> ProcessFiles::read_cmdline() {
   ScopedFd fd = open_at(dir_.get(), "cmdline");

@@ -54,6 +54,7 @@ class ProcessFiles {
   std::optional<StatmFields> read_live_thread_statm();
   std::optional<StatusFields> read_live_thread_status();
   std::string read_exe();
+  std::string read_cwd();  // "" when unreadable (another user's process, or gone)
   std::vector<std::string> read_cmdline();
   // What its program started with (program_start.cpp): read once per program, so
   // opened on each read and not kept.

@@ -39,6 +39,16 @@ void write_start_meta(store::Writer& writer, const RecordOptions& options, const
   meta.recorder_pid = ::getpid();
   meta.cwd = current_directory();
   meta.command = options.command;
+  if (options.attach_pid) {
+    // What canopy attached to: its command line and working directory, as a run's are
+    // the command canopy was given and the directory it ran it in.
+    if (auto attached = probe::ProcessFiles::open(root)) {
+      meta.command = attached->read_cmdline();
+      if (std::string cwd = attached->read_cwd(); !cwd.empty()) {
+        meta.cwd = cwd;
+      }
+    }
+  }
   if (options.pss) {
     meta.pss_interval_ms = options.pss_interval_ms;
   }

@@ -13,7 +13,10 @@ namespace {
 
 TEST(Attach, RecordsARunningTreeUntilItEnds) {
   TempDir dir;
-  Started tree({kWorkload, "tree"});
+  std::filesystem::create_directory(dir.file("work"));
+  RunOptions in_work;
+  in_work.cwd = dir.file("work");
+  Started tree({kWorkload, "tree"}, in_work);
   // Let the children start and touch their memory, then attach.
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   std::string path = dir.file("attach.canopy");
@@ -23,6 +26,12 @@ TEST(Attach, RecordsARunningTreeUntilItEnds) {
 
   auto reader = open_recording(path);
   EXPECT_EQ(reader.meta().mode, "attach");
+  // The command and its directory are the attached process's, not canopy's.
+  EXPECT_EQ(reader.meta().command, (std::vector<std::string>{kWorkload, "tree"}));
+  EXPECT_EQ(reader.meta().cwd, std::filesystem::canonical(dir.file("work")).string());
+  auto report = run({kCanopy, "report", path});
+  EXPECT_EQ(report.out.substr(0, report.out.find('\n')),
+            "canopy: attached to PID " + std::to_string(tree.pid()) + " " + kWorkload + " tree");
   auto processes = reader.processes();
   ASSERT_TRUE(processes);
   ASSERT_GE(processes->size(), 4u);
