@@ -158,7 +158,7 @@ CLI::App* add_record_command(CLI::App& app, RecordCliOptions& cli) {
                       "Sampling interval, such as 250ms or 1s; a bare number is milliseconds (default 100ms; env "
                       "CANOPY_INTERVAL or ONLOOKER_POLL_INTERVAL)"),
       1, record::kIntervalMostMs);
-  cmd->add_option("-o,--output", options.output, "Recording file (default canopy-YYYYMMDD-HHMMSS-PID.canopy)");
+  take_path(cmd->add_option("-o,--output", options.output, "Recording file (default canopy-YYYYMMDD-HHMMSS-PID.canopy)"));
   cmd->add_flag("-f,--force", options.force, "Replace an existing recording file");
   cmd->add_flag("-q,--quiet", options.quiet, "Print no summary and no exit status line");
   cmd->add_flag("--pss", options.pss, "Also record PSS and USS (smaps_rollup; costly, so once a second by default)");
@@ -195,8 +195,8 @@ CLI::App* add_report_command(CLI::App& app, ReportOptions& options) {
   cmd->add_flag("--growth", options.growth,
                 "List every memory growth finding, one line per process (the summary groups them; --json has them all)")
       ->excludes(json);
-  cmd->add_option("--html", options.html,
-                  "Also write the viewer's page with the recording embedded, one file that opens offline");
+  take_path(cmd->add_option("--html", options.html,
+                            "Also write the viewer's page with the recording embedded, one file that opens offline"));
   cmd->add_flag("-f,--force", options.force, "Replace an existing --html file");
   add_budget_options(*cmd, options.budgets);
   return cmd;
@@ -243,8 +243,9 @@ CLI::App* add_export_command(CLI::App& app, ExportOptions& options) {
   CLI::App* cmd = app.add_subcommand("export", "Write a recording in another tool's format");
   cmd->add_option("recording", options.path, "The .canopy file")->required();
   cmd->add_option("--format", options.format, std::string("Output format: ") + kExportFormats)->required();
-  cmd->add_option("-o,--output", options.output,
-                  "Output file, written whole or not at all; a device or FIFO is written through (default: stdout)");
+  take_path(cmd->add_option(
+      "-o,--output", options.output,
+      "Output file, written whole or not at all; a device or FIFO is written through (default: stdout)"));
   cmd->add_flag("-f,--force", options.force, "Replace an existing output file");
   cmd->add_flag("--long", options.long_csv,
                 "csv: one row per process and sample with every column (default: one row per tick, one column per "
@@ -278,7 +279,8 @@ CLI::App* add_import_command(CLI::App& app, ImportOptions& options) {
   CLI::App* cmd = app.add_subcommand(
       "import", "Turn another tool's recording (Onlooker JSON, from Windows) into a canopy recording");
   cmd->add_option("file", options.file, "The Onlooker JSON file")->required();
-  cmd->add_option("-o,--output", options.output, "Recording file (default: FILE with its extension made .canopy)");
+  take_path(
+      cmd->add_option("-o,--output", options.output, "Recording file (default: FILE with its extension made .canopy)"));
   cmd->add_flag("-f,--force", options.force, "Replace an existing recording file");
   take_integer(cmd->add_option("--cpus", options.cpus,
                                "Logical processors of the machine Onlooker ran on: its cpuUsage is a share of all of "

@@ -80,6 +80,10 @@ TEST(FlagValues, OtherCommandsRefuseBadValuesInOneLineAnd2) {
       {{"view", recording, "--port", "70000"}, "--port '70000': must be from 0 to 65535"},
       {{"import", dir.file("x.json"), "--cpus", "0"}, "--cpus '0': must be from 1 to 65536"},
       {{"diff", recording, recording, "--top", "0"}, "--top '0': must be from 1 to 1000000"},
+      // An empty file name is no file, not the default one.
+      {{"export", recording, "--format", "csv", "-o", ""}, "--output '': an empty path"},
+      {{"import", dir.file("x.json"), "-o", ""}, "--output '': an empty path"},
+      {{"report", recording, "--html", ""}, "--html '': an empty path"},
       // An option the command does not have, with its value: named, not listed among the
       // words CLI11 could not place (the value taken for the recording).
       {{"report", "--top", "5", recording}, "unknown option '--top' (see 'canopy report --help')"},
@@ -94,6 +98,17 @@ TEST(FlagValues, OtherCommandsRefuseBadValuesInOneLineAnd2) {
     EXPECT_EQ(result.exit_status, 2) << c.error;
     EXPECT_EQ(result.err, "canopy: " + c.error + "\n");
   }
+}
+
+// `-o ''` would have named the recording canopy-YYYYMMDD-HHMMSS-PID.canopy.
+TEST(FlagValues, RecordRefusesAnEmptyOutputPath) {
+  TempDir dir;
+  RunOptions options;
+  options.cwd = dir.path();
+  auto result = run({kCanopy, "record", "-o", "", "--", kWorkload, "exit", "0"}, options);
+  EXPECT_EQ(result.exit_status, 125);
+  EXPECT_EQ(result.err, "canopy: --output '': an empty path\n");
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path())) << "nothing recorded";
 }
 
 // The values at the edges of each range are taken: the checks refuse no less and no
