@@ -8,8 +8,8 @@ namespace canopy::analyze {
 namespace {
 
 BudgetCulprit culprit_of(const ProcessPeak& peak, Budget::Kind kind) {
-  return {peak.process_id, peak.pid, peak.name, kind == Budget::Kind::kPeakMemory ? peak.peak_rss_bytes : peak.cpu_ns,
-          std::nullopt};
+  return {peak.process_id, peak.pid, peak.name, {},
+          kind == Budget::Kind::kPeakMemory ? peak.peak_rss_bytes : peak.cpu_ns, std::nullopt};
 }
 
 // Each process of the named command on its own: the verdict names the highest one.
@@ -126,6 +126,13 @@ Result<std::vector<BudgetVerdict>> check_budgets(const store::Reader& reader, co
     }
     ASSIGN_OR_RETURN(auto verdict, check_tree(reader, summary, budget, peaks, ticks));
     verdicts.push_back(std::move(verdict));
+  }
+  for (BudgetVerdict& verdict : verdicts) {
+    if (verdict.culprit) {
+      auto row = std::find_if(processes.begin(), processes.end(),
+                              [&](const store::ProcessRow& p) { return p.id == verdict.culprit->process_id; });
+      verdict.culprit->cmdline = row != processes.end() ? row->cmdline : std::vector<std::string>();
+    }
   }
   return verdicts;
 }

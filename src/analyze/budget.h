@@ -32,6 +32,7 @@ struct BudgetCulprit {
   int64_t process_id = 0;
   int64_t pid = 0;
   std::string name;
+  std::vector<std::string> cmdline = {};  // what tells it from others of its name
   int64_t value = 0;  // its own peak (bytes) or CPU time (ns)
   // Tree peak only: how much it grew at the tick the tree went over.
   std::optional<int64_t> growth_bytes;

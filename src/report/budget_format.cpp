@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/text.h"
+#include "report/summary_format.h"
 
 namespace canopy::report {
 namespace {
@@ -18,7 +19,10 @@ std::string amount(const Budget& budget, int64_t value) {
 // The flag as written, and what it came to: "--max-peak 2G (2.0 GiB)".
 std::string flag_text(const Budget& budget) { return budget.flag + " (" + amount(budget, budget.limit) + ")"; }
 
-std::string process_text(const analyze::BudgetCulprit& c) { return c.name + " (pid " + std::to_string(c.pid) + ")"; }
+// "cc1plus src/json.cpp (pid 4242)": which of a build's cc1plus it was.
+std::string process_text(const analyze::BudgetCulprit& c) {
+  return process_title(c.name, c.cmdline) + " (pid " + std::to_string(c.pid) + ")";
+}
 
 }  // namespace
 
@@ -63,7 +67,10 @@ nlohmann::json budgets_json(const std::vector<analyze::BudgetVerdict>& verdicts)
   for (const auto& v : verdicts) {
     nlohmann::json culprit;
     if (v.culprit) {
-      culprit = {{"pid", v.culprit->pid}, {"name", v.culprit->name}, {"value", v.culprit->value}};
+      culprit = {{"pid", v.culprit->pid},
+                 {"name", v.culprit->name},
+                 {"cmdline", v.culprit->cmdline},
+                 {"value", v.culprit->value}};
       if (v.culprit->growth_bytes) {
         culprit["growth_bytes"] = *v.culprit->growth_bytes;
       }

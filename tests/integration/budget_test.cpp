@@ -46,7 +46,8 @@ TEST(Budget, OverThePeakExits123AndNamesTheProcessThatPushedItOver) {
   // touches its memory, and that child is named with its growth at that tick.
   EXPECT_NE(result.err.find("canopy: over budget: peak memory "), std::string::npos) << result.err;
   EXPECT_NE(result.err.find("> --max-peak 120M (120.0 MiB) at +"), std::string::npos) << result.err;
-  EXPECT_NE(result.err.find("when canopy_workload (pid " + std::to_string(pusher.pid) + ") grew by "), std::string::npos)
+  EXPECT_NE(result.err.find("when canopy_workload hold 150 600 (pid " + std::to_string(pusher.pid) + ") grew by "),
+            std::string::npos)
       << result.err;
 
   auto json = nlohmann::json::parse(run({kCanopy, "report", "--json", "--max-peak", "120M", path}).out);
@@ -57,6 +58,7 @@ TEST(Budget, OverThePeakExits123AndNamesTheProcessThatPushedItOver) {
   EXPECT_EQ(verdict["used"].get<int64_t>(), json["peak_tree_rss_bytes"].get<int64_t>());
   EXPECT_EQ(verdict["culprit"]["pid"].get<int64_t>(), pusher.pid);
   EXPECT_EQ(verdict["culprit"]["name"].get<std::string>(), "canopy_workload");
+  EXPECT_EQ(verdict["culprit"]["cmdline"], pusher.cmdline);
   // How much of its 150 MiB it touched within that one tick is the machine's
   // page-fault speed, not canopy's promise: only that it grew, and no more than it has.
   int64_t growth_bytes = verdict["culprit"]["growth_bytes"].get<int64_t>();
@@ -97,7 +99,8 @@ TEST(Budget, PerCommandPeakHoldsEachProcessOfThatName) {
   EXPECT_EQ(result.exit_status, kOverBudget) << result.err;
   auto big = holder(path, 150);
   EXPECT_NE(result.err.find("canopy: over budget: canopy_workload peak memory "), std::string::npos) << result.err;
-  EXPECT_NE(result.err.find("> --max-peak canopy_workload=100M (100.0 MiB), by canopy_workload (pid " +
+  // Named as the summary names it: which canopy_workload, by its arguments.
+  EXPECT_NE(result.err.find("> --max-peak canopy_workload=100M (100.0 MiB), by canopy_workload hold 150 600 (pid " +
                             std::to_string(big.pid) + "); 1 of 2 canopy_workload over"),
             std::string::npos)
       << result.err;
@@ -119,7 +122,7 @@ TEST(Budget, CpuTimeOfTheTreeAndPerCommand) {
   EXPECT_EQ(result.exit_status, kOverBudget) << result.err;
   EXPECT_NE(result.err.find("canopy: over budget: CPU "), std::string::npos) << result.err;
   EXPECT_NE(result.err.find("> --max-cpu 300ms (0.300 s)"), std::string::npos) << result.err;
-  EXPECT_NE(result.err.find("; the most: canopy_workload (pid "), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("; the most: canopy_workload spin 1000 (pid "), std::string::npos) << result.err;
 
   auto json = nlohmann::json::parse(run({kCanopy, "report", "--json", "--max-cpu", "canopy_workload=5s", path}).out);
   const auto& verdict = json["budgets"][0];
