@@ -158,7 +158,8 @@ CLI::App* add_record_command(CLI::App& app, RecordCliOptions& cli) {
                       "Sampling interval, such as 250ms or 1s; a bare number is milliseconds (default 100ms; env "
                       "CANOPY_INTERVAL or ONLOOKER_POLL_INTERVAL)"),
       1, record::kIntervalMostMs);
-  take_path(cmd->add_option("-o,--output", options.output, "Recording file (default canopy-YYYYMMDD-HHMMSS-PID.canopy)"));
+  take_path(
+      cmd->add_option("-o,--output", options.output, "Recording file (default canopy-YYYYMMDD-HHMMSS-PID.canopy)"));
   cmd->add_flag("-f,--force", options.force, "Replace an existing recording file");
   cmd->add_flag("-q,--quiet", options.quiet, "Print no summary and no exit status line");
   cmd->add_flag("--pss", options.pss, "Also record PSS and USS (smaps_rollup; costly, so once a second by default)");

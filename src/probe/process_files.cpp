@@ -40,6 +40,12 @@ bool visit_threads(int process_dir, Visit visit) {
   return false;
 }
 
+std::string read_link_at(int dir, const char* name) {
+  char target[PATH_MAX];
+  ssize_t n = ::readlinkat(dir, name, target, sizeof target);
+  return n > 0 ? std::string(target, static_cast<size_t>(n)) : std::string();
+}
+
 }  // namespace
 
 std::optional<std::string> read_environment_variable(pid_t pid, std::string_view name,
@@ -188,16 +194,6 @@ std::optional<StatusFields> ProcessFiles::read_live_thread_status() {
   // Without memory, status has no memory lines, which parse_status requires.
   return read_live_thread<StatusFields>("status", parse_status);
 }
-
-namespace {
-
-std::string read_link_at(int dir, const char* name) {
-  char target[PATH_MAX];
-  ssize_t n = ::readlinkat(dir, name, target, sizeof target);
-  return n > 0 ? std::string(target, static_cast<size_t>(n)) : std::string();
-}
-
-}  // namespace
 
 std::string ProcessFiles::read_exe() { return read_link_at(dir_.get(), "exe"); }
 

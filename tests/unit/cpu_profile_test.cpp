@@ -157,7 +157,8 @@ TEST(CpuProfileAnalysis, TheSelfListHoldsOnlyFunctionsThatRan) {
   EXPECT_EQ(all.by_self[0].name, "f1");
   EXPECT_EQ(all.by_self[1].name, "f2");
   ASSERT_EQ(all.by_total.size(), 3u);
-  EXPECT_EQ(all.by_total[0].name, "f2") << "tied with _start on 9 total samples, ahead by its 2 self (its name sorts after)";
+  EXPECT_EQ(all.by_total[0].name, "f2")
+      << "tied with _start on 9 total samples, ahead by its 2 self (its name sorts after)";
   EXPECT_EQ(all.by_total[1].name, "_start");
   EXPECT_EQ(all.by_total[1].total_samples, 9);
   EXPECT_EQ(all.by_total[1].self_samples, 0);

@@ -48,7 +48,8 @@ TEST(ShortCommand, LinkersShowTheirOutput) {
                            "-pie", "-o", "bin/tools/app", "/usr/lib/x86_64-linux-gnu/Scrt1.o", "f1.o", "-lc"},
                           "collect2"),
             "tools/app");
-  EXPECT_EQ(short_command({"/usr/bin/ld", "-plugin", "/usr/lib/gcc/12/liblto_plugin.so", "-o", "app", "a.o"}, "ld"), "app");
+  EXPECT_EQ(short_command({"/usr/bin/ld", "-plugin", "/usr/lib/gcc/12/liblto_plugin.so", "-o", "app", "a.o"}, "ld"),
+            "app");
   EXPECT_EQ(short_command({"ld.lld", "--output=libx.so", "-shared", "x.o"}, "ld.lld"), "libx.so");
   EXPECT_EQ(short_command({"mold", "--output", "out", "x.o"}, "mold"), "out");
   EXPECT_EQ(short_command({"ld", "x.o"}, "ld"), std::nullopt) << "a.out, unnamed";
