@@ -58,7 +58,7 @@ _canopy_command_spec()
             positionals='recording'
             ;;
         profile)
-            valued='--pid --command --from --to --top'
+            valued='--pid --command --from --to --top --processes'
             options="$help $valued --per-process --json"
             positionals='recording'
             ;;

@@ -162,7 +162,8 @@ struct ProfileOptions {
   int64_t from_ms = -1;  // offsets from the recording's start; -1: not given
   int64_t to_ms = -1;
   bool per_process = false;
-  size_t top = 15;  // functions per list
+  size_t top = 15;        // functions per list
+  size_t processes = 10;  // lists with --per-process, in the text; the JSON has every one
   bool json = false;
 };
 CLI::App* add_profile_command(CLI::App& app, ProfileOptions& options);

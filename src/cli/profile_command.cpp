@@ -39,7 +39,7 @@ int run_profile_command(const ProfileOptions& options) {
   auto summary = analyze::summarize_cpu(
       *reader, *selection, filter, [&](int64_t frame_id) { return names.names_of(frame_id); }, options.per_process,
       options.top);
-  std::string text = options.json ? report::cpu_profile_json(summary) : report::cpu_profile_text(summary);
+  std::string text = options.json ? report::cpu_profile_json(summary) : report::cpu_profile_text(summary, options.processes);
   std::fputs(text.c_str(), stdout);
   return 0;
 }

@@ -1,5 +1,6 @@
 #include "report/cpu_profile_format.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
@@ -44,14 +45,18 @@ nlohmann::json functions_json(const std::vector<analyze::CpuFunction>& functions
 
 }  // namespace
 
-std::string cpu_profile_text(const analyze::CpuProfileSummary& summary) {
+std::string cpu_profile_text(const analyze::CpuProfileSummary& summary, size_t processes) {
   std::string out = "CPU profile (" + summary.sampling + "): " + std::to_string(summary.samples) + " samples from +" +
                     format_duration_ms(summary.from_ms) + " to +" + format_duration_ms(summary.to_ms);
   if (summary.samples_lost > 0) {
     out += "; " + std::to_string(summary.samples_lost) + " more lost by the kernel (its ring buffers were full)";
   }
   out += "\n";
-  for (const analyze::CpuGroup& group : summary.groups) {
+  // --per-process on a build: a list for each of hundreds of compilers would bury the
+  // few that took the most.
+  const size_t listed = std::min(processes, summary.groups.size());
+  for (size_t i = 0; i < listed; ++i) {
+    const analyze::CpuGroup& group = summary.groups[i];
     out += "\n";
     if (group.pid == 0) {
       const std::string merged = summary.command.empty() ? "All processes" : "The processes of " + summary.command;
@@ -63,6 +68,12 @@ std::string cpu_profile_text(const analyze::CpuProfileSummary& summary) {
     }
     append_list(out, "By self samples (running in the function itself):", group.by_self, group.samples);
     append_list(out, "By total samples (the function on the stack):", group.by_total, group.samples);
+  }
+  if (summary.groups.size() > listed) {
+    const size_t more = summary.groups.size() - listed;
+    out += "\n" + std::to_string(more) + (more == 1 ? " more process" : " more processes") +
+           " with samples, each with at most " + std::to_string(summary.groups[listed].samples) +
+           ": --processes " + std::to_string(summary.groups.size()) + " lists every one, --pid one\n";
   }
   return out;
 }

@@ -164,6 +164,26 @@ TEST(CpuProfileAnalysis, TheSelfListHoldsOnlyFunctionsThatRan) {
   EXPECT_EQ(all.by_total[1].self_samples, 0);
 }
 
+// --per-process on a build: the processes that took the most, and one line for the rest.
+TEST(CpuProfileText, ListsBeyondTheProcessesAskedForAreOneLine) {
+  CpuProfileSummary summary;
+  summary.sampling = "99 Hz";
+  summary.samples = 100;
+  for (auto [pid, samples] : {std::pair{11, 50}, {12, 30}, {13, 20}}) {
+    summary.groups.push_back({pid, "cc1", {"cc1", "f" + std::to_string(pid) + ".c"}, samples, {}, {}});
+  }
+  std::string text = report::cpu_profile_text(summary, 2);
+  EXPECT_NE(text.find("\nPID 11 cc1 f11.c: 50 samples\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nPID 12 cc1 f12.c: 30 samples\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("PID 13"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n1 more process with samples, each with at most 20: --processes 3 lists every one, --pid "
+                      "one\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(report::cpu_profile_text(summary, 3).find("more process"), std::string::npos);
+  EXPECT_NE(report::cpu_profile_json(summary).find("\"pid\": 13"), std::string::npos) << "the JSON has every one";
+}
+
 TEST(CpuProfileAnalysis, TimeRangesAndWhatIsNotThereAreSaid) {
   TempDir dir;
   CpuRecording recording = write_cpu_recording(dir);
