@@ -30,8 +30,19 @@ int usage_status(const std::string& name) { return name == "record" ? canopy::re
 
 // An option the command does not have, named, where CLI11 lists every word it could not
 // place: `report --top 5 r.canopy` is "unknown option '--top'", not "the following
-// arguments were not expected: r.canopy --top" (the 5 taken for the recording).
+// arguments were not expected: r.canopy --top" (the 5 taken for the recording). A flag
+// without its value is "--top needs a value".
 std::string extras_text(const CLI::ParseError& e, const CLI::App* subcommand) {
+  // A flag given last without its value: CLI11 says "--pid: 1 required INT:INT in
+  // [1 - 4194304] missing", in its own names of types.
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr) {
+    const std::string_view text = e.what();
+    const size_t colon = text.find(": ");
+    if (colon != std::string_view::npos && text.find(" required ", colon) != std::string_view::npos &&
+        text.ends_with(" missing")) {
+      return std::string(text.substr(0, colon)) + " needs a value";
+    }
+  }
   if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr && subcommand != nullptr) {
     for (const std::string& word : subcommand->remaining()) {
       if (word.size() > 1 && word[0] == '-' && !std::isdigit(static_cast<unsigned char>(word[1]))) {

@@ -100,6 +100,16 @@ TEST(FlagValues, OtherCommandsRefuseBadValuesInOneLineAnd2) {
   }
 }
 
+// A flag given last, without its value, is named, not described in CLI11's names of types.
+TEST(FlagValues, AFlagWithoutItsValueSaysSo) {
+  auto record = run({kCanopy, "record", "--pid"});
+  EXPECT_EQ(record.exit_status, 125);
+  EXPECT_EQ(record.err, "canopy: --pid needs a value (see 'canopy record --help')\n");
+  auto heap = run({kCanopy, "heap", "r.canopy", "--top"});
+  EXPECT_EQ(heap.exit_status, 2);
+  EXPECT_EQ(heap.err, "canopy: --top needs a value (see 'canopy heap --help')\n");
+}
+
 // `-o ''` would have named the recording canopy-YYYYMMDD-HHMMSS-PID.canopy.
 TEST(FlagValues, RecordRefusesAnEmptyOutputPath) {
   TempDir dir;
