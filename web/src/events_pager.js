@@ -65,18 +65,21 @@ export class EventPager {
   // The row at `index` to show: null while neither its page nor an earlier state of it
   // (refresh) is in.
   get(index) {
-    if (index < 0 || index >= this.total) return null;
-    const number = this.pageOf(index);
-    const page = this.pages.get(number) || this.stale.get(number);
-    if (!page) return null;
-    return page[index - number * this.pageSize] || null;
+    return this.rowAt(index, true);
   }
 
   // Whether the row at `index` is in as the list is now.
   has(index) {
-    if (index < 0 || index >= this.total) return false;
-    const page = this.pages.get(this.pageOf(index));
-    return page != null && page[index - this.pageOf(index) * this.pageSize] != null;
+    return this.rowAt(index, false) != null;
+  }
+
+  // The row at `index` in the pages fetched for the list as it is, or else, `withStale`,
+  // in those kept from an earlier state of it; null when neither has it.
+  rowAt(index, withStale) {
+    if (index < 0 || index >= this.total) return null;
+    const number = this.pageOf(index);
+    const page = this.pages.get(number) || (withStale ? this.stale.get(number) : undefined);
+    return (page && page[index - number * this.pageSize]) || null;
   }
 
   // The rows first..last are in view: fetch their pages, then their neighbours.
