@@ -28,11 +28,12 @@ std::string command_name(const CLI::App* subcommand) {
 // other commands' bad command lines are 2.
 int usage_status(const std::string& name) { return name == "record" ? canopy::record::kExitRecorderFailed : 2; }
 
-// An option the command does not have, named, where CLI11 lists every word it could not
+// What was wrong with the command line, in canopy's words where CLI11's mislead. An
+// option the command does not have is named, where CLI11 lists every word it could not
 // place: `report --top 5 r.canopy` is "unknown option '--top'", not "the following
 // arguments were not expected: r.canopy --top" (the 5 taken for the recording). A flag
 // without its value is "--top needs a value".
-std::string extras_text(const CLI::ParseError& e, const CLI::App* subcommand) {
+std::string usage_text(const CLI::ParseError& e, const CLI::App* subcommand) {
   // A flag given last without its value: CLI11 says "--pid: 1 required INT:INT in
   // [1 - 4194304] missing", in its own names of types.
   if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr) {
@@ -56,7 +57,7 @@ std::string extras_text(const CLI::ParseError& e, const CLI::App* subcommand) {
 // One line, naming what was wrong: CLI11's default adds a second "Run with --help" line.
 int usage_error(const CLI::ParseError& e, const CLI::App* subcommand) {
   std::string name = command_name(subcommand);
-  canopy::print_error(extras_text(e, subcommand) + " (see 'canopy " + name + (name.empty() ? "" : " ") + "--help')");
+  canopy::print_error(usage_text(e, subcommand) + " (see 'canopy " + name + (name.empty() ? "" : " ") + "--help')");
   return usage_status(name);
 }
 
