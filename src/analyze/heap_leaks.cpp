@@ -17,15 +17,16 @@ HeapLeakReport heap_leak_report(const store::HeapProfile& profile, const std::ve
     ++report.images_judged;
     auto process = heap_image_process(*history.image, processes);
     size_t end = history.snapshots.size() - 1;
+    bool leaked = false;
     for (const auto& [stack_id, changes] : history.stacks) {
-      if (history.totals_at(stack_id, end).in_use_bytes() <= 0) {
-        continue;
-      }
+      // Judged even when it holds nothing at the end: a leak that only the exit freed.
       HeapVerdict verdict = judge_heap_stack(history, stack_id, end);
-      if (verdict.kind == HeapVerdict::Kind::kLeak) {
+      if (verdict.kind == HeapVerdict::Kind::kLeak && verdict.held_bytes > 0) {
         report.leaks.push_back({history.image->pid, process ? process->name : "?", stack_id, verdict});
+        leaked = true;
       }
     }
+    report.images_leaking += leaked ? 1 : 0;
   }
   std::stable_sort(report.leaks.begin(), report.leaks.end(), [](const HeapLeak& a, const HeapLeak& b) {
     return a.verdict.held_bytes > b.verdict.held_bytes;

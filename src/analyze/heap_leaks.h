@@ -27,6 +27,7 @@ struct HeapLeak {
 struct HeapLeakReport {
   int64_t images = 0;          // process images profiled
   int64_t images_judged = 0;   // with a snapshot to judge at
+  int64_t images_leaking = 0;  // with one leak or more
   std::vector<HeapLeak> leaks;  // the largest held first
 };
 

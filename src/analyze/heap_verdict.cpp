@@ -3,8 +3,9 @@
 #include <algorithm>
 
 namespace canopy::analyze {
+namespace {
 
-HeapVerdict judge_heap_stack(const HeapImageHistory& history, int64_t stack_id, size_t at) {
+HeapVerdict judge_at(const HeapImageHistory& history, int64_t stack_id, size_t at) {
   HeapVerdict verdict;
   verdict.held_bytes = history.totals_at(stack_id, at).in_use_bytes();
   auto found = history.stacks.find(stack_id);
@@ -81,6 +82,44 @@ HeapVerdict judge_heap_stack(const HeapImageHistory& history, int64_t stack_id, 
     return decide(Kind::kUnclear, Reason::kTooFewSnapshots);
   }
   return decide(Kind::kUnclear, Reason::kGrewAtFew);
+}
+
+// The snapshot where the fall of the image's heap that ends in its exit snapshot began:
+// its teardown, which an interval snapshot may have caught half done. `exit` itself
+// when it did not fall into it.
+size_t teardown_start(const HeapImageHistory& history, size_t exit) {
+  size_t start = exit;
+  while (start > 0) {
+    int64_t before = history.snapshots[start - 1]->in_use_bytes;
+    int64_t after = history.snapshots[start]->in_use_bytes;
+    // Strictly falling: a heap that held flat was idle, not tearing down. The exit
+    // snapshot may equal the one before it, taken when the teardown was done.
+    if (before < after || (before == after && start != exit)) {
+      break;
+    }
+    --start;
+  }
+  return start;
+}
+
+}  // namespace
+
+HeapVerdict judge_heap_stack(const HeapImageHistory& history, int64_t stack_id, size_t at) {
+  HeapVerdict verdict = judge_at(history, stack_id, at);
+  if (verdict.reason != HeapVerdict::Reason::kGaveBack || at >= history.snapshots.size() ||
+      history.snapshots[at]->reason != "exit") {
+    return verdict;
+  }
+  size_t start = teardown_start(history, at);
+  if (start == at) {
+    return verdict;
+  }
+  HeapVerdict before = judge_at(history, stack_id, start);
+  if (before.reason == HeapVerdict::Reason::kGaveBack || before.held_bytes <= 0) {
+    return verdict;  // it gave back as it ran, or held nothing as the teardown began
+  }
+  before.freed_at_exit = true;
+  return before;
 }
 
 const char* verdict_kind_name(HeapVerdict::Kind kind) {

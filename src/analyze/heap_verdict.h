@@ -13,6 +13,11 @@
 // Heap data cannot tell a leak that stopped from a table built over time and kept:
 // both grew at several snapshots and kept everything. Such a stack is called a leak
 // and the report says when it last grew, for the reader to judge.
+// A process's exit snapshot comes after its teardown (an interpreter's finalization,
+// static destructors, atexit handlers), which frees what the program held to the end.
+// That is not memory given back as it ran: a stack that gave back only in the fall of
+// the heap that ends in the exit snapshot is judged as it stood where that fall began,
+// and says it was freed at exit.
 #pragma once
 
 #include <cstdint>
@@ -50,6 +55,7 @@ struct HeapVerdict {
   int64_t half_kept = 0;        // ... and still alive at the judged snapshot
   int64_t last_rise_t_ms = 0;   // the snapshot of its last rise
   int64_t oldest_born_ms = 0;   // its oldest sampled allocation still alive (0: none)
+  bool freed_at_exit = false;   // judged at the snapshot before the exit, which freed it
 };
 
 // The verdict on `stack_id` in `history`'s image at its snapshot `at` (the last, for

@@ -173,7 +173,9 @@ nlohmann::json heap_frames_json(int64_t stack_id, const StackFrames& frames) {
   return named;
 }
 
-std::string heap_verdict_text(const analyze::HeapVerdict& v, int64_t start_ms) {
+namespace {
+
+std::string verdict_reason_text(const analyze::HeapVerdict& v, int64_t start_ms) {
   using Reason = analyze::HeapVerdict::Reason;
   std::string kind = analyze::verdict_kind_name(v.kind);
   std::string kept = std::to_string(v.half_kept) + " of the " + std::to_string(v.half_sampled) +
@@ -200,6 +202,12 @@ std::string heap_verdict_text(const analyze::HeapVerdict& v, int64_t start_ms) {
   return kind;
 }
 
+}  // namespace
+
+std::string heap_verdict_text(const analyze::HeapVerdict& v, int64_t start_ms) {
+  return verdict_reason_text(v, start_ms) + (v.freed_at_exit ? "; freed as the process exited" : "");
+}
+
 nlohmann::json heap_verdict_json(const analyze::HeapVerdict& v) {
   return {{"kind", analyze::verdict_kind_name(v.kind)},
           {"reason", analyze::verdict_reason_name(v.reason)},
@@ -210,6 +218,7 @@ nlohmann::json heap_verdict_json(const analyze::HeapVerdict& v) {
           {"half_sampled", v.half_sampled},
           {"half_kept", v.half_kept},
           {"last_rise_t_ms", v.last_rise_t_ms},
+          {"freed_at_exit", v.freed_at_exit},
           {"oldest_born_ms", v.oldest_born_ms ? nlohmann::json(v.oldest_born_ms) : nlohmann::json()}};
 }
 

@@ -20,7 +20,8 @@ std::string header(const analyze::HeapLeakReport& report) {
   std::string what = report.leaks.empty()
                          ? "no leak in the heap profile of " + images_text(report.images_judged) +
                                ": no stack kept growing and kept what it allocated"
-                         : "leaks in the heap profile of " + images_text(report.images_judged) + ":";
+                         : "leaks in " + std::to_string(report.images_leaking) + " of " +
+                               images_text(report.images_judged) + " profiled:";
   std::snprintf(line, sizeof line, "  %-18s %s\n", "memory growth", what.c_str());
   return line;
 }
@@ -31,10 +32,11 @@ std::string leak_line(const analyze::HeapLeak& leak, int64_t start_ms) {
   char line[768];
   const analyze::HeapVerdict& v = leak.verdict;
   int kept_percent = v.half_sampled > 0 ? static_cast<int>(100 * v.half_kept / v.half_sampled) : 0;
-  std::snprintf(line, sizeof line, "    %-16s pid %-8lld %10s  %s: grew at %lld snapshots, the last at %s, and kept %d%%\n",
+  std::snprintf(line, sizeof line, "    %-16s pid %-8lld %10s  %s: grew at %lld snapshots, the last at %s, and kept %d%%%s\n",
                 terminal_safe(leak.name).c_str(), static_cast<long long>(leak.pid), format_bytes(v.held_bytes).c_str(),
                 terminal_safe(leak.where.empty() ? "?" : leak.where).c_str(), static_cast<long long>(v.rises),
-                heap_offset_text(v.last_rise_t_ms, start_ms).c_str(), kept_percent);
+                heap_offset_text(v.last_rise_t_ms, start_ms).c_str(), kept_percent,
+                v.freed_at_exit ? " until its exit" : "");
   return line;
 }
 
@@ -72,7 +74,10 @@ nlohmann::json heap_leaks_json(const analyze::HeapLeakReport& report) {
                      {"where", leak.where},
                      {"verdict", heap_verdict_json(leak.verdict)}});
   }
-  return {{"images", report.images}, {"images_judged", report.images_judged}, {"leaks", leaks}};
+  return {{"images", report.images},
+          {"images_judged", report.images_judged},
+          {"images_leaking", report.images_leaking},
+          {"leaks", leaks}};
 }
 
 }  // namespace canopy::report

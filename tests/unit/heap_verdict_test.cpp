@@ -29,6 +29,10 @@ class Pattern {
                                     .stack_id = kStack, .size_bytes = 100, .probability = 0.1, .born_ms = born_ms,
                                     .freed_ms = freed_ms});
   }
+  // The last snapshot is the process's exit, after its teardown.
+  void ends_in_exit() { profile_.snapshots.back().reason = "exit"; }
+  // The image's whole heap at snapshot i.
+  void heap(int i, int64_t in_use) { profile_.snapshots[static_cast<size_t>(i)].in_use_bytes = in_use; }
   HeapVerdict judge() {
     histories_ = heap_histories(profile_);
     return judge_heap_stack(histories_[0], kStack, kSnapshots - 1);
@@ -76,6 +80,77 @@ TEST(HeapVerdictRules, MemoryGivenBackIsBounded) {
   EXPECT_EQ(v.reason, HeapVerdict::Reason::kGaveBack);
   EXPECT_EQ(v.peak_bytes, 8000);
   EXPECT_EQ(v.held_bytes, 1000);
+}
+
+// Grows by 1000 at each of the snapshots before `last`, keeping its two sampled
+// allocations of each until `freed_ms`; the image's heap is the stack's.
+void grow_until(Pattern& p, int last, int64_t freed_ms) {
+  for (int i = 0; i < last; ++i) {
+    p.totals(i, 1000 * (i + 1), 0);
+    p.heap(i, 1000 * (i + 1));
+    p.sampled(1000 * i, freed_ms);
+    p.sampled(1000 * i, freed_ms);
+  }
+}
+
+TEST(HeapVerdictRules, WhatOnlyTheExitFreedIsJudgedAsItRan) {
+  // An interpreter's finalization frees the list that grew all run long: that is not
+  // memory given back, and the verdict is the one of the snapshot before the exit.
+  Pattern p;
+  const int exit = kSnapshots - 1;
+  grow_until(p, exit, 1000 * exit - 5);
+  p.totals(exit, 1000 * exit, 1000 * exit);
+  p.ends_in_exit();
+  HeapVerdict v = p.judge();
+  EXPECT_EQ(v.kind, HeapVerdict::Kind::kLeak);
+  EXPECT_TRUE(v.freed_at_exit);
+  EXPECT_EQ(v.held_bytes, 1000 * exit);
+  EXPECT_EQ(v.rises, exit);
+  EXPECT_EQ(v.half_kept, v.half_sampled);
+}
+
+TEST(HeapVerdictRules, ASnapshotThatCaughtTheTeardownHalfDoneIsPartOfIt) {
+  // A static destructor freeing a large table is slow: an interval snapshot fell
+  // between its start and the exit snapshot.
+  Pattern p;
+  const int exit = kSnapshots - 1;
+  grow_until(p, exit - 1, 1000 * (exit - 1) - 5);
+  p.totals(exit - 1, 1000 * (exit - 1), 750 * (exit - 1));  // three quarters freed by then
+  p.heap(exit - 1, 250 * (exit - 1));
+  p.totals(exit, 1000 * (exit - 1), 1000 * (exit - 1));
+  p.ends_in_exit();
+  HeapVerdict v = p.judge();
+  EXPECT_EQ(v.kind, HeapVerdict::Kind::kLeak);
+  EXPECT_TRUE(v.freed_at_exit);
+  EXPECT_EQ(v.held_bytes, 1000 * (exit - 1));
+}
+
+TEST(HeapVerdictRules, MemoryGivenBackBeforeTheExitStaysGivenBack) {
+  // Given back at snapshot 5, then idle: the heap held flat until the exit.
+  Pattern p;
+  p.totals(0, 8000, 0);
+  p.totals(5, 8000, 7000);
+  for (int i = 0; i < kSnapshots - 1; ++i) {
+    p.heap(i, i < 5 ? 8000 : 1000);
+  }
+  p.totals(kSnapshots - 1, 8000, 8000);
+  p.ends_in_exit();
+  HeapVerdict v = p.judge();
+  EXPECT_EQ(v.reason, HeapVerdict::Reason::kGaveBack);
+  EXPECT_FALSE(v.freed_at_exit);
+  EXPECT_EQ(v.held_bytes, 0);
+}
+
+TEST(HeapVerdictRules, GivingBackAtTheLastSnapshotBeforeTheEndIsNotTheExit) {
+  // Without an exit snapshot (a process still running, or killed), the last snapshot
+  // is as it ran: what it freed there it gave back.
+  Pattern p;
+  const int last = kSnapshots - 1;
+  grow_until(p, last, 1000 * last - 5);
+  p.totals(last, 1000 * last, 1000 * last);
+  HeapVerdict v = p.judge();
+  EXPECT_EQ(v.reason, HeapVerdict::Reason::kGaveBack);
+  EXPECT_FALSE(v.freed_at_exit);
 }
 
 TEST(HeapVerdictRules, StateBuiltOnceAndHeldIsBounded) {

@@ -5,6 +5,8 @@
 //                                through allocating frames; then fork and exec CHILD
 //   heap_workload child          leak site C (this source built without frame pointers)
 //   heap_workload fork-child     forks, and the child (no exec) allocates and exits
+//   heap_workload teardown       leak site D, which a static destructor frees at exit
+//                                (as an interpreter's finalization frees what it held)
 //   heap_workload hold BYTES N READY
 //                                N blocks of BYTES bytes, allocated and kept; then its
 //                                PID into the file READY (written whole, by a rename),
@@ -35,6 +37,7 @@ struct Site {
 constexpr Site kSiteA{1001, 3700};
 constexpr Site kSiteB{3003, 1550};
 constexpr Site kSiteC{5005, 1140};
+constexpr Site kSiteD{2002, 2080};
 constexpr int kRounds = 4;  // each site leaks a quarter of its blocks per round
 // Between rounds: longer than two of the tests' snapshot intervals (--heap-interval
 // 100ms), so that snapshots see each round's growth apart even on a loaded machine.
@@ -62,6 +65,25 @@ __attribute__((noinline)) void leak_site_c(int count) {
   for (int i = 0; i < count; ++i) {
     void* block = std::calloc(1, kSiteC.block_bytes);
     leaked.push_back(block);
+  }
+}
+
+// Site D's blocks, kept to the end of the program and freed after main returns.
+struct FreedAtExit {
+  std::vector<void*> blocks;
+  ~FreedAtExit() {
+    for (void* block : blocks) {
+      std::free(block);
+    }
+  }
+};
+FreedAtExit freed_at_exit;
+
+__attribute__((noinline)) void leak_until_exit(int count) {
+  for (int i = 0; i < count; ++i) {
+    void* block = std::malloc(kSiteD.block_bytes);
+    std::memset(block, 6, kSiteD.block_bytes);
+    freed_at_exit.blocks.push_back(block);
   }
 }
 
@@ -127,6 +149,15 @@ int run_child() {
   leaked.reserve(static_cast<size_t>(kSiteC.blocks));
   for (int round = 0; round < kRounds; ++round) {
     leak_site_c(kSiteC.blocks / kRounds + (round == 0 ? kSiteC.blocks % kRounds : 0));
+    usleep(kPause);
+  }
+  return 0;
+}
+
+int run_teardown() {
+  freed_at_exit.blocks.reserve(static_cast<size_t>(kSiteD.blocks));
+  for (int round = 0; round < kRounds; ++round) {
+    leak_until_exit(kSiteD.blocks / kRounds);
     usleep(kPause);
   }
   return 0;
@@ -213,9 +244,12 @@ int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "fork-child") == 0) {
     return run_fork_child();
   }
+  if (argc == 2 && std::strcmp(argv[1], "teardown") == 0) {
+    return run_teardown();
+  }
   if (argc == 5 && std::strcmp(argv[1], "hold") == 0) {
     return run_hold(argv[2], argv[3], argv[4]);
   }
-  std::fprintf(stderr, "usage: heap_workload parent CHILD | child | fork-child | hold BYTES N READY\n");
+  std::fprintf(stderr, "usage: heap_workload parent CHILD | child | fork-child | teardown | hold BYTES N READY\n");
   return 2;
 }
