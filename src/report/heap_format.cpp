@@ -158,9 +158,19 @@ std::string heap_more_stacks_text(int64_t stacks, int64_t bytes, const char* wha
 
 std::string heap_frames_text(int64_t stack_id, const StackFrames& frames) {
   std::string out;
-  for (const FrameText& frame : frames(stack_id)) {
+  std::vector<FrameText> named = frames(stack_id);
+  for (size_t i = 0; i < named.size();) {
+    const FrameText& frame = named[i];
+    // Frames that nothing names, one after another in one object (a stripped program's
+    // own), say no more as many lines than as one.
+    size_t run = 1;
+    while (frame.function == "?" && i + run < named.size() && named[i + run].function == "?" &&
+           named[i + run].location == frame.location) {
+      ++run;
+    }
     out += "        " + std::string(frame.inlined ? "(inlined) " : "") + terminal_safe(frame.function) + "  " +
-           terminal_safe(frame.location) + "\n";
+           terminal_safe(frame.location) + (run > 1 ? "  (" + std::to_string(run) + " frames)" : "") + "\n";
+    i += run;
   }
   return out;
 }

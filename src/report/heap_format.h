@@ -31,7 +31,8 @@ std::string heap_image_title(const store::HeapImageRow& image, const std::option
 std::string heap_offset_text(int64_t t_ms, int64_t recording_start_ms);
 // "    4.8 KiB more in 3 other stacks" (`what`: "more"), or nothing when none were left out.
 std::string heap_more_stacks_text(int64_t stacks, int64_t bytes, const char* what);
-// The stack's frames, one per line under a stack's line.
+// The stack's frames, one per line under a stack's line; unnamed frames in a row in one
+// object share a line ("?  cc1plus  (3 frames)").
 std::string heap_frames_text(int64_t stack_id, const StackFrames& frames);
 nlohmann::json heap_frames_json(int64_t stack_id, const StackFrames& frames);
 // "leak: grew at 4 snapshots, the last at +1.2 s; kept 412 of the 412 sampled
