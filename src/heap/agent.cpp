@@ -11,6 +11,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 
 #include "heap/channel.h"
 #include "heap/code_ranges.h"
@@ -29,6 +30,8 @@ constexpr int64_t kDefaultIntervalMs = 2000;
 // for them per this long.
 constexpr int64_t kPeakGapMs = 500;
 constexpr size_t kThreadStackBytes = 256 * 1024;
+// How long _exit waits for the library's thread to finish a snapshot it is sending.
+constexpr long kExitLockWaitNs = 200'000'000;
 
 char socket_path[108];  // sun_path's size
 bool enabled = false;
@@ -43,6 +46,9 @@ bool restart_pending = false;  // a forked child's tables still speak to the par
 std::atomic<bool> thread_started{false};
 std::atomic<int> wake_fd{-1};
 bool exiting = false;  // under channel.send_lock
+// The process this state belongs to: a vfork child runs in its parent's memory, and
+// must not speak for it.
+pid_t owner_pid = 0;
 
 class SendLock {
  public:
@@ -211,6 +217,7 @@ void after_fork_in_child() {
     ::close(fd);
   }
   restart_pending = true;
+  owner_pid = getpid();
   // The child is a process image of its own from here: its start is what ties its
   // image to its process when it ends before the recorder has met it.
   loaded_monotonic_ns = monotonic_ns();
@@ -229,6 +236,7 @@ __attribute__((constructor)) void load() {
   }
   std::strcpy(socket_path, path);
   enabled = true;
+  owner_pid = getpid();
   configured_rate_bytes = parse_number(std::getenv(heap_wire::kRateVariable), kDefaultRateBytes);
   interval_ms = parse_number(std::getenv(heap_wire::kIntervalVariable), kDefaultIntervalMs);
   if (interval_ms <= 0) {
@@ -268,6 +276,36 @@ __attribute__((destructor)) void unload() {
 }
 
 }  // namespace
+
+// Python's os._exit (multiprocessing's workers end by it) and a forked child's _exit
+// skip the destructors that send the exit snapshot: it is sent here instead, by a
+// process that is already reporting. Never from a vfork child, nor from a signal
+// handler that interrupted the library's own code (its locks may be held below), and
+// not at all when the library's thread does not let go of the lock soon: the image
+// then ends at its last snapshot, as it did without this.
+void agent_before_exit() {
+  if (!enabled || thread_state.in_hook || getpid() != owner_pid) {
+    return;
+  }
+  HookScope scope;
+  timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_nsec += kExitLockWaitNs;
+  if (deadline.tv_nsec >= 1'000'000'000) {
+    deadline.tv_sec += 1;
+    deadline.tv_nsec -= 1'000'000'000;
+  }
+  if (pthread_mutex_timedlock(&channel.send_lock, &deadline) != 0) {
+    return;
+  }
+  if (!exiting && channel.connected()) {
+    refresh_code_ranges();
+    sender.send(channel, heap_wire::SnapshotReason::kExit);
+    exiting = true;
+    ::shutdown(channel.fd(), SHUT_RDWR);
+  }
+  pthread_mutex_unlock(&channel.send_lock);
+}
 
 void agent_on_sample(bool new_peak) {
   if (!thread_started.load(std::memory_order_relaxed) && enabled && !thread_started.exchange(true)) {

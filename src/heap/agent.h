@@ -1,7 +1,7 @@
 // libcanopy-heap.so's life in a process: configured from the environment at load,
 // its thread started on the first sample (at load when sampling starts off, so that
 // the recorder can turn it on), snapshots on an interval, on a new peak, on the
-// recorder's request and at exit. A forked child starts afresh on a connection of its
+// recorder's request and at exit (by exit() or _exit()). A forked child starts afresh on a connection of its
 // own; the program's exec replaces the library with a new copy.
 //
 // The library works without the rest of canopy and links none of it: loaded outside
@@ -12,5 +12,9 @@ namespace canopy::heap {
 
 // From the sampled path, outside the profile's lock.
 void agent_on_sample(bool new_peak);
+
+// From _exit and _Exit (exit_hooks.cpp): the exit snapshot that the library's
+// destructor sends when a program leaves by exit().
+void agent_before_exit();
 
 }  // namespace canopy::heap

@@ -213,6 +213,35 @@ TEST(HeapReport, WhatTheTeardownFreesIsJudgedAsTheProcessRan) {
   EXPECT_NE(report.out.find("until its exit"), std::string::npos) << report.out;
 }
 
+// The same growth as above, but the program leaves by _exit, as Python's os._exit (and
+// so every multiprocessing worker) leaves: no destructor runs, and the profiler's _exit
+// sends the exit snapshot, with site D whole. A vfork child's _exit before it, in the
+// parent's memory, must not end the parent's profile. The bounds are the test above's.
+TEST(HeapReport, AProgramThatLeavesByUnderscoreExitHasItsExitSnapshot) {
+  TempDir dir;
+  std::string path = dir.file("underscore_exit.canopy");
+  auto recorded = run({kCanopy, "record", "-q", "--heap=" + std::to_string(kHeapRateBytes), "--heap-interval", "100ms",
+                       "-o", path, "--", kHeapWorkload, "underscore-exit"});
+  ASSERT_EQ(recorded.exit_status, 0) << recorded.err;
+  auto heap = run({kCanopy, "heap", "--json", "--top", "50", "--frames", "1", path});
+  ASSERT_EQ(heap.exit_status, 0) << heap.err;
+  auto json = nlohmann::json::parse(heap.out);
+  ASSERT_EQ(json["images"].size(), 1u) << heap.out;
+  const auto& image = json["images"][0];
+  EXPECT_EQ(image["end"], "exit");
+  const double truth = static_cast<double>(kSiteD.block_bytes * kSiteD.blocks);
+  std::optional<nlohmann::json> at_end;
+  for (const auto& stack : image["at_end"]["stacks"]) {
+    if (short_name(stack) == "leak_until_exit") {
+      at_end = stack;
+    }
+  }
+  ASSERT_TRUE(at_end) << image["at_end"].dump();
+  EXPECT_NEAR((*at_end)["in_use_bytes"].get<double>(), truth, truth * kHeapTolerance);
+  EXPECT_EQ((*at_end)["verdict"]["kind"], "leak") << at_end->dump();
+  EXPECT_EQ((*at_end)["verdict"]["freed_at_exit"], false);
+}
+
 TEST(HeapReport, ARecordingWithoutAHeapProfileIsRefusedInOneLine) {
   TempDir dir;
   std::string path = dir.file("plain.canopy");

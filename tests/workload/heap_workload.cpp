@@ -7,6 +7,10 @@
 //   heap_workload fork-child     forks, and the child (no exec) allocates and exits
 //   heap_workload teardown       leak site D, which a static destructor frees at exit
 //                                (as an interpreter's finalization frees what it held)
+//   heap_workload underscore-exit
+//                                leak site D, with a vfork child that leaves by _exit
+//                                at once after the first round; then out by _exit, as
+//                                Python's os._exit leaves
 //   heap_workload hold BYTES N READY
 //                                N blocks of BYTES bytes, allocated and kept; then its
 //                                PID into the file READY (written whole, by a rename),
@@ -163,6 +167,25 @@ int run_teardown() {
   return 0;
 }
 
+int run_underscore_exit() {
+  freed_at_exit.blocks.reserve(static_cast<size_t>(kSiteD.blocks));
+  for (int round = 0; round < kRounds; ++round) {
+    leak_until_exit(kSiteD.blocks / kRounds);
+    usleep(kPause);
+    if (round == 0) {
+      // The profiler is reporting by now; the child runs in this process's memory, and
+      // must not speak for it.
+      pid_t child = vfork();
+      if (child == 0) {
+        _exit(0);
+      }
+      int status = 0;
+      waitpid(child, &status, 0);
+    }
+  }
+  _exit(0);  // no destructor runs: site D is held at the end
+}
+
 int run_parent(const char* child) {
   leaked.reserve(static_cast<size_t>(kSiteA.blocks + kSiteB.blocks));
   for (int round = 0; round < kRounds; ++round) {
@@ -247,9 +270,12 @@ int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "teardown") == 0) {
     return run_teardown();
   }
+  if (argc == 2 && std::strcmp(argv[1], "underscore-exit") == 0) {
+    return run_underscore_exit();
+  }
   if (argc == 5 && std::strcmp(argv[1], "hold") == 0) {
     return run_hold(argv[2], argv[3], argv[4]);
   }
-  std::fprintf(stderr, "usage: heap_workload parent CHILD | child | fork-child | teardown | hold BYTES N READY\n");
+  std::fprintf(stderr, "usage: heap_workload parent CHILD | child | fork-child | teardown | underscore-exit | hold BYTES N READY\n");
   return 2;
 }
