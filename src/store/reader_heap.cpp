@@ -3,6 +3,7 @@
 // checked here, once, rather than trusted by each of them.
 #include "store/reader.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <optional>
@@ -248,6 +249,12 @@ Result<HeapProfile> Reader::heap_profile() const {
   RETURN_IF_ERROR(read_heap_rows("id", profile.frames, problem));
   RETURN_IF_ERROR(read_heap_rows("id", profile.stacks, problem));
   RETURN_IF_ERROR(read_heap_rows("image_id, t_ms, id", profile.snapshots, problem));
+  // An image's row is given its sample count as it ends: one still running when the
+  // recorder was killed has its count only in its snapshots, each "so far".
+  for (const HeapSnapshotRow& snapshot : profile.snapshots) {
+    HeapImageRow& image = profile.images[static_cast<size_t>(snapshot.image_id - 1)];
+    image.samples = std::max(image.samples, snapshot.samples);
+  }
   RETURN_IF_ERROR(read_heap_rows("snapshot_id, stack_id", profile.totals, problem));
   RETURN_IF_ERROR(read_heap_rows("image_id, born_ms, id", profile.allocations, problem));
   auto has_unprofiled = has_table(db_.get(), kHeapUnprofiledTable.name, &statements_);

@@ -340,6 +340,26 @@ TEST(HeapStore, AllocationsWrittenBeforeTheirCommitAreFreedLater) {
             std::to_string(kAllocations - 2));
 }
 
+// The recorder was killed while the image ran: its row never had its end written,
+// and its sample count is its last snapshot's.
+TEST(HeapStore, AnImageThatNeverEndedCountsTheSamplesOfItsSnapshots) {
+  TempDir dir;
+  std::string path = dir.file("killed.canopy");
+  {
+    auto writer = Writer::create(path, false);
+    ASSERT_TRUE(writer) << writer.error().message;
+    ASSERT_TRUE(writer->enable_heap());
+    int64_t image = writer->add_heap_image({.pid = 7, .rate_bytes = 524288, .unwind = "auto"});
+    writer->add_heap_snapshot({.image_id = image, .t_ms = 1000, .reason = "peak", .samples = 5});
+    writer->add_heap_snapshot({.image_id = image, .t_ms = 3000, .reason = "interval", .samples = 9});
+    ASSERT_TRUE(writer->finish());
+  }
+  HeapProfile read = read_profile(path);
+  ASSERT_EQ(read.images.size(), 1u);
+  EXPECT_EQ(read.images[0].samples, 9);
+  EXPECT_FALSE(read.images[0].end);
+}
+
 TEST(HeapStore, HeapRowsWithoutEnableHeapFailTheRecording) {
   TempDir dir;
   std::string path = dir.file("no-heap.canopy");
