@@ -31,6 +31,10 @@ std::string_view next_field(std::string_view& text) {
   return field;
 }
 
+std::string count_of(int64_t n, std::string_view one, std::string_view many) {
+  return std::to_string(n) + " " + std::string(n == 1 ? one : many);
+}
+
 std::string format_bytes(int64_t bytes) {
   static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double value = static_cast<double>(bytes);

@@ -24,6 +24,9 @@ std::optional<Int> parse_int(std::string_view text) {
 // Splits off the next space-separated field; empty when none is left.
 std::string_view next_field(std::string_view& text);
 
+// "1 process", "3 processes".
+std::string count_of(int64_t n, std::string_view one, std::string_view many);
+
 // "1.5 GiB", "312.0 MiB", "512 B".
 std::string format_bytes(int64_t bytes);
 // A change: "+1.5 GiB", "-512 B", "0 B".

@@ -7,13 +7,6 @@
 #include "common/text.h"
 
 namespace canopy::record {
-namespace {
-
-std::string count_of(size_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
-
-}  // namespace
 
 void LimitWatch::note(int64_t t_ms, std::optional<int64_t> process_id, const std::string& text) {
   writer_.add_event({t_ms, "limit", process_id, text});
@@ -82,7 +75,7 @@ void LimitWatch::read_cgroup(int64_t t_ms, bool last) {
   if (limits_.max_processes && reading.pids_limit_hits > last_.pids_limit_hits) {
     set_hit("max-processes");
     note(t_ms, std::nullopt,
-         count_of(static_cast<size_t>(reading.pids_limit_hits - last_.pids_limit_hits), "fork", "forks") +
+         count_of(reading.pids_limit_hits - last_.pids_limit_hits, "fork", "forks") +
              " refused: the tree has its --max-processes " + std::to_string(*limits_.max_processes));
   }
   oom_kills_unnamed_ += reading.oom_kills - last_.oom_kills;
@@ -129,7 +122,7 @@ void LimitWatch::stop_tree(int64_t t_ms, const std::string& why, const std::stri
   set_hit(hit);
   // What ran until now did not end on its own: the growth analysis judges it up to here.
   writer_.set_meta({.tree_stopped_ms = t_ms});
-  note(t_ms, std::nullopt, why + ": SIGTERM to the tree (" + count_of(tree().size(), "process", "processes") + ")");
+  note(t_ms, std::nullopt, why + ": SIGTERM to the tree (" + count_of(static_cast<int64_t>(tree().size()), "process", "processes") + ")");
 }
 
 void LimitWatch::continue_stopping(int64_t t_ms) {
@@ -142,7 +135,7 @@ void LimitWatch::continue_stopping(int64_t t_ms) {
     if (running > 0) {
       note(t_ms, std::nullopt,
            "still running after the " + format_duration_ms(limits_.kill_grace_ms) + " grace: SIGKILL to the tree (" +
-               count_of(running, "process", "processes") + ")");
+               count_of(static_cast<int64_t>(running), "process", "processes") + ")");
     }
   }
   if (killed_ && cgroup_) {

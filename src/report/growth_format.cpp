@@ -60,14 +60,10 @@ std::string still_held_text(const analyze::GrowthFinding& f) {
   return f.idle_after_max_ms > 0 ? line + ", after " + format_duration_ms(f.idle_after_max_ms) + " idle" : line;
 }
 
-std::string plural(int64_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
-
 // "  memory growth" and what there is to say when nothing is listed; else the header.
 std::string growth_header(const analyze::GrowthReport& report) {
   char line[256];
-  std::string busy = plural(report.exited_while_busy, "process", "processes") + " rose but exited while still busy with it";
+  std::string busy = count_of(report.exited_while_busy, "process", "processes") + " rose but exited while still busy with it";
   if (!report.findings.empty()) {
     return report.exited_while_busy == 0 ? "  memory growth:\n" : "  memory growth:     (" + busy + ": no claim)\n";
   }
@@ -76,9 +72,9 @@ std::string growth_header(const analyze::GrowthReport& report) {
     none = "not judged: no process lived " + format_duration_ms(analyze::kGrowthMinSpanMs) + " and " +
            std::to_string(analyze::kGrowthMinTicks) + " ticks";
   } else if (report.exited_while_busy == 0) {
-    none = "none: " + plural(report.judged, "process", "processes") + " lived long enough to judge, and none rose significantly";
+    none = "none: " + count_of(report.judged, "process", "processes") + " lived long enough to judge, and none rose significantly";
   } else {
-    none = "none held: of " + plural(report.judged, "process", "processes") + " judged, " + busy +
+    none = "none held: of " + count_of(report.judged, "process", "processes") + " judged, " + busy +
            " (the kernel frees it at the exit)";
   }
   std::snprintf(line, sizeof line, "  %-18s %s\n", "memory growth", none.c_str());
@@ -138,7 +134,7 @@ std::string growth_summary_text(const analyze::GrowthReport& report, const std::
   }
   if (shown < groups.size()) {
     out += "    and " + std::to_string(groups.size() - shown) + " more (" +
-           plural(processes_not_shown, "process", "processes") + "): canopy report " + shell_join({path}) +
+           count_of(processes_not_shown, "process", "processes") + "): canopy report " + shell_join({path}) +
            " --growth\n";
   }
   return out;

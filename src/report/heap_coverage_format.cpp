@@ -51,7 +51,7 @@ std::string unprofiled_process_text(const store::ProcessRow& process) {
   return "pid " + std::to_string(process.pid) + "  " + terminal_safe(command);
 }
 
-std::string processes_text(int64_t count) { return std::to_string(count) + (count == 1 ? " process" : " processes"); }
+std::string processes_text(int64_t count) { return count_of(count, "process", "processes"); }
 
 }  // namespace
 
