@@ -1,6 +1,11 @@
 #include "report/heap_leaks_format.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
+#include <set>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -26,18 +31,72 @@ std::string header(const analyze::HeapLeakReport& report) {
   return line;
 }
 
+std::string where_text(const analyze::HeapLeak& leak) { return terminal_safe(leak.where.empty() ? "?" : leak.where); }
+
+// "grew at 5 snapshots, the last at +2.483 s, and kept 100%"
+std::string verdict_text(const analyze::HeapVerdict& v, int64_t start_ms) {
+  int kept_percent = v.half_sampled > 0 ? static_cast<int>(100 * v.half_kept / v.half_sampled) : 0;
+  return "grew at " + std::to_string(v.rises) + " snapshots, the last at " + heap_offset_text(v.last_rise_t_ms, start_ms) +
+         ", and kept " + std::to_string(kept_percent) + "%" + (v.freed_at_exit ? " until its exit" : "");
+}
+
+// "    canopy_heap_wor  pid 25412        5.5 MiB  " and the rest of the line.
+std::string line_text(const std::string& name, const std::string& who, int64_t held_bytes, const std::string& rest) {
+  char head[128];
+  std::snprintf(head, sizeof head, "    %-16s %-12s %10s  ", terminal_safe(name).c_str(), who.c_str(),
+                format_bytes(held_bytes).c_str());
+  return head + rest + "\n";
+}
+
 // "canopy_heap_wor  pid 25412   5.5 MiB  leak_site_c (heap_workload.cpp:58): grew at 5
 // snapshots, the last at +2.483 s, and kept 100%"; `canopy heap` says the rest.
 std::string leak_line(const analyze::HeapLeak& leak, int64_t start_ms) {
-  char line[768];
-  const analyze::HeapVerdict& v = leak.verdict;
-  int kept_percent = v.half_sampled > 0 ? static_cast<int>(100 * v.half_kept / v.half_sampled) : 0;
-  std::snprintf(line, sizeof line, "    %-16s pid %-8lld %10s  %s: grew at %lld snapshots, the last at %s, and kept %d%%%s\n",
-                terminal_safe(leak.name).c_str(), static_cast<long long>(leak.pid), format_bytes(v.held_bytes).c_str(),
-                terminal_safe(leak.where.empty() ? "?" : leak.where).c_str(), static_cast<long long>(v.rises),
-                heap_offset_text(v.last_rise_t_ms, start_ms).c_str(), kept_percent,
-                v.freed_at_exit ? " until its exit" : "");
-  return line;
+  return line_text(leak.name, "pid " + std::to_string(leak.pid), leak.verdict.held_bytes,
+                   where_text(leak) + ": " + verdict_text(leak.verdict, start_ms));
+}
+
+// The leaks of one command at one place: a pool's workers that all leak alike, or one
+// process's stacks that differ only below the function that names them.
+struct LeakGroup {
+  const analyze::HeapLeak* largest = nullptr;
+  int64_t held_bytes = 0;
+  std::set<int64_t> pids;
+  int64_t stacks = 0;
+};
+
+std::vector<LeakGroup> group_leaks(const std::vector<analyze::HeapLeak>& leaks) {
+  std::vector<LeakGroup> groups;
+  std::map<std::pair<std::string, std::string>, size_t> index;  // by name and place
+  for (const analyze::HeapLeak& leak : leaks) {  // the largest first
+    auto [at, added] = index.try_emplace({leak.name, leak.where}, groups.size());
+    if (added) {
+      groups.push_back({&leak, 0, {}, 0});
+    }
+    LeakGroup& group = groups[at->second];
+    group.held_bytes += leak.verdict.held_bytes;
+    group.pids.insert(leak.pid);
+    ++group.stacks;
+  }
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const LeakGroup& a, const LeakGroup& b) { return a.held_bytes > b.held_bytes; });
+  return groups;
+}
+
+// "python3  3 processes  33.3 MiB  PyByteArray_Resize (bytearrayobject.c:233): the
+// largest, pid 23813, grew at 3 snapshots, ..."; one leak's line when it is alone.
+std::string group_line(const LeakGroup& group, int64_t start_ms) {
+  const analyze::HeapLeak& largest = *group.largest;
+  if (group.stacks == 1) {
+    return leak_line(largest, start_ms);
+  }
+  const bool one_process = group.pids.size() == 1;
+  std::string who = one_process ? "pid " + std::to_string(largest.pid) : count_of(group.pids.size(), "process", "processes");
+  std::string where = where_text(largest);
+  if (group.stacks > static_cast<int64_t>(group.pids.size())) {
+    where += " in " + std::to_string(group.stacks) + " stacks";
+  }
+  std::string which = one_process ? "the largest " : "the largest, pid " + std::to_string(largest.pid) + ", ";
+  return line_text(largest.name, who, group.held_bytes, where + ": " + which + verdict_text(largest.verdict, start_ms));
 }
 
 }  // namespace
@@ -45,13 +104,19 @@ std::string leak_line(const analyze::HeapLeak& leak, int64_t start_ms) {
 std::string heap_leaks_summary_text(const analyze::HeapLeakReport& report, int64_t start_ms,
                                     const std::string& path) {
   std::string out = header(report);
+  std::vector<LeakGroup> groups = group_leaks(report.leaks);
   // All of them when they fit; else one line fewer, for the line that says how many more.
-  size_t shown = report.leaks.size() <= kSummaryGrowthLines ? report.leaks.size() : kSummaryGrowthLines - 1;
-  for (size_t i = 0; i < shown; ++i) {
-    out += leak_line(report.leaks[i], start_ms);
+  size_t shown = groups.size() <= kSummaryGrowthLines ? groups.size() : kSummaryGrowthLines - 1;
+  int64_t leaks_not_shown = 0;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    if (i < shown) {
+      out += group_line(groups[i], start_ms);
+    } else {
+      leaks_not_shown += groups[i].stacks;
+    }
   }
-  if (shown < report.leaks.size()) {
-    out += "    and " + std::to_string(report.leaks.size() - shown) + " more: canopy report " + shell_join({path}) +
+  if (shown < groups.size()) {
+    out += "    and " + count_of(leaks_not_shown, "more leak", "more leaks") + ": canopy report " + shell_join({path}) +
            " --growth\n";
   }
   return out;

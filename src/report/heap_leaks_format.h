@@ -1,5 +1,6 @@
 // report/: the summary's memory growth section when the recording has a heap profile
-// (analyze/heap_leaks.h): the stacks judged leaks, one line each, largest first.
+// (analyze/heap_leaks.h): the stacks judged leaks, largest first; in the summary, the
+// leaks of one command at one place share a line.
 #pragma once
 
 #include <cstdint>
@@ -11,8 +12,9 @@
 
 namespace canopy::report {
 
-// At most kSummaryGrowthLines leaks (growth_format.h), then how many more and the
-// command that lists them; `path` is the recording.
+// At most kSummaryGrowthLines lines (growth_format.h), one per command and place
+// (the function that names the leak), then how many more and the command that lists
+// them; `path` is the recording.
 std::string heap_leaks_summary_text(const analyze::HeapLeakReport& report, int64_t recording_start_ms,
                                     const std::string& path);
 
