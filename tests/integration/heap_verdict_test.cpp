@@ -176,6 +176,34 @@ TEST_F(HeapVerdict, ABadSpanIsRefusedInOneLine) {
   EXPECT_NE(result.err.find("no heap profile of command 'no_such_command'"), std::string::npos) << result.err;
 }
 
+// `heap_workload MODE` (site D, one image) recorded at the tests' rate into `path`;
+// its one image of canopy heap --json.
+nlohmann::json site_d_image(const std::string& mode, const std::string& path) {
+  auto recorded = run({kCanopy, "record", "-q", "--heap=" + std::to_string(kHeapRateBytes), "--heap-interval", "100ms",
+                       "-o", path, "--", kHeapWorkload, mode});
+  EXPECT_EQ(recorded.exit_status, 0) << recorded.err;
+  auto heap = run({kCanopy, "heap", "--json", "--top", "50", "--frames", "1", path});
+  EXPECT_EQ(heap.exit_status, 0) << heap.err;
+  auto json = nlohmann::json::parse(heap.out, nullptr, false);
+  EXPECT_TRUE(json.is_object() && json["images"].size() == 1) << heap.out;
+  return json.is_object() && json["images"].size() == 1 ? json["images"][0] : nlohmann::json();
+}
+
+// Site D's stack at a moment of the image ("at_peak", "at_end"), if it is listed there.
+std::optional<nlohmann::json> site_d_stack(const nlohmann::json& image, const char* moment) {
+  if (image.is_null() || image[moment].is_null()) {
+    return std::nullopt;
+  }
+  for (const auto& stack : image[moment]["stacks"]) {
+    if (short_name(stack) == "leak_until_exit") {
+      return stack;
+    }
+  }
+  return std::nullopt;
+}
+
+const double kSiteDTruth = static_cast<double>(kSiteD.block_bytes * kSiteD.blocks);
+
 // Site D grows in four rounds and is kept to the end of main; a static destructor frees
 // it after, before the profiler's exit snapshot. Each round has 520 blocks with p = 0.387
 // each: a round with no sample has probability 0.613^520 < 1e-100, so the snapshots see
@@ -184,29 +212,15 @@ TEST_F(HeapVerdict, ABadSpanIsRefusedInOneLine) {
 TEST(HeapReport, WhatTheTeardownFreesIsJudgedAsTheProcessRan) {
   TempDir dir;
   std::string path = dir.file("teardown.canopy");
-  auto recorded = run({kCanopy, "record", "-q", "--heap=" + std::to_string(kHeapRateBytes), "--heap-interval", "100ms",
-                       "-o", path, "--", kHeapWorkload, "teardown"});
-  ASSERT_EQ(recorded.exit_status, 0) << recorded.err;
-  auto heap = run({kCanopy, "heap", "--json", "--top", "50", "--frames", "1", path});
-  ASSERT_EQ(heap.exit_status, 0) << heap.err;
-  auto json = nlohmann::json::parse(heap.out);
-  ASSERT_EQ(json["images"].size(), 1u) << heap.out;
-  const auto& image = json["images"][0];
+  nlohmann::json image = site_d_image("teardown", path);
+  ASSERT_FALSE(image.is_null());
   ASSERT_EQ(image["end"], "exit");
-  const double truth = static_cast<double>(kSiteD.block_bytes * kSiteD.blocks);
-  std::optional<nlohmann::json> at_peak;
-  for (const auto& stack : image["at_peak"]["stacks"]) {
-    if (short_name(stack) == "leak_until_exit") {
-      at_peak = stack;
-    }
-  }
+  auto at_peak = site_d_stack(image, "at_peak");
   ASSERT_TRUE(at_peak) << image["at_peak"].dump();
   EXPECT_EQ((*at_peak)["verdict"]["kind"], "leak") << at_peak->dump();
   EXPECT_EQ((*at_peak)["verdict"]["freed_at_exit"], true);
-  EXPECT_NEAR((*at_peak)["verdict"]["held_bytes"].get<double>(), truth, truth * kHeapTolerance);
-  for (const auto& stack : image["at_end"]["stacks"]) {
-    EXPECT_NE(short_name(stack), "leak_until_exit") << "the exit freed it";
-  }
+  EXPECT_NEAR((*at_peak)["verdict"]["held_bytes"].get<double>(), kSiteDTruth, kSiteDTruth * kHeapTolerance);
+  EXPECT_FALSE(site_d_stack(image, "at_end")) << "the exit freed it";
 
   auto report = run({kCanopy, "report", path});
   EXPECT_NE(report.out.find("leak_until_exit (heap_workload.cpp:"), std::string::npos) << report.out;
@@ -219,25 +233,12 @@ TEST(HeapReport, WhatTheTeardownFreesIsJudgedAsTheProcessRan) {
 // parent's memory, must not end the parent's profile. The bounds are the test above's.
 TEST(HeapReport, AProgramThatLeavesByUnderscoreExitHasItsExitSnapshot) {
   TempDir dir;
-  std::string path = dir.file("underscore_exit.canopy");
-  auto recorded = run({kCanopy, "record", "-q", "--heap=" + std::to_string(kHeapRateBytes), "--heap-interval", "100ms",
-                       "-o", path, "--", kHeapWorkload, "underscore-exit"});
-  ASSERT_EQ(recorded.exit_status, 0) << recorded.err;
-  auto heap = run({kCanopy, "heap", "--json", "--top", "50", "--frames", "1", path});
-  ASSERT_EQ(heap.exit_status, 0) << heap.err;
-  auto json = nlohmann::json::parse(heap.out);
-  ASSERT_EQ(json["images"].size(), 1u) << heap.out;
-  const auto& image = json["images"][0];
+  nlohmann::json image = site_d_image("underscore-exit", dir.file("underscore_exit.canopy"));
+  ASSERT_FALSE(image.is_null());
   EXPECT_EQ(image["end"], "exit");
-  const double truth = static_cast<double>(kSiteD.block_bytes * kSiteD.blocks);
-  std::optional<nlohmann::json> at_end;
-  for (const auto& stack : image["at_end"]["stacks"]) {
-    if (short_name(stack) == "leak_until_exit") {
-      at_end = stack;
-    }
-  }
+  auto at_end = site_d_stack(image, "at_end");
   ASSERT_TRUE(at_end) << image["at_end"].dump();
-  EXPECT_NEAR((*at_end)["in_use_bytes"].get<double>(), truth, truth * kHeapTolerance);
+  EXPECT_NEAR((*at_end)["in_use_bytes"].get<double>(), kSiteDTruth, kSiteDTruth * kHeapTolerance);
   EXPECT_EQ((*at_end)["verdict"]["kind"], "leak") << at_end->dump();
   EXPECT_EQ((*at_end)["verdict"]["freed_at_exit"], false);
 }
