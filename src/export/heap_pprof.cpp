@@ -18,7 +18,7 @@ std::string ending_text(const store::HeapImageRow& image) {
     return "to its exit";
   }
   if (image.end == "lost") {
-    return "until its last snapshot (exec, a signal or _exit ended it without one)";
+    return "until its last snapshot (an exec or a signal ended it without one)";
   }
   return "until the recording ended";
 }

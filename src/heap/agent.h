@@ -1,8 +1,8 @@
 // libcanopy-heap.so's life in a process: configured from the environment at load,
 // its thread started on the first sample (at load when sampling starts off, so that
 // the recorder can turn it on), snapshots on an interval, on a new peak, on the
-// recorder's request and at exit (by exit() or _exit()). A forked child starts afresh on a connection of its
-// own; the program's exec replaces the library with a new copy.
+// recorder's request and at exit (by exit() or _exit()). A forked child starts afresh
+// on a connection of its own; the program's exec replaces the library with a new copy.
 //
 // The library works without the rest of canopy and links none of it: loaded outside
 // a recording (no socket in the environment) it counts nothing.

@@ -34,15 +34,15 @@ std::string rss_text(const analyze::HeapMoment& moment) {
   return text;
 }
 
-std::string ending_text(const analyze::HeapImageSummary& summary) {
+std::string ending_text(const analyze::HeapImageSummary& summary, bool recording_finished) {
   const std::string end = summary.image.end.value_or("");
   if (end == "exit") {
     return "to its exit";
   }
   if (end == "lost") {
-    return "until its last snapshot (exec, a signal or _exit ended it without one)";
+    return "until its last snapshot (an exec or a signal ended it without one)";
   }
-  return "until the recording ended";
+  return recording_finished ? "until the recording ended" : "until its last snapshot (the recording did not end)";
 }
 
 std::string rate_text(int64_t rate_bytes) {
@@ -252,14 +252,14 @@ std::string heap_text(const std::vector<analyze::HeapImageSummary>& images, int6
     const analyze::HeapImageSummary& summary = *sampled[i];
     if (!summary.end) {
       // It sampled (its profiler connects on the first sample), then ended before a
-      // snapshot: an exec, a signal or _exit within the first interval.
+      // snapshot: an exec or a signal within the first interval.
       out += image_title(summary) + ": " + rate_text(summary.image.rate_bytes) +
-             ", ended before its first snapshot (exec, a signal or _exit)\n\n";
+             ", ended before its first snapshot (an exec or a signal)\n\n";
       continue;
     }
     out += image_title(summary) + ": " + rate_text(summary.image.rate_bytes) + ", " +
            std::to_string(summary.image.samples) + (summary.image.samples == 1 ? " sample, " : " samples, ") +
-           ending_text(summary) + "\n";
+           ending_text(summary, coverage.state != analyze::HeapCoverageSummary::State::kUnfinished) + "\n";
     if (summary.image.samples_dropped > 0) {
       out += "  " + std::to_string(summary.image.samples_dropped) +
              " samples dropped: the profiler's tables were full; estimates are low\n";

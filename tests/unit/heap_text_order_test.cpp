@@ -1,7 +1,8 @@
 // canopy heap's text (report/heap_format.h): the images that sampled come largest
 // first, as many as asked for, and those that sampled nothing share one entry, named
 // by command, so that a tree of thousands of short processes does not bury the one
-// that held the heap; and each image says which process of its name it is.
+// that held the heap; and each image says which process of its name it is, and how far
+// its profile goes.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -124,6 +125,21 @@ TEST(HeapTextOrder, AnImageIsTitledByItsNameAndWhatTellsItApart) {
       << heap_text(images, 0, kNoFrames, {});
   auto json = nlohmann::json::parse(heap_json(images, 0, kNoFrames, {}));
   EXPECT_EQ(json["images"][0]["cmdline"][2], "/w/src/json.cpp");
+}
+
+// An image that had not ended when the recorder was killed: its profile goes as far as
+// its last snapshot, not to an end the recording never had.
+TEST(HeapTextOrder, AnImageOfARecordingThatDidNotEndGoesToItsLastSnapshot) {
+  std::vector<analyze::HeapImageSummary> images = {heap_image(8841, "python3", 76, 20 * 1024 * 1024)};
+  images[0].image.end = std::nullopt;
+  analyze::HeapCoverageSummary unfinished;
+  unfinished.state = analyze::HeapCoverageSummary::State::kUnfinished;
+  std::string text = heap_text(images, 0, kNoFrames, unfinished);
+  EXPECT_NE(text.find("76 samples, until its last snapshot (the recording did not end)\n"), std::string::npos) << text;
+  analyze::HeapCoverageSummary finished;
+  finished.state = analyze::HeapCoverageSummary::State::kRecorded;
+  text = heap_text(images, 0, kNoFrames, finished);
+  EXPECT_NE(text.find("76 samples, until the recording ended\n"), std::string::npos) << text;
 }
 
 }  // namespace
