@@ -55,7 +55,7 @@ struct HeapVerdict {
   int64_t half_kept = 0;        // ... and still alive at the judged snapshot
   int64_t last_rise_t_ms = 0;   // the snapshot of its last rise
   int64_t oldest_born_ms = 0;   // its oldest sampled allocation still alive (0: none)
-  bool freed_at_exit = false;   // judged at the snapshot before the exit, which freed it
+  bool freed_at_exit = false;   // judged where the heap's fall into its exit began
 };
 
 // The verdict on `stack_id` in `history`'s image at its snapshot `at` (the last, for

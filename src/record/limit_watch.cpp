@@ -122,7 +122,8 @@ void LimitWatch::stop_tree(int64_t t_ms, const std::string& why, const std::stri
   set_hit(hit);
   // What ran until now did not end on its own: the growth analysis judges it up to here.
   writer_.set_meta({.tree_stopped_ms = t_ms});
-  note(t_ms, std::nullopt, why + ": SIGTERM to the tree (" + count_of(static_cast<int64_t>(tree().size()), "process", "processes") + ")");
+  const auto processes = static_cast<int64_t>(tree().size());
+  note(t_ms, std::nullopt, why + ": SIGTERM to the tree (" + count_of(processes, "process", "processes") + ")");
 }
 
 void LimitWatch::continue_stopping(int64_t t_ms) {

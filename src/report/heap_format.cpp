@@ -162,7 +162,7 @@ std::string heap_frames_text(int64_t stack_id, const StackFrames& frames) {
   for (size_t i = 0; i < named.size();) {
     const FrameText& frame = named[i];
     // Frames that nothing names, one after another in one object (a stripped program's
-    // own), say no more as many lines than as one.
+    // own), tell no more on many lines than on one.
     size_t run = 1;
     while (frame.function == "?" && i + run < named.size() && named[i + run].function == "?" &&
            named[i + run].location == frame.location) {

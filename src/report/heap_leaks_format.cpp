@@ -36,7 +36,8 @@ std::string where_text(const analyze::HeapLeak& leak) { return terminal_safe(lea
 // "grew at 5 snapshots, the last at +2.483 s, and kept 100%"
 std::string verdict_text(const analyze::HeapVerdict& v, int64_t start_ms) {
   int kept_percent = v.half_sampled > 0 ? static_cast<int>(100 * v.half_kept / v.half_sampled) : 0;
-  return "grew at " + std::to_string(v.rises) + " snapshots, the last at " + heap_offset_text(v.last_rise_t_ms, start_ms) +
+  return "grew at " + std::to_string(v.rises) + " snapshots, the last at " +
+         heap_offset_text(v.last_rise_t_ms, start_ms) +
          ", and kept " + std::to_string(kept_percent) + "%" + (v.freed_at_exit ? " until its exit" : "");
 }
 
@@ -90,7 +91,8 @@ std::string group_line(const LeakGroup& group, int64_t start_ms) {
     return leak_line(largest, start_ms);
   }
   const bool one_process = group.pids.size() == 1;
-  std::string who = one_process ? "pid " + std::to_string(largest.pid) : count_of(group.pids.size(), "process", "processes");
+  std::string who = one_process ? "pid " + std::to_string(largest.pid)
+                                : count_of(static_cast<int64_t>(group.pids.size()), "process", "processes");
   std::string where = where_text(largest);
   if (group.stacks > static_cast<int64_t>(group.pids.size())) {
     where += " in " + std::to_string(group.stacks) + " stacks";

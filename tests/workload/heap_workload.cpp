@@ -276,6 +276,8 @@ int main(int argc, char** argv) {
   if (argc == 5 && std::strcmp(argv[1], "hold") == 0) {
     return run_hold(argv[2], argv[3], argv[4]);
   }
-  std::fprintf(stderr, "usage: heap_workload parent CHILD | child | fork-child | teardown | underscore-exit | hold BYTES N READY\n");
+  std::fprintf(stderr,
+               "usage: heap_workload parent CHILD | child | fork-child | teardown | underscore-exit | "
+               "hold BYTES N READY\n");
   return 2;
 }
