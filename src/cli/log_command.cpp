@@ -33,7 +33,7 @@ int run_log_add_command(const LogAddCliOptions& cli) {
     return 1;
   }
   bool naive_times = result->format == logs::LogFormat::kLines || result->format == logs::LogFormat::kJsonl;
-  print_line(stdout, "added " + std::to_string(result->events) + (result->events == 1 ? " event" : " events") +
+  print_line(stdout, "added " + count_of(result->events, "event", "events") +
                          " from " + cli.file + " (" +
                          logs::log_format_name(result->format) +
                          (naive_times ? "; times without a zone read as " + result->zone : "") + ") to " +

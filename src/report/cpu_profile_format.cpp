@@ -71,7 +71,7 @@ std::string cpu_profile_text(const analyze::CpuProfileSummary& summary, size_t p
   }
   if (summary.groups.size() > listed) {
     const size_t more = summary.groups.size() - listed;
-    out += "\n" + std::to_string(more) + (more == 1 ? " more process" : " more processes") +
+    out += "\n" + count_of(static_cast<int64_t>(more), "more process", "more processes") +
            " with samples, each with at most " + std::to_string(summary.groups[listed].samples) +
            ": --processes " + std::to_string(summary.groups.size()) + " lists every one, --pid one\n";
   }

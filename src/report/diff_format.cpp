@@ -163,8 +163,8 @@ void append_unmatched(std::string& out, const char* side, const std::vector<Unma
     processes += g.processes.size();
   }
   size_t rows = std::min(max_rows, groups.size());
-  out += std::string("\n  only in ") + side + ": " + std::to_string(processes) + " process" +
-         (processes == 1 ? "" : "es") + ", highest peak first" + shown_of(rows, groups.size()) + "\n";
+  out += std::string("\n  only in ") + side + ": " + count_of(static_cast<int64_t>(processes), "process", "processes") +
+         ", highest peak first" + shown_of(rows, groups.size()) + "\n";
   constexpr const char* kRow = "  %8s %10s %10s  %s";
   append_line(out, kRow, "count", "max peak", "CPU", "process");
   size_t label_width = kLineWidth - 2 - 8 - 1 - 10 - 1 - 10 - 2;

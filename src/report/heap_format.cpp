@@ -152,8 +152,7 @@ std::string heap_more_stacks_text(int64_t stacks, int64_t bytes, const char* wha
   if (stacks == 0) {
     return "";
   }
-  return "    " + format_bytes(bytes) + " " + what + " in " + std::to_string(stacks) + " other stack" +
-         (stacks == 1 ? "" : "s") + "\n";
+  return "    " + format_bytes(bytes) + " " + what + " in " + count_of(stacks, "other stack", "other stacks") + "\n";
 }
 
 std::string heap_frames_text(int64_t stack_id, const StackFrames& frames) {
@@ -258,7 +257,7 @@ std::string heap_text(const std::vector<analyze::HeapImageSummary>& images, int6
       continue;
     }
     out += image_title(summary) + ": " + rate_text(summary.image.rate_bytes) + ", " +
-           std::to_string(summary.image.samples) + (summary.image.samples == 1 ? " sample, " : " samples, ") +
+           count_of(summary.image.samples, "sample", "samples") + ", " +
            ending_text(summary, coverage.state != analyze::HeapCoverageSummary::State::kUnfinished) + "\n";
     if (summary.image.samples_dropped > 0) {
       out += "  " + std::to_string(summary.image.samples_dropped) +
@@ -272,7 +271,7 @@ std::string heap_text(const std::vector<analyze::HeapImageSummary>& images, int6
   }
   if (sampled.size() > listed) {
     const size_t more = sampled.size() - listed;
-    out += std::to_string(more) + " more process image" + (more == 1 ? "" : "s") +
+    out += count_of(static_cast<int64_t>(more), "more process image", "more process images") +
            " with samples, each with a heap of at most " + format_bytes(high_water_bytes(*sampled[listed])) +
            ": --processes " + std::to_string(sampled.size()) + " lists every one, --pid or --command one\n\n";
   }

@@ -18,7 +18,7 @@
 namespace canopy::report {
 namespace {
 
-std::string images_text(int64_t n) { return std::to_string(n) + (n == 1 ? " process image" : " process images"); }
+std::string images_text(int64_t n) { return count_of(n, "process image", "process images"); }
 
 std::string header(const analyze::HeapLeakReport& report) {
   char line[256];

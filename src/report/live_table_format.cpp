@@ -52,8 +52,8 @@ std::vector<std::string> live_table_lines(const live::LiveFigures& figures, int6
     tree_cpu += p.cpu_percent;
   }
   // Two headlines, so that each fits an 80-column terminal: the tree now, then its memory.
-  std::string now = "canopy " + elapsed(figures.t_ms - start_ms) + " · " + std::to_string(figures.processes) +
-                    (figures.processes == 1 ? " process (" : " processes (") +
+  std::string now = "canopy " + elapsed(figures.t_ms - start_ms) + " · " +
+                    count_of(figures.processes, "process", "processes") + " (" +
                     std::to_string(figures.processes_started) + " started) · CPU " + percent(tree_cpu);
   std::string memory = "resident " + format_bytes(figures.rss_bytes) + " · peak " +
                        format_bytes(figures.peak_rss_bytes) + " at " + elapsed(figures.peak_t_ms - start_ms);

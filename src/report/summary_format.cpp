@@ -98,7 +98,7 @@ std::optional<std::string> tree_peak_line(const analyze::Summary& s) {
             " resident: pages first touched outside the tree (its libraries, cached files) are charged elsewhere";
   }
   if (s.cgroup_oom_kills > 0) {
-    line += "; " + std::to_string(s.cgroup_oom_kills) + " OOM kill" + (s.cgroup_oom_kills == 1 ? "" : "s");
+    line += "; " + count_of(s.cgroup_oom_kills, "OOM kill", "OOM kills");
   }
   return line;
 }
@@ -117,7 +117,7 @@ std::optional<std::string> possibly_missed_line(const analyze::Summary& s) {
 
 // A log added with `canopy log add`: "app.log: 11973 events (lines)".
 std::string log_line(const store::LogSourceRow& log) {
-  std::string line = log.name + ": " + std::to_string(log.events) + " event" + (log.events == 1 ? "" : "s") + " (" +
+  std::string line = log.name + ": " + count_of(log.events, "event", "events") + " (" +
                      log.format + ")";
   if (log.outside_span > 0) {
     line += ", " + std::to_string(log.outside_span) + " outside the recording's time span";
