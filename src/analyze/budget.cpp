@@ -129,9 +129,7 @@ Result<std::vector<BudgetVerdict>> check_budgets(const store::Reader& reader, co
   }
   for (BudgetVerdict& verdict : verdicts) {
     if (verdict.culprit) {
-      auto row = std::find_if(processes.begin(), processes.end(),
-                              [&](const store::ProcessRow& p) { return p.id == verdict.culprit->process_id; });
-      verdict.culprit->cmdline = row != processes.end() ? row->cmdline : std::vector<std::string>();
+      verdict.culprit->cmdline = cmdline_of(processes, verdict.culprit->process_id);
     }
   }
   return verdicts;

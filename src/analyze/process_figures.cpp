@@ -1,5 +1,6 @@
 #include "analyze/process_figures.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 namespace canopy::analyze {
@@ -52,6 +53,12 @@ Result<std::vector<store::ProcessRow>> processes_with_figures(const store::Reade
     take_sample_figures(*row_and_figures.first, row_and_figures.second);
   }
   return processes;
+}
+
+std::vector<std::string> cmdline_of(const std::vector<store::ProcessRow>& processes, int64_t process_id) {
+  auto row = std::find_if(processes.begin(), processes.end(),
+                          [&](const store::ProcessRow& p) { return p.id == process_id; });
+  return row != processes.end() ? row->cmdline : std::vector<std::string>();
 }
 
 ProcessPeak process_peak(const store::ProcessRow& p, int64_t start_ms) {

@@ -32,6 +32,10 @@ struct ProcessPeak {
 // A process's peak: its highest sample, or its exit record's when that is higher.
 ProcessPeak process_peak(const store::ProcessRow& p, int64_t start_ms);
 
+// The command line of the process whose row id is `process_id` (ProcessPeak's cmdline,
+// for those a report names); empty when `processes` has no such row.
+std::vector<std::string> cmdline_of(const std::vector<store::ProcessRow>& processes, int64_t process_id);
+
 // A recorder killed mid-run wrote peaks and CPU only for the processes that had ended
 // (and one still running has not written them yet): these lack them, and take them
 // from their samples (take_sample_figures).

@@ -86,9 +86,7 @@ Result<Summary> summarize(const store::Reader& reader, size_t top_count, bool wi
                    [](const ProcessPeak& a, const ProcessPeak& b) { return a.peak_rss_bytes > b.peak_rss_bytes; });
   peaks.resize(std::min(peaks.size(), top_count));
   for (ProcessPeak& peak : peaks) {
-    auto row = std::find_if(processes.begin(), processes.end(),
-                            [&](const store::ProcessRow& p) { return p.id == peak.process_id; });
-    peak.cmdline = row->cmdline;
+    peak.cmdline = cmdline_of(processes, peak.process_id);
   }
   s.top = std::move(peaks);
 
