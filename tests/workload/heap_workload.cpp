@@ -158,20 +158,24 @@ int run_child() {
   return 0;
 }
 
-int run_teardown() {
+// Site D in its rounds, kPause apart; `after_round(round)` runs after each.
+template <typename AfterRound>
+void grow_site_d(AfterRound after_round) {
   freed_at_exit.blocks.reserve(static_cast<size_t>(kSiteD.blocks));
   for (int round = 0; round < kRounds; ++round) {
     leak_until_exit(kSiteD.blocks / kRounds);
     usleep(kPause);
+    after_round(round);
   }
+}
+
+int run_teardown() {
+  grow_site_d([](int) {});
   return 0;
 }
 
 int run_underscore_exit() {
-  freed_at_exit.blocks.reserve(static_cast<size_t>(kSiteD.blocks));
-  for (int round = 0; round < kRounds; ++round) {
-    leak_until_exit(kSiteD.blocks / kRounds);
-    usleep(kPause);
+  grow_site_d([](int round) {
     if (round == 0) {
       // The profiler is reporting by now; the child runs in this process's memory, and
       // must not speak for it.
@@ -182,7 +186,7 @@ int run_underscore_exit() {
       int status = 0;
       waitpid(child, &status, 0);
     }
-  }
+  });
   _exit(0);  // no destructor runs: site D is held at the end
 }
 
