@@ -42,10 +42,13 @@ enum class ModuleState {
 std::string_view module_state_text(ModuleState state);
 
 class ModuleFile;
+class PerfMap;
 
 // Not thread-safe: one per thread that symbolizes. Separate debug info is found as gdb
 // finds it: by build-id under /usr/lib/debug/.build-id (Debian's -dbgsym packages), then
-// by .gnu_debuglink beside the file and under /usr/lib/debug.
+// by .gnu_debuglink beside the file and under /usr/lib/debug. A module whose path is a
+// JIT's perf map (common/perf_map_path.h) and which has no build-id is that map: its
+// addresses are the process's own, and its names come from the map's lines.
 class Symbolizer {
  public:
   Symbolizer();
@@ -66,10 +69,13 @@ class Symbolizer {
 
  private:
   ModuleFile& open_module(const ModuleRef& module);
+  // Null when the map cannot be read.
+  const PerfMap* open_perf_map(const std::string& path);
 
   // Keyed by (path, build-id): the same path recorded with two build-ids (a binary
   // rebuilt during the recording) is two modules, of which at most one resolves.
   std::map<std::pair<std::string, std::string>, std::unique_ptr<ModuleFile>> modules_;
+  std::map<std::string, std::unique_ptr<PerfMap>> perf_maps_;  // null: not readable
 };
 
 }  // namespace canopy::symbolize
