@@ -221,13 +221,13 @@ void CpuProfiling::add_mapping(const probe::PerfMmap& reported) {
   mappings.insert(at, added);
 }
 
-int64_t CpuProfiling::frame_id(const std::vector<Mapping>& mappings, uint64_t pc) {
+int64_t CpuProfiling::frame_id(pid_t pid, const std::vector<Mapping>& mappings, uint64_t pc) {
   auto after = std::upper_bound(mappings.begin(), mappings.end(), pc,
                                 [](uint64_t value, const Mapping& m) { return value < m.start; });
   if (after != mappings.begin() && pc < std::prev(after)->end) {
     return stacks_->frame_id(std::prev(after)->module_id, pc - std::prev(after)->bias);
   }
-  return stacks_->frame_id(std::nullopt, pc);
+  return stacks_->unmapped_frame_id(pid, pc);
 }
 
 // Which stack a sample gets. The DWARF unwinder's frames are right wherever it goes:
@@ -288,7 +288,7 @@ void CpuProfiling::add_sample(const probe::PerfSample& sample) {
   stack_addresses(sample, mappings);
   frames_.clear();
   for (uint64_t pc : addresses_) {
-    frames_.push_back(frame_id(mappings, pc));
+    frames_.push_back(frame_id(sample.pid, mappings, pc));
   }
   store::CpuSampleRow row;
   row.t_ms = clock_->from_monotonic_ns(sample.time_ns);

@@ -86,7 +86,7 @@ class CpuProfiling {
   void reuse_stack_buffer(probe::PerfRecord& record);
   void add_mapping(const probe::PerfMmap& mmap);
   void add_sample(const probe::PerfSample& sample);
-  int64_t frame_id(const std::vector<Mapping>& mappings, uint64_t pc);
+  int64_t frame_id(pid_t pid, const std::vector<Mapping>& mappings, uint64_t pc);
   // The sample's user stack as addresses readers look up one byte back (the call's
   // line): return addresses, and an interrupted instruction one byte on.
   void stack_addresses(const probe::PerfSample& sample, const std::vector<Mapping>& mappings);

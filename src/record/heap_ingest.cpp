@@ -129,13 +129,10 @@ bool HeapIngest::modules(Image& image, std::span<const unsigned char> payload) {
 int64_t HeapIngest::frame_id(const Image& image, uint64_t pc) {
   auto after = std::upper_bound(image.modules.begin(), image.modules.end(), pc,
                                 [](uint64_t value, const Module& m) { return value < m.begin; });
-  std::optional<int64_t> module_id;
-  uint64_t address = pc;
   if (after != image.modules.begin() && pc < std::prev(after)->end) {
-    module_id = std::prev(after)->module_id;
-    address = pc - std::prev(after)->bias;
+    return shared_stacks_.frame_id(std::prev(after)->module_id, pc - std::prev(after)->bias);
   }
-  return shared_stacks_.frame_id(module_id, address);
+  return shared_stacks_.unmapped_frame_id(image.pid, pc);
 }
 
 bool HeapIngest::stacks(Image& image, std::span<const unsigned char> payload) {

@@ -2,6 +2,8 @@
 
 #include <functional>
 
+#include "common/perf_map_path.h"
+
 namespace canopy::record {
 namespace {
 
@@ -38,6 +40,14 @@ int64_t ProfileStacks::frame_id(std::optional<int64_t> module_id, uint64_t addre
     known->second = writer_.add_heap_frame({0, module_id, static_cast<int64_t>(address)});
   }
   return known->second;
+}
+
+int64_t ProfileStacks::unmapped_frame_id(pid_t pid, uint64_t address) {
+  std::optional<int64_t> module;
+  if (jit_maps_.has_map(pid)) {
+    module = module_id(perf_map_path(pid), "");
+  }
+  return frame_id(module, address);
 }
 
 int64_t ProfileStacks::stack_id(const std::vector<int64_t>& frame_ids) {

@@ -4,6 +4,8 @@
 // the CPU samples share. Rows go to the writer the first time they are seen.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -13,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "record/jit_symbol_maps.h"
 #include "store/writer.h"
 
 namespace canopy::record {
@@ -26,6 +29,9 @@ class ProfileStacks {
   int64_t module_id(const std::string& path, const std::string& build_id_hex);
   // `module_id` empty: an address in no loaded object (JIT code, a stray), kept absolute.
   int64_t frame_id(std::optional<int64_t> module_id, uint64_t address);
+  // An address in no loaded object of process `pid`: in the module of the process's JIT
+  // symbol map when it writes one (jit_symbol_maps.h), in no module otherwise.
+  int64_t unmapped_frame_id(pid_t pid, uint64_t address);
   int64_t stack_id(const std::vector<int64_t>& frame_ids);
 
  private:
@@ -41,6 +47,7 @@ class ProfileStacks {
   };
 
   store::Writer& writer_;
+  JitSymbolMaps jit_maps_;
   std::map<std::pair<std::string, std::string>, int64_t> modules_;                  // (path, build-id)
   std::unordered_map<std::pair<int64_t, uint64_t>, int64_t, FrameKeyHash> frames_;  // (module or 0, address)
   std::unordered_map<std::vector<int64_t>, int64_t, StackKeyHash> stacks_;          // frame ids

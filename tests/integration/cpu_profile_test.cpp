@@ -20,6 +20,7 @@
 #include <sstream>
 #include <nlohmann/json.hpp>
 
+#include "common/perf_map_path.h"
 #include "common/vdso_image.h"
 #include "integration/harness.h"
 #include "integration/pprof_decoded.h"
@@ -380,6 +381,40 @@ TEST(CpuProfile, FramesInTheVdsoAreNamed) {
     }
   }
   EXPECT_GT(in_vdso, 0) << group.dump();
+}
+
+// JIT code lies in anonymous memory, which no object file names: the workload's copy of
+// a loop is named from the perf map the workload writes, by its later line. The loop is
+// all the workload runs but a clock read per chunk of work and its start, so a sample
+// lands in it with probability p > 0.95; with n >= 500 samples, Hoeffding bounds the
+// share falling under 0.8 by exp(-2 n 0.15^2) = exp(-22.5), 1.7e-10.
+TEST(CpuProfile, JitCodeIsNamedFromThePerfMapOfItsProcess) {
+  TempDir dir;
+  std::string path = dir.file("jit.canopy");
+  auto result = run({kCanopy, "record", "-q", "--cpu-profile=999", "-o", path, "--", kCpuWorkload, "jit", "1"});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  auto processes = open_recording(path).processes();
+  ASSERT_TRUE(processes.ok());
+  ASSERT_EQ(processes->size(), 1u);
+  RemovedAtEnd left_behind(perf_map_path((*processes)[0].pid));
+  const std::string& map = left_behind.path();
+  ASSERT_TRUE(std::filesystem::exists(map));
+
+  nlohmann::json json = profile_json(path, 0);
+  ASSERT_EQ(json["groups"].size(), 1u) << json.dump();
+  const nlohmann::json& group = json["groups"][0];
+  const int64_t samples = group["samples"].get<int64_t>();
+  ASSERT_GE(samples, 500) << "too few samples for the bound the test relies on";
+  EXPECT_GE(samples_of(group, "jit_spin").first * 10, samples * 8) << group.dump();
+  EXPECT_EQ(samples_of(group, "jit_stale").second, 0) << "the earlier line named the code";
+
+  // Without the map, the frames say where their names would have come from.
+  std::filesystem::remove(map);
+  auto unnamed = run({kCanopy, "profile", path});
+  ASSERT_EQ(unnamed.exit_status, 0) << unnamed.err;
+  EXPECT_NE(unnamed.out.find("? (perf-" + std::to_string((*processes)[0].pid) + ".map+0x"), std::string::npos)
+      << unnamed.out;
+  EXPECT_NE(unnamed.out.find(" (missing))"), std::string::npos) << unnamed.out;
 }
 
 TEST(CpuProfile, ARecordingWithoutOneIsToldInOneLine) {

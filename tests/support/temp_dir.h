@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 
 namespace canopy::testing {
 
@@ -22,6 +23,24 @@ class TempDir {
   TempDir& operator=(const TempDir&) = delete;
 
   std::string file(const std::string& name) const { return path_ + "/" + name; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// A file the program under test leaves outside the test's directory (a JIT's
+// /tmp/perf-PID.map), removed when the test ends.
+class RemovedAtEnd {
+ public:
+  explicit RemovedAtEnd(std::string path) : path_(std::move(path)) {}
+  ~RemovedAtEnd() {
+    std::error_code ignored;
+    std::filesystem::remove(path_, ignored);
+  }
+  RemovedAtEnd(const RemovedAtEnd&) = delete;
+  RemovedAtEnd& operator=(const RemovedAtEnd&) = delete;
+
   const std::string& path() const { return path_; }
 
  private:

@@ -12,11 +12,19 @@
 //                                hot_function for every 3 in frameless_function
 //   cpu_workload clock SECONDS   spends SECONDS calling clock_gettime(CLOCK_MONOTONIC),
 //                                which the vDSO answers within the process
+//   cpu_workload jit SECONDS     spends SECONDS in a copy of jit_source placed in
+//                                anonymous memory, as a JIT places the code it makes,
+//                                and named `jit_spin` in /tmp/perf-PID.map, as V8 names
+//                                it there with --perf-basic-prof (an earlier line names
+//                                the same bytes `jit_stale`, as a JIT that reused them
+//                                would have), which it leaves behind as V8 does
 //
 // C: no runtime that runs code of its own before main. The loop's body is a macro, not
 // a function, so that no third function (inlined or not) holds the samples.
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -105,6 +113,48 @@ __attribute__((noinline)) static long read_clock(double seconds) {
   return calls;
 }
 
+// In a section of its own, so that its bytes can be copied whole: only registers and
+// immediates, nothing that refers to where it runs.
+__attribute__((noinline, section("canopy_jit_source"))) unsigned long jit_source(unsigned long acc) {
+  SPIN(kUnitIterations, acc);
+  return acc;
+}
+extern const unsigned char __start_canopy_jit_source[];
+extern const unsigned char __stop_canopy_jit_source[];
+
+static int run_jit(double seconds) {
+  size_t size = (size_t)(__stop_canopy_jit_source - __start_canopy_jit_source);
+  size_t pages = (size + 4095) & ~(size_t)4095;
+  unsigned char* code = mmap(NULL, pages, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (code == MAP_FAILED) {
+    perror("mmap");
+    return 1;
+  }
+  memcpy(code, __start_canopy_jit_source, size);
+  if (mprotect(code, pages, PROT_READ | PROT_EXEC) != 0) {
+    perror("mprotect");
+    return 1;
+  }
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/perf-%d.map", (int)getpid());
+  FILE* map = fopen(path, "w");
+  if (!map) {
+    perror(path);
+    return 1;
+  }
+  fprintf(map, "%lx %zx jit_stale\n", (unsigned long)code, size);
+  fprintf(map, "%lx %zx jit_spin\n", (unsigned long)code, size);
+  fclose(map);
+  unsigned long (*spin)(unsigned long) = (unsigned long (*)(unsigned long))(void*)code;
+  unsigned long acc = 1;
+  double start = cpu_seconds();
+  while (cpu_seconds() - start < seconds) {
+    acc = spin(acc);
+  }
+  printf("jit %lu\n", acc & 1);
+  return 0;
+}
+
 static int spawn(const char* self, const char* seconds_text) {
   double seconds = atof(seconds_text);
   unsigned long acc = 1;
@@ -151,6 +201,9 @@ int main(int argc, char** argv) {
     printf("clock %ld calls\n", calls);
     return 0;
   }
-  fprintf(stderr, "usage: %s split SECONDS | spawn SECONDS | deep SECONDS | clock SECONDS\n", argv[0]);
+  if (argc == 3 && argv[1][0] == 'j') {
+    return run_jit(atof(argv[2]));
+  }
+  fprintf(stderr, "usage: %s split SECONDS | spawn SECONDS | deep SECONDS | clock SECONDS | jit SECONDS\n", argv[0]);
   return 2;
 }

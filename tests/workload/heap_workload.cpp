@@ -11,6 +11,10 @@
 //                                leak site D, with a vfork child that leaves by _exit
 //                                at once after the first round; then out by _exit, as
 //                                Python's os._exit leaves
+//   heap_workload jit            leak site J, allocated through a copy of jit_source
+//                                placed in anonymous memory, as a JIT places its code,
+//                                and named `jit_alloc` in /tmp/perf-PID.map, which it
+//                                leaves behind as V8 does
 //   heap_workload hold BYTES N READY
 //                                N blocks of BYTES bytes, allocated and kept; then its
 //                                PID into the file READY (written whole, by a rename),
@@ -20,6 +24,7 @@
 // has, so a test finds a site's sampled allocations by their size alone. The sizes and
 // counts are the tests' truth (kSites); leaked blocks stay reachable from `leaked`, so
 // that they are alive at exit.
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -42,6 +47,7 @@ constexpr Site kSiteA{1001, 3700};
 constexpr Site kSiteB{3003, 1550};
 constexpr Site kSiteC{5005, 1140};
 constexpr Site kSiteD{2002, 2080};
+constexpr Site kSiteJ{3333, 1450};
 constexpr int kRounds = 4;  // each site leaks a quarter of its blocks per round
 // Between rounds: longer than two of the tests' snapshot intervals (--heap-interval
 // 100ms), so that snapshots see each round's growth apart even on a loaded machine.
@@ -226,6 +232,47 @@ int run_fork_child() {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
+// In a section of its own, so that its bytes can be copied whole: it calls the
+// allocator through a register, nothing that refers to where it runs.
+extern "C" __attribute__((noinline, section("canopy_jit_source"))) void* jit_source(void* (*allocate)(size_t),
+                                                                                   size_t bytes) {
+  void* block = allocate(bytes);
+  __asm__ volatile("" : "+r"(block));  // not a tail call: the copy stays on the stack
+  return block;
+}
+extern "C" const unsigned char __start_canopy_jit_source[];
+extern "C" const unsigned char __stop_canopy_jit_source[];
+
+int run_jit() {
+  const size_t size = static_cast<size_t>(__stop_canopy_jit_source - __start_canopy_jit_source);
+  const size_t pages = (size + 4095) & ~size_t{4095};
+  void* code = mmap(nullptr, pages, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (code == MAP_FAILED) {
+    std::perror("mmap");
+    return 1;
+  }
+  std::memcpy(code, __start_canopy_jit_source, size);
+  if (mprotect(code, pages, PROT_READ | PROT_EXEC) != 0) {
+    std::perror("mprotect");
+    return 1;
+  }
+  const std::string path = "/tmp/perf-" + std::to_string(getpid()) + ".map";
+  FILE* map = std::fopen(path.c_str(), "w");
+  if (!map) {
+    std::perror(path.c_str());
+    return 1;
+  }
+  std::fprintf(map, "%lx %zx jit_alloc\n", reinterpret_cast<unsigned long>(code), size);
+  std::fclose(map);
+  auto allocate_through = reinterpret_cast<void* (*)(void* (*)(size_t), size_t)>(code);
+  for (int i = 0; i < kSiteJ.blocks; ++i) {
+    void* block = allocate_through(std::malloc, kSiteJ.block_bytes);
+    std::memset(block, 6, kSiteJ.block_bytes);
+    leaked.push_back(block);
+  }
+  return 0;
+}
+
 // Holds a heap of a known size for as long as a test looks (tests/integration/
 // metrics_test.cpp): nothing is allocated or freed after READY appears.
 int run_hold(const char* block_bytes_text, const char* blocks_text, const char* ready_path) {
@@ -277,11 +324,14 @@ int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "underscore-exit") == 0) {
     return run_underscore_exit();
   }
+  if (argc == 2 && std::strcmp(argv[1], "jit") == 0) {
+    return run_jit();
+  }
   if (argc == 5 && std::strcmp(argv[1], "hold") == 0) {
     return run_hold(argv[2], argv[3], argv[4]);
   }
   std::fprintf(stderr,
-               "usage: heap_workload parent CHILD | child | fork-child | teardown | underscore-exit | "
+               "usage: heap_workload parent CHILD | child | fork-child | teardown | underscore-exit | jit | "
                "hold BYTES N READY\n");
   return 2;
 }
