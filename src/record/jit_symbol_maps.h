@@ -15,8 +15,9 @@ namespace canopy::record {
 
 class JitSymbolMaps {
  public:
-  // Whether `pid` has a map: a regular file owned by the process's own user (anyone may
-  // create a name in /tmp, and another user's file would name its code wrongly).
+  // Whether `pid` has a map: a regular file owned by root, by the user the recorder runs
+  // as, or by the process's own user (anyone may create a name in /tmp, and another
+  // user's file would name the code wrongly).
   bool has_map(pid_t pid);
 
  private:
