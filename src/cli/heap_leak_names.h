@@ -8,8 +8,7 @@
 
 namespace canopy::cli {
 
-// Each leak's `where`: its innermost frame outside the C++ library's containers and
-// allocation functions, which allocate for everyone; "function (file:line)".
+// Each leak's `where`, from its stack (symbolize/leak_site.h).
 void name_heap_leaks(const store::HeapProfile& profile, std::vector<analyze::HeapLeak>& leaks);
 
 }  // namespace canopy::cli

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "common/perf_map_path.h"
 #include "common/text.h"
 
 namespace canopy::symbolize {
@@ -45,8 +46,9 @@ const std::vector<NamedFrame>& HeapStackNames::names_of(int64_t frame_id) {
     return names;
   }
   ModuleRef ref{module->second->path, module->second->build_id};
+  const bool jit = ref.build_id_hex.empty() && is_perf_map_path(ref.path);
   for (const SourceFrame& source : symbolizer_.resolve(ref, static_cast<uint64_t>(row.rel_pc), /*is_return_address=*/true)) {
-    NamedFrame named{source.function.empty() ? "?" : source.function, "", source.inlined, source.file, source.line};
+    NamedFrame named{source.function.empty() ? "?" : source.function, "", source.inlined, source.file, source.line, jit};
     named.location = source.file.empty() ? path_base_name(ref.path) : path_base_name(source.file) + ":" + std::to_string(source.line);
     names.push_back(std::move(named));
   }
@@ -54,7 +56,7 @@ const std::vector<NamedFrame>& HeapStackNames::names_of(int64_t frame_id) {
     ModuleState state = symbolizer_.module_state(ref);
     names.push_back({"?", path_base_name(ref.path) + "+" + hex_address(row.rel_pc) + " (" +
                               std::string(module_state_text(state)) + ")",
-                     false});
+                     false, "", 0, jit});
   }
   return names;
 }

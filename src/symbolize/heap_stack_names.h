@@ -20,6 +20,7 @@ struct NamedFrame {
   bool inlined = false;
   std::string file = "";  // the source file as the debug information names it; "" when unknown
   int line = 0;           // 0 when unknown
+  bool jit = false;       // code a JIT generated, named (if at all) by its perf map
 };
 
 class HeapStackNames {
