@@ -193,6 +193,9 @@ void SnapshotSender::copy_out(heap_wire::SnapshotHeader& header) {
   freed_count_ = profile.freed_count;
   std::memcpy(freed_, profile.freed_since_snapshot, freed_count_ * sizeof(heap_wire::Freed));
   profile.freed_count = 0;
+  // The moment the content was taken, under the lock: a block freed once it is let go
+  // (a program's teardown, which waited for it) is the next snapshot's, and later.
+  header.t_monotonic_ns = monotonic_ns();
   header.in_use_bytes = profile.in_use_bytes;
   header.peak_in_use_bytes = profile.peak_in_use_bytes;
   header.samples = profile.samples;
@@ -239,7 +242,6 @@ void SnapshotSender::send(Channel& channel, heap_wire::SnapshotReason reason) {
   send_array(heap_wire::MessageType::kTotals, totals_, totals_count_ * sizeof(heap_wire::StackTotals));
   send_array(heap_wire::MessageType::kSurvivors, survivors_, survivors_count_ * sizeof(heap_wire::Survivor));
   send_array(heap_wire::MessageType::kFreed, freed_, freed_count_ * sizeof(heap_wire::Freed));
-  header.t_monotonic_ns = monotonic_ns();
   header.reason = static_cast<uint32_t>(reason);
   channel.send(heap_wire::MessageType::kSnapshot, &header, sizeof header);
 }

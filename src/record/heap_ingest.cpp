@@ -175,7 +175,18 @@ bool HeapIngest::snapshot(Image& image, std::span<const unsigned char> payload) 
     auto it = image.stacks.find(library_id);
     return it == image.stacks.end() ? std::nullopt : std::optional<int64_t>(it->second);
   };
-  int64_t t_ms = clock_.from_monotonic_ns(header.t_monotonic_ns);
+  // Milliseconds must keep the order nanoseconds had: a block is alive at a snapshot
+  // exactly when the snapshot held it (analyze::alive_at), yet a program's teardown,
+  // held back while the library took a snapshot, frees within the same millisecond.
+  // So each snapshot comes after the one before, and what it reports freed, after that
+  // one too: a millisecond later at most where they shared one.
+  const std::optional<int64_t> previous_ms = image.last_snapshot_ms;
+  auto after_previous = [&](uint64_t monotonic_ns) {
+    int64_t ms = clock_.from_monotonic_ns(monotonic_ns);
+    return previous_ms ? std::max(ms, *previous_ms + 1) : ms;
+  };
+  const int64_t t_ms = after_previous(header.t_monotonic_ns);
+  image.last_snapshot_ms = t_ms;
   if (!image.row.process_id) {
     image.row.process_id = process_id_of_(image.pid);
   }
@@ -204,7 +215,7 @@ bool HeapIngest::snapshot(Image& image, std::span<const unsigned char> payload) 
   for (const heap_wire::Freed& freed : pending.freed) {
     auto it = image.allocations.find(freed.allocation_id);
     if (it != image.allocations.end()) {
-      writer_.set_heap_allocation_freed(it->second, clock_.from_monotonic_ns(freed.freed_monotonic_ns));
+      writer_.set_heap_allocation_freed(it->second, after_previous(freed.freed_monotonic_ns));
       image.allocations.erase(it);
     }
   }

@@ -68,6 +68,7 @@ class HeapIngest {
     bool said_hello = false;
     uint64_t loaded_ns = 0;  // the Hello's: when the library started in this image
     bool exited = false;  // its last snapshot was the one taken at exit
+    std::optional<int64_t> last_snapshot_ms;  // as written
     std::vector<Module> modules;  // by begin
     std::unordered_map<uint32_t, int64_t> stacks;        // the library's id to ours
     std::unordered_map<uint64_t, int64_t> allocations;   // likewise
