@@ -17,6 +17,14 @@
 namespace canopy::testing {
 namespace {
 
+// `canopy record --heap` of the heap workload with `arguments`, at the tests' rate.
+Finished record_heap_workload(const std::string& path, const std::vector<std::string>& arguments) {
+  std::vector<std::string> argv = {kCanopy, "record", "-q", "--heap=" + std::to_string(kHeapRateBytes),
+                                   "-o",    path,     "--", kHeapWorkload};
+  argv.insert(argv.end(), arguments.begin(), arguments.end());
+  return run(argv);
+}
+
 struct SiteEstimate {
   double bytes = 0;
   int64_t samples = 0;
@@ -26,8 +34,7 @@ struct SiteEstimate {
 TEST(Heap, EveryLeakSiteOfTheTreeIsEstimatedWithinAQuarter) {
   TempDir dir;
   std::string path = dir.file("heap.canopy");
-  auto result = run({kCanopy, "record", "-q", "--heap=" + std::to_string(kHeapRateBytes), "-o", path, "--",
-                     kHeapWorkload, "parent", kHeapWorkloadNoFramePointers});
+  auto result = record_heap_workload(path, {"parent", kHeapWorkloadNoFramePointers});
   ASSERT_EQ(result.exit_status, 0) << result.err;
   auto reader = open_recording(path);
   EXPECT_EQ(reader.format_version(), 3);
@@ -74,8 +81,7 @@ TEST(Heap, EveryLeakSiteOfTheTreeIsEstimatedWithinAQuarter) {
 TEST(Heap, AForkedChildsImageStartsAtItsForkAndIsTiedToItByTime) {
   TempDir dir;
   std::string path = dir.file("fork.canopy");
-  auto result = run({kCanopy, "record", "-q", "--heap=" + std::to_string(kHeapRateBytes), "-o", path, "--",
-                     kHeapWorkload, "fork-child"});
+  auto result = record_heap_workload(path, {"fork-child"});
   ASSERT_EQ(result.exit_status, 0) << result.err;
   auto reader = open_recording(path);
   auto profile = reader.heap_profile();
@@ -111,8 +117,7 @@ TEST(Heap, AForkedChildsImageStartsAtItsForkAndIsTiedToItByTime) {
 TEST(Heap, AnAllocationMadeByJitCodeIsNamedFromThePerfMapOfItsProcess) {
   TempDir dir;
   std::string path = dir.file("jit.canopy");
-  auto result = run({kCanopy, "record", "-q", "--heap=" + std::to_string(kHeapRateBytes), "-o", path, "--",
-                     kHeapWorkload, "jit"});
+  auto result = record_heap_workload(path, {"jit"});
   ASSERT_EQ(result.exit_status, 0) << result.err;
   auto processes = open_recording(path).processes();
   ASSERT_TRUE(processes.ok());

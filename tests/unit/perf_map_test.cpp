@@ -69,16 +69,14 @@ TEST(PerfMap, ALaterLineWinsWhereItOverlapsAnEarlierOne) {
       "1040 20 new inside\n"
       "10f0 20 new across the end\n"
       "ff0 20 new across the start\n");
-  EXPECT_EQ(name_at(map, 0xff0), "new across the start");
-  EXPECT_EQ(name_at(map, 0x100f), "new across the start");
-  EXPECT_EQ(name_at(map, 0x1010), "old");
-  EXPECT_EQ(name_at(map, 0x1040), "new inside");
-  EXPECT_EQ(name_at(map, 0x105f), "new inside");
-  EXPECT_EQ(name_at(map, 0x1060), "old");
-  EXPECT_EQ(name_at(map, 0x10ef), "old");
-  EXPECT_EQ(name_at(map, 0x10f0), "new across the end");
-  EXPECT_EQ(name_at(map, 0x110f), "new across the end");
-  EXPECT_EQ(name_at(map, 0x1110), "(none)");
+  const std::pair<uint64_t, const char*> expected[] = {
+      {0xff0, "new across the start"}, {0x100f, "new across the start"}, {0x1010, "old"},
+      {0x1040, "new inside"},           {0x105f, "new inside"},           {0x1060, "old"},
+      {0x10ef, "old"},                  {0x10f0, "new across the end"},   {0x110f, "new across the end"},
+      {0x1110, "(none)"}};
+  for (const auto& [address, name] : expected) {
+    EXPECT_EQ(name_at(map, address), name) << std::hex << address;
+  }
   // The same bytes named twice, as a JIT that reused them writes: the later name.
   PerfMap reused = map_of("2000 10 first\n2000 10 second\n");
   EXPECT_EQ(name_at(reused, 0x2008), "second");
