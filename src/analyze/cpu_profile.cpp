@@ -22,6 +22,13 @@ std::vector<std::string> innermost_first(const store::CpuProfile& profile, int64
   return functions;
 }
 
+// Whether the stack's innermost frame is in no module (store/heap_rows.h: JIT code no
+// perf map named as it was recorded, or a stray address).
+bool in_no_object(const store::CpuProfile& profile, int64_t stack_id) {
+  const std::vector<int64_t>& frame_ids = profile.stacks[static_cast<size_t>(stack_id - 1)].frame_ids;
+  return !frame_ids.empty() && !profile.frames[static_cast<size_t>(frame_ids.front() - 1)].module_id;
+}
+
 // The `top` functions by one count, ties broken by the other. A function none of the
 // samples counts by `by` is left out: it would fill a short profile's self list with
 // callers that never ran themselves.
@@ -155,6 +162,7 @@ CpuProfileSummary summarize_cpu(const store::Reader& reader, const CpuSelection&
   std::map<int64_t, std::unordered_map<int64_t, int64_t>> stacks_by_group;
   for (const store::CpuSampleRow& row : selection.samples) {
     ++stacks_by_group[per_process || filter.pid != 0 ? row.pid : 0][row.stack_id];
+    summary.samples_outside_objects += in_no_object(selection.profile, row.stack_id) ? 1 : 0;
   }
   std::unordered_map<int64_t, std::vector<std::string>> functions_of;  // by stack id, innermost first
   for (const auto& [pid, stacks] : stacks_by_group) {

@@ -87,6 +87,9 @@ struct CpuProfileSummary {
   std::string sampling;  // the recording's meta: "99 Hz, user time only ..."
   int64_t samples_lost = 0;
   int64_t samples = 0;   // selected
+  // Of them, those whose innermost frame lies in no loaded object and no perf map's
+  // module: JIT code (most likely) that names itself nowhere canopy reads.
+  int64_t samples_outside_objects = 0;
   int64_t from_ms = 0;   // offsets from the recording's start of the range looked at
   int64_t to_ms = 0;
   std::string command;  // the filter's: the merged group is the processes of this name

@@ -52,6 +52,14 @@ std::string cpu_profile_text(const analyze::CpuProfileSummary& summary, size_t p
     out += "; " + std::to_string(summary.samples_lost) + " more lost by the kernel (its ring buffers were full)";
   }
   out += "\n";
+  // A share worth a word: a stray address or two in a C program's profile is not.
+  if (summary.samples_outside_objects * 20 >= summary.samples && summary.samples_outside_objects > 0) {
+    std::string share = percent_of(summary.samples_outside_objects, summary.samples);
+    share.erase(0, share.find_first_not_of(' '));
+    out += count_of(summary.samples_outside_objects, "sample", "samples") + " (" + share +
+           ") ran outside every loaded object: JIT code no perf map names? (node --perf-basic-prof, "
+           "python3 -X perf; see docs/cpu-profile.md)\n";
+  }
   // --per-process on a build: a list for each of hundreds of compilers would bury the
   // few that took the most.
   const size_t listed = std::min(processes, summary.groups.size());
@@ -90,6 +98,7 @@ std::string cpu_profile_json(const analyze::CpuProfileSummary& summary) {
   nlohmann::json out = {{"sampling", summary.sampling},
                         {"samples", summary.samples},
                         {"samples_lost", summary.samples_lost},
+                        {"samples_outside_objects", summary.samples_outside_objects},
                         {"from_ms", summary.from_ms},
                         {"to_ms", summary.to_ms},
                         {"groups", groups}};

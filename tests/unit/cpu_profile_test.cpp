@@ -204,6 +204,50 @@ TEST(CpuProfileAnalysis, TimeRangesAndWhatIsNotThereAreSaid) {
             "no CPU samples between 2.900 s and the end in '" + recording.path + "'");
 }
 
+// Samples that ran in code of no loaded object (JIT code without a perf map) are
+// counted, and a profile where they are a share worth a word says how to name them.
+TEST(CpuProfileAnalysis, SamplesInNoLoadedObjectAreCountedAndExplained) {
+  TempDir dir;
+  std::string path = dir.file("jit.canopy");
+  {
+    auto writer = store::Writer::create(path, false);
+    ASSERT_TRUE(writer) << writer.error().message;
+    writer->set_meta({.start_ms = kCpuStartMs, .cpu_profile = "99 Hz"});
+    ASSERT_TRUE(writer->enable_cpu_profile());
+    int64_t module = writer->add_heap_module({0, "/usr/bin/node", ""});
+    int64_t in_node = writer->add_heap_frame({0, module, 0x10});
+    int64_t in_no_object = writer->add_heap_frame({0, std::nullopt, 0x7f0000001000});
+    int64_t jit = writer->add_heap_stack({0, {in_no_object, in_node}});
+    int64_t native = writer->add_heap_stack({0, {in_node, in_node}});
+    for (int i = 0; i < 4; ++i) {
+      writer->add_cpu_sample({kCpuStartMs + 100 + i, std::nullopt, 100, 100, i < 3 ? jit : native});
+    }
+    writer->set_meta({.end_ms = kCpuStartMs + 1000});
+    ASSERT_TRUE(writer->finish());
+  }
+  auto reader = store::Reader::open(path);
+  ASSERT_TRUE(reader);
+  auto selection = select_cpu_samples(*reader, {});
+  ASSERT_TRUE(selection) << selection.error().message;
+  CpuProfileSummary summary = summarize_cpu(*reader, *selection, {}, names_by_frame, false, 10);
+  EXPECT_EQ(summary.samples_outside_objects, 3);
+  EXPECT_NE(report::cpu_profile_text(summary).find(
+                "\n3 samples (75.0%) ran outside every loaded object: JIT code no perf map names? "),
+            std::string::npos)
+      << report::cpu_profile_text(summary);
+  EXPECT_NE(report::cpu_profile_json(summary).find("\"samples_outside_objects\": 3"), std::string::npos);
+
+  TempDir other;
+  CpuRecording named = write_cpu_recording(other);
+  auto named_reader = store::Reader::open(named.path);
+  ASSERT_TRUE(named_reader);
+  auto named_selection = select_cpu_samples(*named_reader, {});
+  ASSERT_TRUE(named_selection);
+  CpuProfileSummary all_named = summarize_cpu(*named_reader, *named_selection, {}, names_by_frame, false, 10);
+  EXPECT_EQ(all_named.samples_outside_objects, 0);
+  EXPECT_EQ(report::cpu_profile_text(all_named).find("outside every loaded object"), std::string::npos);
+}
+
 TEST(CpuProfileAnalysis, ARecordingWithoutACpuProfileIsOneLine) {
   TempDir dir;
   CpuRecording recording = write_cpu_recording(dir, std::nullopt);
