@@ -66,4 +66,14 @@ std::vector<HeapImageSummary> summarize_heap(const std::vector<HeapImageHistory>
   return summaries;
 }
 
+std::string heap_image_ending_text(const store::HeapImageRow& image, bool recording_ended) {
+  if (image.end == "exit") {
+    return "to its exit";
+  }
+  if (image.end == "lost") {
+    return "until its last snapshot (an exec or a signal ended it without one)";
+  }
+  return recording_ended ? "until the recording ended" : "until its last snapshot (the recording did not end)";
+}
+
 }  // namespace canopy::analyze

@@ -53,4 +53,9 @@ std::vector<HeapImageSummary> summarize_heap(const std::vector<HeapImageHistory>
                                              const std::vector<store::ProcessRow>& processes, const RssSeries& rss,
                                              size_t top);
 
+// How far an image's profile goes, for the texts that describe it: "to its exit", or
+// until which snapshot and why. `recording_ended`: false for a recording whose recorder
+// was killed, where an image without an end may have gone on after its last snapshot.
+std::string heap_image_ending_text(const store::HeapImageRow& image, bool recording_ended);
+
 }  // namespace canopy::analyze

@@ -5,6 +5,7 @@
 #include <set>
 #include <vector>
 
+#include "analyze/heap_summary.h"
 #include "common/gzip.h"
 #include "common/text.h"
 #include "common/units.h"
@@ -12,16 +13,6 @@
 
 namespace canopy::exporters {
 namespace {
-
-std::string ending_text(const store::HeapImageRow& image) {
-  if (image.end == "exit") {
-    return "to its exit";
-  }
-  if (image.end == "lost") {
-    return "until its last snapshot (an exec or a signal ended it without one)";
-  }
-  return "until the recording ended";
-}
 
 // What the profile's figures are, for `pprof -comments` and whoever reads it later.
 std::vector<std::string> comments(const store::Reader& reader, const HeapSelection& selection,
@@ -60,7 +51,9 @@ std::vector<std::string> comments(const store::Reader& reader, const HeapSelecti
                     ": snapshot at +" + format_duration_ms(snapshot.t_ms - start_ms) + " (" +
                     std::to_string(snapshot.samples) + " samples by then): " + format_bytes(snapshot.in_use_bytes) +
                     " in use, high-water mark so far " + format_bytes(snapshot.peak_in_use_bytes) + "; " +
-                    std::to_string(row.samples_dropped) + " dropped in all; profiled " + ending_text(row));
+                    std::to_string(row.samples_dropped) + " dropped in all; profiled " +
+                    // As the export has always said: it does not ask whether the recording ended.
+                    analyze::heap_image_ending_text(row, /*recording_ended=*/true));
   }
   if (unsampled > 0) {
     lines.push_back(std::to_string(unsampled) +

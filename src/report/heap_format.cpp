@@ -34,17 +34,6 @@ std::string rss_text(const analyze::HeapMoment& moment) {
   return text;
 }
 
-std::string ending_text(const analyze::HeapImageSummary& summary, bool recording_finished) {
-  const std::string end = summary.image.end.value_or("");
-  if (end == "exit") {
-    return "to its exit";
-  }
-  if (end == "lost") {
-    return "until its last snapshot (an exec or a signal ended it without one)";
-  }
-  return recording_finished ? "until the recording ended" : "until its last snapshot (the recording did not end)";
-}
-
 std::string rate_text(int64_t rate_bytes) {
   return rate_bytes > 0 ? "one sample per " + format_bytes(rate_bytes) + " allocated" : "sampling off";
 }
@@ -258,7 +247,9 @@ std::string heap_text(const std::vector<analyze::HeapImageSummary>& images, int6
     }
     out += image_title(summary) + ": " + rate_text(summary.image.rate_bytes) + ", " +
            count_of(summary.image.samples, "sample", "samples") + ", " +
-           ending_text(summary, coverage.state != analyze::HeapCoverageSummary::State::kUnfinished) + "\n";
+           analyze::heap_image_ending_text(summary.image,
+                                           coverage.state != analyze::HeapCoverageSummary::State::kUnfinished) +
+           "\n";
     if (summary.image.samples_dropped > 0) {
       out += "  " + std::to_string(summary.image.samples_dropped) +
              " samples dropped: the profiler's tables were full; estimates are low\n";
