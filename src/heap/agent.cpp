@@ -106,6 +106,22 @@ bool snapshot(heap_wire::SnapshotReason reason) {
   return channel.connected();
 }
 
+// With the send lock held: the exit snapshot, once, on the connection there is, or on
+// one opened for it when `connect`; then the thread's poll wakes, and stops.
+void send_exit_snapshot(bool connect) {
+  if (exiting) {
+    return;
+  }
+  if (connect ? ensure_connected() : channel.connected()) {
+    refresh_code_ranges();
+    sender.send(channel, heap_wire::SnapshotReason::kExit);
+  }
+  exiting = true;
+  if (channel.connected()) {
+    ::shutdown(channel.fd(), SHUT_RDWR);
+  }
+}
+
 void obey(int command) {
   switch (command) {
     case heap_wire::kCommandDump:
@@ -262,17 +278,7 @@ __attribute__((destructor)) void unload() {
   }
   HookScope scope;
   SendLock locked;
-  if (exiting) {
-    return;
-  }
-  if (ensure_connected()) {
-    refresh_code_ranges();
-    sender.send(channel, heap_wire::SnapshotReason::kExit);
-  }
-  exiting = true;
-  if (channel.connected()) {
-    ::shutdown(channel.fd(), SHUT_RDWR);  // the thread's poll wakes, and stops
-  }
+  send_exit_snapshot(/*connect=*/true);
 }
 
 }  // namespace
@@ -298,12 +304,7 @@ void agent_before_exit() {
   if (pthread_mutex_timedlock(&channel.send_lock, &deadline) != 0) {
     return;
   }
-  if (!exiting && channel.connected()) {
-    refresh_code_ranges();
-    sender.send(channel, heap_wire::SnapshotReason::kExit);
-    exiting = true;
-    ::shutdown(channel.fd(), SHUT_RDWR);
-  }
+  send_exit_snapshot(/*connect=*/false);
   pthread_mutex_unlock(&channel.send_lock);
 }
 
