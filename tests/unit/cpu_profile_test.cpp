@@ -71,6 +71,22 @@ CpuRecording write_cpu_recording(const TempDir& dir, const std::optional<std::st
 
 std::vector<std::string> names_by_frame(int64_t frame_id) { return {"f" + std::to_string(frame_id)}; }
 
+// Every sample of the recording at `path`, merged into one list of 10 by `names`; an
+// empty summary, and a failure, when it cannot be read.
+CpuProfileSummary merged_summary(const std::string& path, const CpuFrameNames& names = names_by_frame) {
+  auto reader = store::Reader::open(path);
+  if (!reader) {
+    ADD_FAILURE() << reader.error().message;
+    return {};
+  }
+  auto selection = select_cpu_samples(*reader, {});
+  if (!selection) {
+    ADD_FAILURE() << selection.error().message;
+    return {};
+  }
+  return summarize_cpu(*reader, *selection, {}, names, /*per_process=*/false, 10);
+}
+
 TEST(CpuProfileAnalysis, SamplesWithoutAProcessAreFoundByPidAndTime) {
   TempDir dir;
   CpuRecording recording = write_cpu_recording(dir);
@@ -146,11 +162,7 @@ std::vector<std::string> names_with_start(int64_t frame_id) {
 TEST(CpuProfileAnalysis, TheSelfListHoldsOnlyFunctionsThatRan) {
   TempDir dir;
   CpuRecording recording = write_cpu_recording(dir);
-  auto reader = store::Reader::open(recording.path);
-  ASSERT_TRUE(reader);
-  auto selection = select_cpu_samples(*reader, {});
-  ASSERT_TRUE(selection);
-  CpuProfileSummary summary = summarize_cpu(*reader, *selection, {}, names_with_start, false, 10);
+  CpuProfileSummary summary = merged_summary(recording.path, names_with_start);
   ASSERT_EQ(summary.groups.size(), 1u);
   const CpuGroup& all = summary.groups[0];
   ASSERT_EQ(all.by_self.size(), 2u) << "_start never ran itself";
@@ -225,11 +237,7 @@ TEST(CpuProfileAnalysis, SamplesInNoLoadedObjectAreCountedAndExplained) {
     writer->set_meta({.end_ms = kCpuStartMs + 1000});
     ASSERT_TRUE(writer->finish());
   }
-  auto reader = store::Reader::open(path);
-  ASSERT_TRUE(reader);
-  auto selection = select_cpu_samples(*reader, {});
-  ASSERT_TRUE(selection) << selection.error().message;
-  CpuProfileSummary summary = summarize_cpu(*reader, *selection, {}, names_by_frame, false, 10);
+  CpuProfileSummary summary = merged_summary(path);
   EXPECT_EQ(summary.samples_outside_objects, 3);
   EXPECT_NE(report::cpu_profile_text(summary).find(
                 "\n3 samples (75.0%) ran outside every loaded object: JIT code no perf map names? "),
@@ -238,12 +246,7 @@ TEST(CpuProfileAnalysis, SamplesInNoLoadedObjectAreCountedAndExplained) {
   EXPECT_NE(report::cpu_profile_json(summary).find("\"samples_outside_objects\": 3"), std::string::npos);
 
   TempDir other;
-  CpuRecording named = write_cpu_recording(other);
-  auto named_reader = store::Reader::open(named.path);
-  ASSERT_TRUE(named_reader);
-  auto named_selection = select_cpu_samples(*named_reader, {});
-  ASSERT_TRUE(named_selection);
-  CpuProfileSummary all_named = summarize_cpu(*named_reader, *named_selection, {}, names_by_frame, false, 10);
+  CpuProfileSummary all_named = merged_summary(write_cpu_recording(other).path);
   EXPECT_EQ(all_named.samples_outside_objects, 0);
   EXPECT_EQ(report::cpu_profile_text(all_named).find("outside every loaded object"), std::string::npos);
 }
