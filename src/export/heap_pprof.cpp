@@ -39,6 +39,7 @@ std::vector<std::string> comments(const store::Reader& reader, const HeapSelecti
   // A build's hundreds of shells and tools allocate too little to be sampled: a line
   // each would bury the few that hold the profile.
   int64_t start_ms = reader.meta().start_ms.value_or(0);
+  bool recording_ended = reader.meta().end_ms.has_value();
   int64_t unsampled = 0;
   for (const HeapSelectedImage& image : selection.images) {
     const store::HeapImageRow& row = image.at.image;
@@ -52,8 +53,7 @@ std::vector<std::string> comments(const store::Reader& reader, const HeapSelecti
                     std::to_string(snapshot.samples) + " samples by then): " + format_bytes(snapshot.in_use_bytes) +
                     " in use, high-water mark so far " + format_bytes(snapshot.peak_in_use_bytes) + "; " +
                     std::to_string(row.samples_dropped) + " dropped in all; profiled " +
-                    // As the export has always said: it does not ask whether the recording ended.
-                    analyze::heap_image_ending_text(row, /*recording_ended=*/true));
+                    analyze::heap_image_ending_text(row, recording_ended));
   }
   if (unsampled > 0) {
     lines.push_back(std::to_string(unsampled) +

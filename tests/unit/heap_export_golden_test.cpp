@@ -1,8 +1,9 @@
 // The heap exports (pprof, collapsed stacks) of the fixture recording's heap profile
 // (support/export_fixture.h), compared with their golden files in
-// tests/fixtures/export/, and the folded frame's escaping. The pprof golden is the
-// Profile message before gzip, printed field by field with its strings resolved
-// (gzip's bytes may change with zlib's version; the message may not).
+// tests/fixtures/export/; the folded frame's escaping; and what the pprof comments say
+// of a process still running when the recording ended or its recorder was killed. The
+// pprof golden is the Profile message before gzip, printed field by field with its
+// strings resolved (gzip's bytes may change with zlib's version; the message may not).
 //
 // A change to the output fails here until the golden files are regenerated, on
 // purpose, and the diff read:
@@ -219,6 +220,59 @@ TEST(PprofMappings, TheProgramWithTheMostWeightIsTheFirst) {
   EXPECT_EQ(mapped_files, (std::vector<std::string>{"\"/nonexistent/bin/python3\"", "\"/nonexistent/bin/bash\"",
                                                     "\"/nonexistent/lib/libc.so.6\""}))
       << "the programs by weight, then the other objects";
+}
+
+// A recording of one process whose heap image has a sampled snapshot and no end: the
+// process was still running when the recording ended, or when its recorder was killed.
+std::string write_running_image_recording(const std::string& path, bool recording_ended) {
+  auto writer = store::Writer::create(path, false);
+  if (!writer) {
+    return writer.error().message;
+  }
+  store::Writer& w = *writer;
+  w.set_meta({.start_ms = kFixtureStartMs});
+  if (recording_ended) {
+    w.set_meta({.end_ms = kFixtureStartMs + 1000});
+  }
+  store::ProcessRow process;
+  process.pid = 77;
+  process.start_ms = kFixtureStartMs;
+  process.first_seen_ms = kFixtureStartMs;
+  process.name = "server";
+  int64_t process_id = w.add_process(process);
+  if (auto enabled = w.enable_heap(); !enabled) {
+    return enabled.error().message;
+  }
+  int64_t image_id = w.add_heap_image(
+      {.process_id = process_id, .pid = 77, .started_ms = kFixtureStartMs, .rate_bytes = 4096, .unwind = "auto"});
+  w.add_heap_module({.path = "/nonexistent/bin/server", .build_id = ""});
+  w.add_heap_frame({.module_id = 1, .rel_pc = 0x10});
+  w.add_heap_stack({.frame_ids = {1}});
+  int64_t snapshot_id = w.add_heap_snapshot({.image_id = image_id,
+                                             .t_ms = kFixtureStartMs + 500,
+                                             .reason = "interval",
+                                             .in_use_bytes = 4096,
+                                             .peak_in_use_bytes = 4096,
+                                             .samples = 1});
+  w.add_heap_stack_totals({snapshot_id, 1, 4096, 1, 0, 0});
+  auto status = w.finish();
+  return status ? std::string() : status.error().message;
+}
+
+TEST(HeapExportComments, ARunningImageSaysWhetherTheRecordingEnded) {
+  TempDir dir;
+  for (bool ended : {true, false}) {
+    SCOPED_TRACE(ended ? "ended" : "recorder killed");
+    std::string path = dir.file(ended ? "ended.canopy" : "killed.canopy");
+    ASSERT_EQ(write_running_image_recording(path, ended), "");
+    auto reader = store::Reader::open(path);
+    ASSERT_TRUE(reader) << reader.error().message;
+    auto profile = exporters::heap_pprof_profile(*reader, {});
+    ASSERT_TRUE(profile) << profile.error().message;
+    std::string expected = ended ? "profiled until the recording ended\"\n"
+                                 : "profiled until its last snapshot (the recording did not end)\"\n";
+    EXPECT_NE(profile_text(*profile).find(expected), std::string::npos) << profile_text(*profile);
+  }
 }
 
 TEST(HeapExportFrames, AFrameCannotSplitALineOrAStack) {
