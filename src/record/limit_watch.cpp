@@ -59,6 +59,11 @@ void LimitWatch::read_cgroup(int64_t t_ms, bool last) {
     cgroup_->read_counters(reading);
     last_counters_ms_ = t_ms;
   }
+  // Between two reads of the peak, the memory now is a floor for it: a high-water mark
+  // below the memory at the same tick is one read too long ago.
+  if (reading.memory_peak_bytes) {
+    reading.memory_peak_bytes = std::max(*reading.memory_peak_bytes, reading.memory_bytes);
+  }
   writer_.add_cgroup_tick({t_ms, reading.memory_bytes, reading.memory_peak_bytes, reading.cpu_ns,
                            reading.oom_kills, reading.memory_limit_hits});
   // The failure counters stay 0 on some kernels (this one's v1): the peak reaching

@@ -54,6 +54,27 @@ TEST(Cgroup, ItsPeakSeesWhatFellBetweenTwoSamples) {
   EXPECT_NE(result.err.find("the sampled sum missed it"), std::string::npos) << result.err;
 }
 
+TEST(Cgroup, ItsPeakIsNeverBelowTheMemoryOfTheSameTick) {
+  // The peak is read once a second and the memory every tick: the workload's 25 MiB
+  // come after the first read of the peak (at the start, before the sleep ends).
+  TempDir dir;
+  std::string path = dir.file("floor.canopy");
+  auto result = run({kCanopy, "record", "-i", "50", "-o", path, "--", "sh", "-c",
+                     "sleep 0.3; " + kWorkload + " hold 25 1500"});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  auto reader = open_recording(path);
+  ASSERT_EQ(cgroup_meta(reader).rfind("cgroup v", 0), 0u) << cgroup_meta(reader);
+  auto ticks = reader.cgroup_ticks();
+  ASSERT_TRUE(ticks) << ticks.error().message;
+  int64_t most = 0;
+  for (const store::CgroupTickRow& tick : *ticks) {
+    ASSERT_TRUE(tick.memory_peak_bytes) << "at " << tick.t_ms;
+    EXPECT_GE(*tick.memory_peak_bytes, tick.memory_bytes) << "at " << tick.t_ms;
+    most = std::max(most, tick.memory_bytes);
+  }
+  EXPECT_GE(most, mib(25));
+}
+
 // The controllers of a v1 meta, "cgroup v1 (memory, cpuacct, freezer) /sys/...", or
 // none for any other.
 std::vector<std::string> v1_controllers(const std::string& meta) {
