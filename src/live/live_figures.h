@@ -65,9 +65,11 @@ struct LiveFigures {
   // The highest resident total of a tick so far, and when.
   int64_t peak_rss_bytes = 0;
   int64_t peak_t_ms = 0;
-  // The command's cgroup's own high-water mark (run mode with a cgroup): exact, what
-  // the tree held at once between ticks too, shared pages counted once.
-  std::optional<int64_t> cgroup_peak_bytes;
+  // From the command's cgroup (run mode with one): exact, shared pages counted once,
+  // page cache included. Its memory at this tick, and its own high-water mark, which
+  // holds what the tree held at once between ticks too.
+  std::optional<int64_t> cgroup_memory_bytes = std::nullopt;
+  std::optional<int64_t> cgroup_peak_bytes = std::nullopt;
 };
 
 class LiveFiguresSink {

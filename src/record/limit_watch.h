@@ -36,6 +36,10 @@ class LimitWatch {
 
   // The cgroup's counters as last read (zeros without a cgroup).
   const CgroupReading& counters() const { return last_; }
+  // The cgroup's memory at the latest tick; none without a cgroup that gives it.
+  std::optional<int64_t> memory_bytes() const {
+    return memory_read_ ? std::optional(last_.memory_bytes) : std::nullopt;
+  }
   // The OOM kills named so far, by the killed process's command.
   const std::unordered_map<std::string, int64_t>& oom_kills_by_command() const { return oom_kills_by_command_; }
 
@@ -67,6 +71,7 @@ class LimitWatch {
   // the end.
   static constexpr int64_t kCountersAtLeastEveryMs = 1000;
   CgroupReading last_;                     // the previous tick's counters
+  bool memory_read_ = false;               // last_.memory_bytes is the cgroup's, not a zero
   std::optional<int64_t> last_counters_ms_;  // when read_counters last ran
   bool memory_limit_reached_ = false;
   int64_t oom_kills_unnamed_ = 0;          // counted by the cgroup, process not yet seen ending

@@ -92,6 +92,7 @@ std::shared_ptr<live::LiveFigures> LiveFiguresBook::build(int64_t t_ms, const Tr
   figures->peak_rss_bytes = peak_rss_bytes_;
   figures->peak_t_ms = peak_t_ms_;
   if (limits) {
+    figures->cgroup_memory_bytes = limits->memory_bytes();
     figures->cgroup_peak_bytes = limits->counters().memory_peak_bytes;
   }
   last_t_ms_ = t_ms;

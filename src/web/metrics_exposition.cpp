@@ -189,6 +189,18 @@ std::string MetricsExposition::render_locked(const live::LiveFigures* figures) {
       .sample(f.anon_bytes);
   Family(out, "canopy_tree_swap_bytes", "gauge", "Swapped-out memory of the tree's live processes, summed")
       .sample(f.swap_bytes);
+  // Without a cgroup (attached, --no-cgroup) the tree has no exact figure: no series,
+  // rather than a zero that reads as an empty tree.
+  if (f.cgroup_memory_bytes) {
+    Family(out, "canopy_tree_cgroup_memory_bytes", "gauge",
+           "Memory of the command's cgroup: the tree's, exact, shared pages counted once, page cache included")
+        .sample(*f.cgroup_memory_bytes);
+  }
+  if (f.cgroup_peak_bytes) {
+    Family(out, "canopy_tree_cgroup_memory_peak_bytes", "gauge",
+           "High-water mark of the command's cgroup's memory since the recording began, between ticks too")
+        .sample(*f.cgroup_peak_bytes);
+  }
   Family(out, "canopy_tree_cpu_seconds_total", "counter", "CPU time of the tree, ended processes included")
       .sample(seconds_text(f.cpu_ns));
   Family(out, "canopy_tree_processes", "gauge", "Live processes in the tree").sample(f.processes);

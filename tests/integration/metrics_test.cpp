@@ -196,13 +196,14 @@ TEST(Metrics, ServesTheTreesFiguresWhileItRuns) {
   EXPECT_EQ(record.url().find("token"), std::string::npos) << "loopback asks for no token";
   std::string body;
   // Until both holders have touched their memory: their anonymous memory, since the
-  // resident figure adds their mapped files and reaches the sum a little before.
+  // resident figure adds their mapped files and reaches the sum a little before; and
+  // the cgroup's, which counts each page the tree touched once.
+  const double held = static_cast<double>(kHolders * (kHolderMiB << 20));
   bool ready = metrics_poll_until([&] {
     auto [status, text] = metrics_get(record.port(), "/metrics");
     body = text;
-    return status == 200 &&
-           exposition_value(text, "canopy_command_anon_bytes" + kWorkloadGroup).value_or(0) >=
-               static_cast<double>(kHolders * (kHolderMiB << 20));
+    return status == 200 && exposition_value(text, "canopy_command_anon_bytes" + kWorkloadGroup).value_or(0) >= held &&
+           exposition_value(text, "canopy_tree_cgroup_memory_bytes").value_or(0) >= held;
   });
   ASSERT_TRUE(ready) << body;
   EXPECT_EQ(exposition_value(body, "canopy_up"), 1);
@@ -213,6 +214,8 @@ TEST(Metrics, ServesTheTreesFiguresWhileItRuns) {
             static_cast<double>(kHolders * (kHolderMiB << 20)));
   EXPECT_GE(exposition_value(body, "canopy_tree_resident_bytes").value_or(0),
             static_cast<double>(kHolders * (kHolderMiB << 20)));
+  EXPECT_GE(exposition_value(body, "canopy_tree_cgroup_memory_peak_bytes").value_or(0),
+            exposition_value(body, "canopy_tree_cgroup_memory_bytes").value_or(1));
 
   // promtool reads it as Prometheus would, and finds nothing to say.
   Finished checked = promtool_check_metrics(dir, body);

@@ -163,7 +163,8 @@ TEST_F(LiveFiguresBookTest, EachProcessWithItsCpuShareAndTheTreePeakSoFar) {
   EXPECT_NEAR(compiler->cpu_percent, 75.0, 0.01);
   EXPECT_EQ(second.peak_rss_bytes, first.peak_rss_bytes);
   EXPECT_EQ(second.peak_t_ms, 100);
-  EXPECT_EQ(second.cgroup_peak_bytes, std::nullopt);  // no cgroup without a limit watch
+  EXPECT_EQ(second.cgroup_memory_bytes, std::nullopt);  // no cgroup without a limit watch
+  EXPECT_EQ(second.cgroup_peak_bytes, std::nullopt);
   finish(200);
 }
 

@@ -103,6 +103,8 @@ TEST(MetricsExposition, EveryFamilyHasHelpAndTypeOnceAndItsSamplesAfter) {
   figures.processes = 3;
   figures.cpu_ns = 2'500'000'001;
   figures.commands = {command_figures("make", 10, 1, 5), command_figures("cc1 \"x\"\n\\", 290, 2, 900)};
+  figures.cgroup_memory_bytes = 250 << 20;
+  figures.cgroup_peak_bytes = 280 << 20;
   MetricsExposition exposition(10);
   std::string text = exposition.render(figures);
   ParsedExposition parsed = parse_exposition_text(text);
@@ -116,12 +118,23 @@ TEST(MetricsExposition, EveryFamilyHasHelpAndTypeOnceAndItsSamplesAfter) {
   EXPECT_EQ(parsed.values.at("canopy_tick_timestamp_seconds"), "1700000000.123");
   EXPECT_EQ(parsed.values.at("canopy_tree_cpu_seconds_total"), "2.500000001");  // exact, not a rounded double
   EXPECT_EQ(series_value(parsed, "canopy_tree_resident_bytes"), 300 << 20);
+  EXPECT_EQ(series_value(parsed, "canopy_tree_cgroup_memory_bytes"), 250 << 20);
+  EXPECT_EQ(series_value(parsed, "canopy_tree_cgroup_memory_peak_bytes"), 280 << 20);
   // The odd name comes out escaped, inside its quotes.
   EXPECT_EQ(series_value(parsed, "canopy_command_resident_bytes{command=\"cc1 \\\"x\\\"\\n\\\\\"}"), 290 << 20);
   EXPECT_EQ(series_value(parsed, "canopy_command_processes{command=\"make\"}"), 1);
   EXPECT_EQ(series_value(parsed, "canopy_command_cpu_seconds_total{command=\"make\",mode=\"user\"}"), 0.005);
   // The shared group is there even when empty, so its series never come and go.
   EXPECT_EQ(series_value(parsed, "canopy_command_processes{command=\"(other commands)\"}"), 0);
+}
+
+TEST(MetricsExposition, WithoutACgroupNoCgroupSeries) {
+  LiveFigures figures;  // attached (--pid) or --no-cgroup: the cgroup figures are none
+  figures.rss_bytes = 300 << 20;
+  figures.processes = 1;
+  MetricsExposition exposition(10);
+  std::string text = exposition.render(figures);
+  EXPECT_EQ(text.find("cgroup_memory"), std::string::npos) << text;
 }
 
 TEST(MetricsExposition, BeforeTheFirstTickOnlyUpZero) {
