@@ -81,11 +81,12 @@ struct Series {
 // A process and its descendants.
 struct Subtree {
   // The highest simultaneous sum at one tick; or, when higher, the highest peak of one
-  // of them that only the kernel's high-water mark saw (process_peak): the subtree held
-  // at least that much at some moment before that process ended, peak_t_ms.
+  // of them that no tick saw (process_peak: a sample between two ticks, as at its exit,
+  // or the kernel's high-water mark): the subtree held at least that much at that
+  // moment, or at some moment before that process ended, peak_t_ms.
   int64_t peak_rss_bytes = 0;
   int64_t peak_t_ms = 0;
-  bool peak_from_exit_record = false;
+  bool peak_is_floor = false;  // the second case: at least this much
   int64_t cpu_ns = 0;
 
   bool operator==(const Subtree&) const = default;

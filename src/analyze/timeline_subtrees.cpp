@@ -99,19 +99,17 @@ void Timeline::compute_subtrees() {
     }
   }
 
-  // A peak no tick saw (a process too brief to sample, or one that peaked between two
-  // ticks) is a floor for its subtree's and its ancestors' peaks: they held at least
-  // that much when it did.
+  // Each process's own peak is a floor for its subtree's and its ancestors' peaks: they
+  // held at least that much when it did. A peak a tick saw is in that tick's sums
+  // already; one no tick saw raises them: a process too brief to sample, known by its
+  // exit record or by the sample taken as it exited, or one that peaked between ticks.
   for (size_t i = 0; i < n; ++i) {
     ProcessPeak peak = process_peak(processes_[i], 0);
-    if (!peak.peak_from_exit_record) {
-      continue;
-    }
     for_self_and_ancestors(i, [&](size_t a) {
       if (peak.peak_rss_bytes > subtrees_[a].peak_rss_bytes) {
         subtrees_[a].peak_rss_bytes = peak.peak_rss_bytes;
         subtrees_[a].peak_t_ms = peak.peak_t_ms;
-        subtrees_[a].peak_from_exit_record = true;
+        subtrees_[a].peak_is_floor = true;
       }
     });
   }

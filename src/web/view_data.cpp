@@ -108,7 +108,7 @@ json process_json(const store::ProcessRow& row, const analyze::Subtree& subtree)
       {"cpu_ns", or_null(cpu_ns)},
       {"subtree_peak_rss_bytes", subtree.peak_rss_bytes},
       {"subtree_peak_ms", subtree.peak_t_ms},
-      {"subtree_peak_from_exit_record", subtree.peak_from_exit_record},
+      {"subtree_peak_at_least", subtree.peak_is_floor},
       {"subtree_cpu_ns", subtree.cpu_ns},
   };
 }

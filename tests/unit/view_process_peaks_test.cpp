@@ -1,6 +1,7 @@
 // The viewer's process peaks are the report's: a process too brief to sample shows the
-// peak of its exit record, its subtree at least that much, and a process a killed
-// recorder left without figures shows its samples' peak. On a real recording file.
+// peak of its exit record or of the sample taken as it exited, its subtree at least
+// that much, and a process a killed recorder left without figures shows its samples'
+// peak. On a real recording file.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -106,7 +107,7 @@ TEST_F(ViewProcessPeaksTest, AProcessNoTickSawShowsItsExitRecordsPeak) {
   EXPECT_EQ(ld["end_ms"], 1260);
   EXPECT_EQ(ld["peak_from_exit_record"], true);
   EXPECT_EQ(ld["subtree_peak_rss_bytes"], 26 * kPeaksMiB);
-  EXPECT_EQ(ld["subtree_peak_from_exit_record"], true);
+  EXPECT_EQ(ld["subtree_peak_at_least"], true);
 }
 
 TEST_F(ViewProcessPeaksTest, SubtreesHoldAtLeastTheirMembersPeaks) {
@@ -116,12 +117,12 @@ TEST_F(ViewProcessPeaksTest, SubtreesHoldAtLeastTheirMembersPeaks) {
   EXPECT_EQ(cc["peak_from_exit_record"], false);
   EXPECT_EQ(cc["subtree_peak_rss_bytes"], 26 * kPeaksMiB);
   EXPECT_EQ(cc["subtree_peak_ms"], 1260);
-  EXPECT_EQ(cc["subtree_peak_from_exit_record"], true);
+  EXPECT_EQ(cc["subtree_peak_at_least"], true);
   // make's tick at 1100 saw more than ld's record: 20 + 10 MiB and two files' pages.
   const auto& make = by_name_["make"];
   EXPECT_EQ(make["subtree_peak_rss_bytes"], 30 * kPeaksMiB + 2 * kPeaksFileBytes);
   EXPECT_EQ(make["subtree_peak_ms"], 1100);
-  EXPECT_EQ(make["subtree_peak_from_exit_record"], false);
+  EXPECT_EQ(make["subtree_peak_at_least"], false);
 }
 
 TEST_F(ViewProcessPeaksTest, ARowWithoutFiguresTakesItsSamples) {
@@ -145,6 +146,75 @@ TEST_F(ViewProcessPeaksTest, EveryPeakIsTheReportsPeak) {
     }
     EXPECT_EQ(shown["peak_from_exit_record"], peak.peak_from_exit_record) << peak.name;
   }
+}
+
+// A compile as a 2-core build records it (ticks every 100 ms from 1000 to 1300):
+//   cc (1)        alive 1000..1200: 4 MiB at each tick
+//   ├─ cc1 (2)    forked at 1110, gone at 1150: no tick saw it; the sample taken as it
+//   │             exited read 32 MiB, which its high-water mark equals
+//   └─ as (3)     forked at 1160, gone at 1165: never sampled; its exit record says 5 MiB
+std::string exit_sample_recording(const TempDir& dir) {
+  std::string path = dir.file("exit-sample.canopy");
+  auto writer = store::Writer::create(path, false);
+  EXPECT_TRUE(writer) << writer.error().message;
+  writer->set_meta({.start_ms = 1000});
+  auto add = [&](pid_t pid, std::optional<int64_t> parent, const char* name, int64_t first_ms) {
+    store::ProcessRow row;
+    row.pid = pid;
+    row.start_ticks = pid;
+    row.start_ms = first_ms;
+    row.parent_id = parent;
+    row.name = name;
+    row.first_seen_ms = first_ms;
+    row.last_seen_ms = first_ms;
+    row.id = writer->add_process(row);
+    return row;
+  };
+  store::ProcessRow cc = add(200, std::nullopt, "cc", 1000);
+  store::ProcessRow cc1 = add(201, cc.id, "cc1", 1110);
+  store::ProcessRow as = add(202, cc.id, "as", 1160);
+  for (int64_t t : {1000, 1100, 1200}) {
+    writer->add_sample(t, cc.id, peaks_sample(4 * kPeaksMiB - kPeaksFileBytes));
+  }
+  writer->add_sample(1150, cc1.id, peaks_sample(32 * kPeaksMiB - kPeaksFileBytes));
+  cc1.last_seen_ms = 1150;
+  cc1.end_ms = 1150;
+  cc1.exit_code = 0;
+  cc1.peak_rss_bytes = 32 * kPeaksMiB;
+  cc1.peak_rss_t_ms = 1150;
+  cc1.hwm_bytes = 32 * kPeaksMiB;
+  writer->update_process_end(cc1);
+  as.end_ms = 1165;
+  as.exit_code = 0;
+  as.hwm_bytes = 5 * kPeaksMiB;
+  writer->update_process_end(as);
+  for (int64_t t = 1000; t <= 1300; t += 100) {
+    store::TickRow tick;
+    tick.t_ms = t;
+    writer->add_tick(tick);
+  }
+  EXPECT_TRUE(writer->finish());
+  return path;
+}
+
+TEST(ViewProcessPeaks, APeakSampledAsTheProcessExitedIsAFloorForItsSubtrees) {
+  TempDir dir;
+  auto data = load_view_data(exit_sample_recording(dir));
+  ASSERT_TRUE(data) << data.error().message;
+  std::map<std::string, nlohmann::json> by_name;
+  for (const auto& p : data->recording["processes"]) {
+    by_name[p["name"].get<std::string>()] = p;
+  }
+  const auto& cc1 = by_name["cc1"];
+  EXPECT_EQ(cc1["peak_rss_bytes"], 32 * kPeaksMiB);
+  EXPECT_EQ(cc1["peak_from_exit_record"], false);  // a sample's, though no tick's
+  EXPECT_EQ(cc1["subtree_peak_rss_bytes"], 32 * kPeaksMiB);
+  // The compiler driver held its own 4 MiB as well, but no tick says how much at once.
+  const auto& cc = by_name["cc"];
+  EXPECT_EQ(cc["subtree_peak_rss_bytes"], 32 * kPeaksMiB);
+  EXPECT_EQ(cc["subtree_peak_ms"], 1150);
+  EXPECT_EQ(cc["subtree_peak_at_least"], true);
+  EXPECT_EQ(by_name["as"]["subtree_peak_rss_bytes"], 5 * kPeaksMiB);
 }
 
 }  // namespace

@@ -17,7 +17,7 @@ const kIndentPx = 14;
 // high-water mark, the figure `canopy report` gives too; when, only to within its life.
 const kPeakFromExitTitle = "from the kernel's high-water mark (exit record): higher than any sample saw, reached at some time before the process ended";
 const kSubtreeButtonTitle = 'highlight this process and all its descendants';
-const kSubtreeFromExitTitle = "at least: one of these processes alone reached this (the kernel's high-water mark), higher than any tick's sum";
+const kSubtreeAtLeastTitle = "at least: one of these processes alone reached this between two ticks, higher than any tick's sum";
 
 export class TreePanel {
   // options: processes, runningAtEnd(process), onHighlightProcess(id), onHighlightSubtree(id, ids),
@@ -140,13 +140,12 @@ export class TreePanel {
     peak.textContent = p.peak_rss_bytes != null ? formatBytes(p.peak_rss_bytes) : '—';
     peak.classList.toggle('from-exit', Boolean(p.peak_from_exit_record));
     peak.title = p.peak_from_exit_record ? kPeakFromExitTitle : '';
-    // A subtree of one process peaks at its peak, exactly; with descendants, one
-    // member's high-water mark is a floor for the simultaneous sum.
-    const subtreeFromExit = Boolean(p.subtree_peak_from_exit_record);
-    const atLeast = subtreeFromExit && hasChildren;
+    // A subtree of one process peaks at its peak, exactly; with descendants, a peak one
+    // member reached between ticks is a floor for the simultaneous sum.
+    const atLeast = Boolean(p.subtree_peak_at_least) && hasChildren;
     const subtreeBytes = p.subtree_peak_rss_bytes != null ? formatBytes(p.subtree_peak_rss_bytes) : '—';
     subPeak.firstChild.textContent = atLeast ? `≥ ${subtreeBytes}` : subtreeBytes;
-    const how = atLeast ? kSubtreeFromExitTitle : subtreeFromExit ? kPeakFromExitTitle : '';
+    const how = atLeast ? kSubtreeAtLeastTitle : !hasChildren && p.peak_from_exit_record ? kPeakFromExitTitle : '';
     subPeak.firstChild.title = how ? `${kSubtreeButtonTitle}; ${how}` : kSubtreeButtonTitle;
     subCpu.textContent = formatCpuTime(p.subtree_cpu_ns);
     if (this.lanes) drawLane(lane.firstChild, p, this.lanes);

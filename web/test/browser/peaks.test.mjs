@@ -35,7 +35,7 @@ describe('canopy view: peaks from exit records', () => {
     const root = suite.recording.processes.find((p) => p.id === brief.parent);
     const subtree = (await page.locator(`[data-testid="tree-node"][data-id="${root.id}"] [data-testid="tree-subtree"]`).textContent());
     assert.ok(parseBytes(subtree.replace('≥ ', '')) >= brief.peak_rss_bytes - 0.05 * MiB, subtree);
-    assert.equal(subtree.startsWith('≥ '), root.subtree_peak_from_exit_record);
+    assert.equal(subtree.startsWith('≥ '), root.subtree_peak_at_least);
     // Each row tells a process from others of its name as the server's short command does.
     assert.ok(brief.short, JSON.stringify(brief));
     const briefRow = page.locator(`[data-testid="tree-node"][data-id="${brief.id}"]`);
