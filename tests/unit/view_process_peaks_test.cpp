@@ -32,6 +32,29 @@ store::SampleValues peaks_sample(int64_t anon_bytes) {
   return v;
 }
 
+store::ProcessRow add_peaks_process(store::Writer& writer, pid_t pid, std::optional<int64_t> parent,
+                                    const char* name, int64_t first_ms) {
+  store::ProcessRow row;
+  row.pid = pid;
+  row.start_ticks = pid;
+  row.start_ms = first_ms;
+  row.parent_id = parent;
+  row.name = name;
+  row.first_seen_ms = first_ms;
+  row.last_seen_ms = first_ms;
+  row.id = writer.add_process(row);
+  return row;
+}
+
+// Ticks every 100 ms, from `first_ms` to `last_ms`.
+void add_peaks_ticks(store::Writer& writer, int64_t first_ms, int64_t last_ms) {
+  for (int64_t t = first_ms; t <= last_ms; t += 100) {
+    store::TickRow tick;
+    tick.t_ms = t;
+    writer.add_tick(tick);
+  }
+}
+
 // Ticks every 100 ms from 1000 to 1500.
 //   make (1)       alive throughout: 20 MiB; no figures written (a killed recorder's row)
 //   └─ cc (2)      alive 1100..1200: 10 MiB, its high-water mark no higher
@@ -42,21 +65,9 @@ std::string peaks_recording(const TempDir& dir) {
   auto writer = store::Writer::create(path, false);
   EXPECT_TRUE(writer) << writer.error().message;
   writer->set_meta({.start_ms = 1000});
-  auto add = [&](pid_t pid, std::optional<int64_t> parent, const char* name, int64_t first_ms) {
-    store::ProcessRow row;
-    row.pid = pid;
-    row.start_ticks = pid;
-    row.start_ms = first_ms;
-    row.parent_id = parent;
-    row.name = name;
-    row.first_seen_ms = first_ms;
-    row.last_seen_ms = first_ms;
-    row.id = writer->add_process(row);
-    return row;
-  };
-  store::ProcessRow make = add(100, std::nullopt, "make", 1000);
-  store::ProcessRow cc = add(101, make.id, "cc", 1100);
-  store::ProcessRow ld = add(102, cc.id, "ld", 1250);
+  store::ProcessRow make = add_peaks_process(*writer, 100, std::nullopt, "make", 1000);
+  store::ProcessRow cc = add_peaks_process(*writer, 101, make.id, "cc", 1100);
+  store::ProcessRow ld = add_peaks_process(*writer, 102, cc.id, "ld", 1250);
   writer->add_sample(1000, make.id, peaks_sample(20 * kPeaksMiB));
   writer->add_sample(1100, cc.id, peaks_sample(10 * kPeaksMiB));
   cc.last_seen_ms = 1200;
@@ -74,11 +85,7 @@ std::string peaks_recording(const TempDir& dir) {
   ld.cpu_user_ns = 3'000'000;
   ld.cpu_system_ns = 0;
   writer->update_process_end(ld);
-  for (int64_t t = 1000; t <= 1500; t += 100) {
-    store::TickRow tick;
-    tick.t_ms = t;
-    writer->add_tick(tick);
-  }
+  add_peaks_ticks(*writer, 1000, 1500);
   EXPECT_TRUE(writer->finish());
   return path;
 }
@@ -158,21 +165,9 @@ std::string exit_sample_recording(const TempDir& dir) {
   auto writer = store::Writer::create(path, false);
   EXPECT_TRUE(writer) << writer.error().message;
   writer->set_meta({.start_ms = 1000});
-  auto add = [&](pid_t pid, std::optional<int64_t> parent, const char* name, int64_t first_ms) {
-    store::ProcessRow row;
-    row.pid = pid;
-    row.start_ticks = pid;
-    row.start_ms = first_ms;
-    row.parent_id = parent;
-    row.name = name;
-    row.first_seen_ms = first_ms;
-    row.last_seen_ms = first_ms;
-    row.id = writer->add_process(row);
-    return row;
-  };
-  store::ProcessRow cc = add(200, std::nullopt, "cc", 1000);
-  store::ProcessRow cc1 = add(201, cc.id, "cc1", 1110);
-  store::ProcessRow as = add(202, cc.id, "as", 1160);
+  store::ProcessRow cc = add_peaks_process(*writer, 200, std::nullopt, "cc", 1000);
+  store::ProcessRow cc1 = add_peaks_process(*writer, 201, cc.id, "cc1", 1110);
+  store::ProcessRow as = add_peaks_process(*writer, 202, cc.id, "as", 1160);
   for (int64_t t : {1000, 1100, 1200}) {
     writer->add_sample(t, cc.id, peaks_sample(4 * kPeaksMiB - kPeaksFileBytes));
   }
@@ -188,11 +183,7 @@ std::string exit_sample_recording(const TempDir& dir) {
   as.exit_code = 0;
   as.hwm_bytes = 5 * kPeaksMiB;
   writer->update_process_end(as);
-  for (int64_t t = 1000; t <= 1300; t += 100) {
-    store::TickRow tick;
-    tick.t_ms = t;
-    writer->add_tick(tick);
-  }
+  add_peaks_ticks(*writer, 1000, 1300);
   EXPECT_TRUE(writer->finish());
   return path;
 }
