@@ -12,6 +12,13 @@ void LimitWatch::note(int64_t t_ms, std::optional<int64_t> process_id, const std
   writer_.add_event({t_ms, "limit", process_id, text});
 }
 
+void LimitWatch::note_memory_limit_reached(int64_t t_ms) {
+  note(t_ms, std::nullopt,
+       "the tree reached its --memory-limit " + format_bytes(limits_.memory_bytes.value_or(0)) +
+           ": the kernel reclaims its memory, and OOM-kills when it cannot");
+  memory_limit_note_due_ms_.reset();
+}
+
 void LimitWatch::set_hit(const std::string& hit) {
   if (hit_.empty() || hit == "timeout") {
     hit_ = hit;  // a timeout decides the exit status, whatever else hit first
@@ -29,6 +36,11 @@ void LimitWatch::watch(int64_t t_ms, bool last) {
     read_cgroup(t_ms, last);
   }
   name_killed(t_ms);
+  // Held back while the OOM kills it caused wait for their processes' exits (at most
+  // the two seconds name_killed waits for them), which come with earlier times.
+  if (memory_limit_note_due_ms_ && (oom_kills_unnamed_ == 0 || last || t_ms - *memory_limit_note_due_ms_ > 2000)) {
+    note_memory_limit_reached(*memory_limit_note_due_ms_);
+  }
   if (limits_.timeout_ms && !stopping_since_ && t_ms - start_ms_ >= *limits_.timeout_ms) {
     stop_tree(t_ms, "--timeout " + format_duration_ms(*limits_.timeout_ms) + " is up", "timeout");
   }
@@ -67,15 +79,13 @@ void LimitWatch::read_cgroup(int64_t t_ms, bool last) {
   writer_.add_cgroup_tick({t_ms, reading.memory_bytes, reading.memory_peak_bytes, reading.cpu_ns,
                            reading.oom_kills, reading.memory_limit_hits});
   // The failure counters stay 0 on some kernels (this one's v1): the peak reaching
-  // the limit says the same.
-  bool at_limit = reading.memory_limit_hits > 0 ||
+  // the limit says the same, and so does an OOM kill in the cgroup.
+  bool at_limit = reading.memory_limit_hits > 0 || reading.oom_kills > 0 ||
                   (limits_.memory_bytes && reading.memory_peak_bytes.value_or(0) >= *limits_.memory_bytes * 99 / 100);
   if (limits_.memory_bytes && at_limit && !memory_limit_reached_) {
     memory_limit_reached_ = true;
     set_hit("memory");
-    note(t_ms, std::nullopt,
-         "the tree reached its --memory-limit " + format_bytes(*limits_.memory_bytes) +
-             ": the kernel reclaims its memory, and OOM-kills when it cannot");
+    memory_limit_note_due_ms_ = t_ms;  // noted by note_memory_limit_reached
   }
   if (limits_.max_processes && reading.pids_limit_hits > last_.pids_limit_hits) {
     set_hit("max-processes");
@@ -107,7 +117,16 @@ void LimitWatch::name_killed(int64_t t_ms) {
     }
   }
   // The cgroup counts an OOM kill when it happens; the process is seen ending by its
-  // exit event, a moment before or after. Match them, the latest kills first.
+  // exit event, a moment before or after. Match them, the latest kills first. The limit
+  // was reached by the first of them, if not before the tick that saw it.
+  if (memory_limit_note_due_ms_ && oom_kills_unnamed_ > 0 && !sigkilled_.empty()) {
+    size_t named = std::min(sigkilled_.size(), static_cast<size_t>(oom_kills_unnamed_));
+    int64_t first_ms = *memory_limit_note_due_ms_;
+    for (size_t i = sigkilled_.size() - named; i < sigkilled_.size(); ++i) {
+      first_ms = std::min(first_ms, sigkilled_[i].end_ms.value_or(first_ms));
+    }
+    note_memory_limit_reached(first_ms);
+  }
   while (oom_kills_unnamed_ > 0 && !sigkilled_.empty()) {
     const store::ProcessRow& row = sigkilled_.back();
     set_hit("memory");

@@ -58,6 +58,7 @@ class LimitWatch {
   std::vector<pid_t> tree() const;
   void note(int64_t t_ms, std::optional<int64_t> process_id, const std::string& text);
   void set_hit(const std::string& hit);
+  void note_memory_limit_reached(int64_t t_ms);
 
   ResourceLimits limits_;
   const CommandCgroup* cgroup_;
@@ -74,6 +75,9 @@ class LimitWatch {
   bool memory_read_ = false;               // last_.memory_bytes is the cgroup's, not a zero
   std::optional<int64_t> last_counters_ms_;  // when read_counters last ran
   bool memory_limit_reached_ = false;
+  // When the tree was seen at its memory limit, until that is noted: an OOM kill it
+  // caused may show it was earlier.
+  std::optional<int64_t> memory_limit_note_due_ms_;
   int64_t oom_kills_unnamed_ = 0;          // counted by the cgroup, process not yet seen ending
   std::vector<store::ProcessRow> sigkilled_;  // recent SIGKILL ends, candidates for OOM kills
   std::unordered_map<std::string, int64_t> oom_kills_by_command_;

@@ -147,10 +147,17 @@ TEST(Cgroup, MemoryLimitOomKillNamesTheProcess) {
   EXPECT_EQ(holder->exit_signal, SIGKILL);
   auto events = limit_events(reader);
   const store::EventRow* oom = nullptr;
+  const store::EventRow* reached = nullptr;
   for (const auto& e : events) {
     oom = e.text.rfind("OOM kill: ", 0) == 0 ? &e : oom;
+    reached = e.text.rfind("the tree reached its --memory-limit 64.0 MiB", 0) == 0 ? &e : reached;
   }
   ASSERT_TRUE(oom) << "no OOM kill event";
+  // The kill says the limit was reached by then, whenever a tick saw the cgroup's
+  // counters: the timeline tells them in the order they happened.
+  ASSERT_TRUE(reached) << "no event says the limit was reached";
+  EXPECT_LE(reached->t_ms, oom->t_ms);
+  EXPECT_LT(reached - events.data(), oom - events.data());
   EXPECT_EQ(oom->process_id, holder->id);
   EXPECT_NE(oom->text.find("canopy_workload (pid " + std::to_string(holder->pid) + ") at "), std::string::npos)
       << oom->text;
