@@ -107,7 +107,7 @@ void RecordRun::close_recording() {
     write_end_meta_and_counts(end_ms);
   }
   auto finished = writer_->finish();
-  if (!finished) {
+  if (!finished && s.recording) {  // a failure that stopped the recording was said then
     warn_(finished.error().message);
   }
   finished_ = finished.ok();

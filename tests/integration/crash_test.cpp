@@ -1,9 +1,15 @@
 // Nothing lost: a recorder killed with SIGKILL leaves a recording that opens, with
-// samples up to at most one second before the kill.
+// samples up to at most one second before the kill; a disk that fills up stops the
+// recording, not the command.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/mount.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -51,6 +57,48 @@ TEST(Crash, KillNineLeavesAReadableRecording) {
   // The summary derives the peak of the process that never ended from its samples.
   auto json = run({kCanopy, "report", "--json", path});
   EXPECT_NE(json.out.find("\"complete\": false"), std::string::npos) << json.out;
+}
+
+// A tmpfs of `size` mounted at `path` while it lives.
+class SmallFilesystem {
+ public:
+  SmallFilesystem(const std::string& path, const std::string& size) : path_(path) {
+    mounted_ = ::mount("tmpfs", path.c_str(), "tmpfs", 0, ("size=" + size).c_str()) == 0;
+    error_ = mounted_ ? "" : std::strerror(errno);
+  }
+  ~SmallFilesystem() {
+    if (mounted_) {
+      ::umount2(path_.c_str(), MNT_DETACH);
+    }
+  }
+  bool mounted() const { return mounted_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  std::string path_;
+  bool mounted_ = false;
+  std::string error_;
+};
+
+TEST(Crash, AFullDiskStopsTheRecordingNotTheCommand) {
+  TempDir dir;
+  std::string small = dir.file("small");
+  std::filesystem::create_directory(small);
+  SmallFilesystem filesystem(small, "300k");
+  if (!filesystem.mounted()) {
+    GTEST_SKIP() << "cannot mount a tmpfs here (" << filesystem.error() << ")";
+  }
+  // 3000 processes' rows and events are several times what 300 KiB holds.
+  std::string path = small + "/full.canopy";
+  auto result =
+      run({kCanopy, "record", "-q", "-o", path, "--", "sh", "-c", "for i in $(seq 3000); do /bin/true; done; exit 3"});
+  EXPECT_EQ(result.exit_status, 3) << "the command's own status, as with time(1): " << result.err;
+  const std::string said = "canopy: cannot write '" + path + "': database or disk is full";
+  EXPECT_EQ(result.err, said + "; recording stopped, the command goes on\n") << "said once";
+  // What was committed before the disk filled is a recording.
+  auto report = run({kCanopy, "report", path});
+  EXPECT_EQ(report.exit_status, 0) << report.err;
+  EXPECT_NE(report.out.find("recording interrupted"), std::string::npos) << report.out;
 }
 
 }  // namespace
