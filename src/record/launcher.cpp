@@ -42,6 +42,13 @@ std::vector<char*> c_strings(const std::vector<std::string>& strings) {
   return pointers;
 }
 
+// Async-signal-safe, for the child between fork and exec.
+void restore_disposition(int signal, bool ignored) {
+  struct sigaction action {};
+  action.sa_handler = ignored ? SIG_IGN : SIG_DFL;
+  ::sigaction(signal, &action, nullptr);
+}
+
 [[noreturn]] void run_child(int gate, int errno_pipe, char* const* argv, char* const* envp, const ChildSetup& setup) {
   char go = 0;
   ssize_t n;
@@ -55,7 +62,8 @@ std::vector<char*> c_strings(const std::vector<std::string>& strings) {
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  ::signal(SIGPIPE, SIG_DFL);  // the recorder ignores it while capturing output
+  restore_disposition(SIGPIPE, setup.sigpipe_ignored);  // the recorder ignores it while capturing output
+  restore_disposition(SIGXFSZ, setup.sigxfsz_ignored);  // and always ignores this one
   if (setup.stdout_fd >= 0) {
     ::dup2(setup.stdout_fd, STDOUT_FILENO);
   }

@@ -31,6 +31,10 @@ struct ChildSetup {
   // A cgroup v2 directory (O_PATH fd) to start the child in, with
   // clone3(CLONE_INTO_CGROUP): it is charged there from its first page. -1: fork.
   int cgroup_fd = -1;
+  // Whether canopy was started with SIGPIPE or SIGXFSZ ignored. The recorder changes
+  // both for itself; the command gets them as it would have without canopy.
+  bool sigpipe_ignored = false;
+  bool sigxfsz_ignored = false;
 };
 
 class Launch {

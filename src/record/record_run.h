@@ -77,6 +77,8 @@ class RecordRun {
   std::string cgroup_meta_;
   std::optional<ProcessLimits> process_limits_;
   ScopedFd signal_fd_;
+  bool sigpipe_ignored_ = false;  // as canopy was started: the command starts so too
+  bool sigxfsz_ignored_ = false;
   std::optional<probe::ProcEventSocket> process_events_;
   std::string process_events_meta_ = "off: --no-process-events";
   std::optional<probe::TaskExitListener> exit_records_;

@@ -74,7 +74,8 @@ Status RecordRun::make_cgroup_and_limits() {
   return Ok{};
 }
 
-// Blocked before any child exists, so that none is lost.
+// Blocked before any child exists, so that none is lost. SIGXFSZ is ignored from here
+// on; the command is given it, and SIGPIPE, as canopy was.
 Status RecordRun::block_handled_signals() {
   sigset_t handled;
   sigemptyset(&handled);
@@ -86,6 +87,15 @@ Status RecordRun::block_handled_signals() {
   if (!signal_fd_) {
     return system_error("signalfd");
   }
+  // What the command is to inherit, before the recorder changes it for itself.
+  struct sigaction inherited {};
+  ::sigaction(SIGPIPE, nullptr, &inherited);
+  sigpipe_ignored_ = inherited.sa_handler == SIG_IGN;
+  ::sigaction(SIGXFSZ, nullptr, &inherited);
+  sigxfsz_ignored_ = inherited.sa_handler == SIG_IGN;
+  // A file-size limit (ulimit -f) must not kill the recorder and orphan the command:
+  // ignored, a write past it fails (EFBIG) and the recording stops as on a full disk.
+  ::signal(SIGXFSZ, SIG_IGN);
   return Ok{};
 }
 
@@ -124,6 +134,8 @@ Status RecordRun::fork_gated_command() {
     return system_error("cannot become a subreaper");
   }
   ChildSetup setup;
+  setup.sigpipe_ignored = sigpipe_ignored_;
+  setup.sigxfsz_ignored = sigxfsz_ignored_;
   ASSIGN_OR_RETURN(auto channel, MarkChannel::create());
   marks_.emplace(std::move(channel));
   setup.environment.push_back(std::string(kMarkVariable) + "=" + marks_->path());

@@ -1,11 +1,28 @@
 #include "store/sqlite.h"
 
+#include <sys/resource.h>
+
 #include <initializer_list>
 #include <utility>
 
 namespace canopy::store {
 
-std::string last_error(sqlite3* db) { return db ? sqlite3_errmsg(db) : "out of memory"; }
+std::string last_error(sqlite3* db) {
+  if (!db) {
+    return "out of memory";
+  }
+  std::string text = sqlite3_errmsg(db);
+  // SQLite words every failed read or write "disk I/O error", and keeps no errno for a
+  // write. A write past the file-size limit (ulimit -f) is the one cause that is not
+  // the disk's: say when there is such a limit.
+  rlimit limit{};
+  if (sqlite3_extended_errcode(db) == SQLITE_IOERR_WRITE && ::getrlimit(RLIMIT_FSIZE, &limit) == 0 &&
+      limit.rlim_cur != RLIM_INFINITY) {
+    text += " (a write failed; this process may write files of at most " + std::to_string(limit.rlim_cur) +
+            " bytes: ulimit -f)";
+  }
+  return text;
+}
 
 void configure_sqlite() { sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); }
 
@@ -13,8 +30,8 @@ void wait_for_locks(sqlite3* db) { sqlite3_busy_timeout(db, kLockWaitMs); }
 
 Status exec_sql(sqlite3* db, const char* sql) {
   char* message = nullptr;
-  if (sqlite3_exec(db, sql, nullptr, nullptr, &message) != SQLITE_OK) {
-    std::string text = message ? message : last_error(db);
+  if (int code = sqlite3_exec(db, sql, nullptr, nullptr, &message); code != SQLITE_OK) {
+    std::string text = message && (code & 0xff) != SQLITE_IOERR ? message : last_error(db);
     sqlite3_free(message);
     return Error{text};
   }

@@ -1,6 +1,6 @@
 // Nothing lost: a recorder killed with SIGKILL leaves a recording that opens, with
-// samples up to at most one second before the kill; a disk that fills up stops the
-// recording, not the command.
+// samples up to at most one second before the kill; a disk that fills up, or a
+// file-size limit, stops the recording, not the command.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mount.h>
@@ -96,6 +96,33 @@ TEST(Crash, AFullDiskStopsTheRecordingNotTheCommand) {
   const std::string said = "canopy: cannot write '" + path + "': database or disk is full";
   EXPECT_EQ(result.err, said + "; recording stopped, the command goes on\n") << "said once";
   // What was committed before the disk filled is a recording.
+  auto report = run({kCanopy, "report", path});
+  EXPECT_EQ(report.exit_status, 0) << report.err;
+  EXPECT_NE(report.out.find("recording interrupted"), std::string::npos) << report.out;
+}
+
+TEST(Crash, AFileSizeLimitStopsTheRecordingNotTheCommand) {
+  // Under ulimit -f a write past the limit raises SIGXFSZ, which killed the recorder and
+  // left the command orphaned. The command still gets the signal: its `head` is killed
+  // by it (128 + 25), as it would be without canopy. The limit, 400 blocks of 512 bytes
+  // (dash's unit), holds the first commits, as the disk above does: 3000 processes'
+  // rows and events are several times that.
+  TempDir dir;
+  std::string path = dir.file("limited.canopy");
+  const std::string command = "for i in $(seq 3000); do /bin/true; done; head -c 400000 /dev/zero > big; "
+                              "echo head:$?; exit 3";
+  RunOptions in_dir;
+  in_dir.cwd = dir.path();
+  auto result = run(
+      {"sh", "-c", "ulimit -f 400; exec \"$0\" record -q -o \"$1\" -- sh -c \"$2\"", kCanopy, path, command}, in_dir);
+  EXPECT_EQ(result.exit_status, 3) << result.err;
+  EXPECT_EQ(result.out, "head:153\n");
+  EXPECT_EQ(result.err.rfind("canopy: cannot write '" + path + "': disk I/O error (a write failed; ", 0), 0u)
+      << result.err;
+  EXPECT_NE(result.err.find(" bytes: ulimit -f); recording stopped, the command goes on\n"), std::string::npos)
+      << result.err;
+  // Once (the shell of the command may add a line of its own on what killed its head).
+  EXPECT_EQ(result.err.find("canopy:", 1), std::string::npos) << "said once: " << result.err;
   auto report = run({kCanopy, "report", path});
   EXPECT_EQ(report.exit_status, 0) << report.err;
   EXPECT_NE(report.out.find("recording interrupted"), std::string::npos) << report.out;
