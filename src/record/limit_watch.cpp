@@ -99,7 +99,6 @@ void LimitWatch::read_cgroup(int64_t t_ms, bool last) {
     stop_tree(t_ms, "the tree used up its --cpu-time " + format_duration_ms(*limits_.cpu_time_ms), "cpu-time");
   }
   last_ = reading;
-  memory_read_ = true;
 }
 
 void LimitWatch::name_killed(int64_t t_ms) {

@@ -38,7 +38,7 @@ class LimitWatch {
   const CgroupReading& counters() const { return last_; }
   // The cgroup's memory at the latest tick; none without a cgroup that gives it.
   std::optional<int64_t> memory_bytes() const {
-    return memory_read_ ? std::optional(last_.memory_bytes) : std::nullopt;
+    return last_counters_ms_ ? std::optional(last_.memory_bytes) : std::nullopt;
   }
   // The OOM kills named so far, by the killed process's command.
   const std::unordered_map<std::string, int64_t>& oom_kills_by_command() const { return oom_kills_by_command_; }
@@ -72,8 +72,9 @@ class LimitWatch {
   // the end.
   static constexpr int64_t kCountersAtLeastEveryMs = 1000;
   CgroupReading last_;                     // the previous tick's counters
-  bool memory_read_ = false;               // last_.memory_bytes is the cgroup's, not a zero
-  std::optional<int64_t> last_counters_ms_;  // when read_counters last ran
+  // When read_counters last ran; none before the first tick that read the cgroup's
+  // memory (until then last_ holds zeros, not the cgroup's figures).
+  std::optional<int64_t> last_counters_ms_;
   bool memory_limit_reached_ = false;
   // When the tree was seen at its memory limit, until that is noted: an OOM kill it
   // caused may show it was earlier.
