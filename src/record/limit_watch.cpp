@@ -36,9 +36,10 @@ void LimitWatch::watch(int64_t t_ms, bool last) {
     read_cgroup(t_ms, last);
   }
   name_killed(t_ms);
-  // Held back while the OOM kills it caused wait for their processes' exits (at most
-  // the two seconds name_killed waits for them), which come with earlier times.
-  if (memory_limit_note_due_ms_ && (oom_kills_unnamed_ == 0 || last || t_ms - *memory_limit_note_due_ms_ > 2000)) {
+  // Held back while the OOM kills it caused wait for their processes' exits, which come
+  // with earlier times, for as long as name_killed waits for them.
+  if (memory_limit_note_due_ms_ &&
+      (oom_kills_unnamed_ == 0 || last || t_ms - *memory_limit_note_due_ms_ > kOomKillMatchMs)) {
     note_memory_limit_reached(*memory_limit_note_due_ms_);
   }
   if (limits_.timeout_ms && !stopping_since_ && t_ms - start_ms_ >= *limits_.timeout_ms) {
@@ -138,7 +139,8 @@ void LimitWatch::name_killed(int64_t t_ms) {
     --oom_kills_unnamed_;
   }
   // A SIGKILL the cgroup did not count within a couple of seconds was someone else's.
-  std::erase_if(sigkilled_, [&](const store::ProcessRow& row) { return t_ms - row.end_ms.value_or(t_ms) > 2000; });
+  std::erase_if(sigkilled_,
+                [&](const store::ProcessRow& row) { return t_ms - row.end_ms.value_or(t_ms) > kOomKillMatchMs; });
 }
 
 void LimitWatch::stop_tree(int64_t t_ms, const std::string& why, const std::string& hit) {

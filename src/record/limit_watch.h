@@ -71,6 +71,8 @@ class LimitWatch {
   // The cgroup's peak, OOM kills and limit hits are read at least this often, and at
   // the end.
   static constexpr int64_t kCountersAtLeastEveryMs = 1000;
+  // How long a SIGKILL'd process waits to be matched with an OOM kill the cgroup counts.
+  static constexpr int64_t kOomKillMatchMs = 2000;
   CgroupReading last_;                     // the previous tick's counters
   // When read_counters last ran; none before the first tick that read the cgroup's
   // memory (until then last_ holds zeros, not the cgroup's figures).
