@@ -149,6 +149,15 @@ Status Reader::read_meta_and_bounds() {
   meta_ = meta_from_rows(meta_rows);
   auto version = meta_.format_version;
   if (!version) {
+    // The writer's first commit writes the meta: the schema alone is what a recorder
+    // leaves when it was killed at once or its disk was full.
+    auto has_processes = has_table(db, kProcessTable.name, &statements_);
+    if (!has_processes) {
+      return read_error();
+    }
+    if (meta_rows.empty() && *has_processes) {
+      return Error{"cannot open '" + path + "': the recording is empty: its recorder stopped before its first commit"};
+    }
     return Error{"cannot open '" + path + "': not a canopy recording (no format_version in meta)"};
   }
   if (*version > kNewestFormatVersion) {

@@ -2,6 +2,8 @@
 
 #include <sys/resource.h>
 
+#include <cstring>
+
 #include <initializer_list>
 #include <utility>
 
@@ -12,14 +14,20 @@ std::string last_error(sqlite3* db) {
     return "out of memory";
   }
   std::string text = sqlite3_errmsg(db);
-  // SQLite words every failed read or write "disk I/O error", and keeps no errno for a
-  // write. A write past the file-size limit (ulimit -f) is the one cause that is not
-  // the disk's: say when there is such a limit.
+  // SQLite words every failed read or write "disk I/O error". It keeps no errno for a
+  // write to the file (it reports a short one as failed): a write past the file-size
+  // limit (ulimit -f) is the one cause that is not the disk's, so say when there is
+  // such a limit. Its other I/O errors keep theirs, e.g. a full disk that refused
+  // to grow the WAL's index.
+  int code = sqlite3_extended_errcode(db);
   rlimit limit{};
-  if (sqlite3_extended_errcode(db) == SQLITE_IOERR_WRITE && ::getrlimit(RLIMIT_FSIZE, &limit) == 0 &&
-      limit.rlim_cur != RLIM_INFINITY) {
-    text += " (a write failed; this process may write files of at most " + std::to_string(limit.rlim_cur) +
-            " bytes: ulimit -f)";
+  if (code == SQLITE_IOERR_WRITE) {
+    if (::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+      text += " (a write failed; this process may write files of at most " + std::to_string(limit.rlim_cur) +
+              " bytes: ulimit -f)";
+    }
+  } else if ((code & 0xff) == SQLITE_IOERR && sqlite3_system_errno(db) != 0) {
+    text += std::string(" (") + std::strerror(sqlite3_system_errno(db)) + ")";
   }
   return text;
 }

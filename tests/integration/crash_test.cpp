@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "integration/harness.h"
+#include "store/writer.h"
 
 namespace canopy::testing {
 namespace {
@@ -99,6 +100,34 @@ TEST(Crash, AFullDiskStopsTheRecordingNotTheCommand) {
   auto report = run({kCanopy, "report", path});
   EXPECT_EQ(report.exit_status, 0) << report.err;
   EXPECT_NE(report.out.find("recording interrupted"), std::string::npos) << report.out;
+}
+
+TEST(Crash, ADiskFullAtTheFirstCommitSaysWhyAndLeavesAnEmptyRecording) {
+  TempDir dir;
+  // Room for the schema and one page more: the first commit's WAL index does not fit.
+  std::string probe = dir.file("schema.canopy");
+  ASSERT_TRUE(store::Writer::create(probe, false));
+  auto room = std::filesystem::file_size(probe) + 4096;
+  std::string small = dir.file("small");
+  std::filesystem::create_directory(small);
+  SmallFilesystem filesystem(small, std::to_string(room));
+  if (!filesystem.mounted()) {
+    GTEST_SKIP() << "cannot mount a tmpfs here (" << filesystem.error() << ")";
+  }
+  std::string path = small + "/full.canopy";
+  auto result = run({kCanopy, "record", "-q", "-o", path, "--", "sh", "-c", "exit 3"});
+  EXPECT_EQ(result.exit_status, 3) << result.err;
+  // Said with its cause, not as a bare "disk I/O error"; once.
+  EXPECT_EQ(result.err.rfind("canopy: cannot write '" + path + "': disk I/O error (No space left on device)", 0), 0u)
+      << result.err;
+  EXPECT_EQ(result.err.find("canopy: cannot", 1), std::string::npos) << "said once: " << result.err;
+  // The file holds the schema alone, which the reader calls what it is.
+  std::string moved = dir.file("moved.canopy");
+  std::filesystem::copy_file(path, moved);
+  auto report = run({kCanopy, "report", moved});
+  EXPECT_EQ(report.exit_status, 1);
+  EXPECT_EQ(report.err,
+            "canopy: cannot open '" + moved + "': the recording is empty: its recorder stopped before its first commit\n");
 }
 
 TEST(Crash, AFileSizeLimitStopsTheRecordingNotTheCommand) {

@@ -373,6 +373,13 @@ TEST(Store, ReaderNamesEachBadInput) {
   sqlite3_close(db);
   EXPECT_EQ(error_of(other), "cannot open '" + other + "': not a canopy recording (no meta table)");
 
+  // A recorder that stopped before its first commit (killed at once, a full disk)
+  // leaves the schema alone: a canopy recording, with nothing in it.
+  std::string empty = dir.file("empty.canopy");
+  ASSERT_TRUE(Writer::create(empty, false));
+  EXPECT_EQ(error_of(empty), "cannot open '" + empty +
+                                 "': the recording is empty: its recorder stopped before its first commit");
+
   std::string newer = dir.file("newer.canopy");
   {
     auto writer = Writer::create(newer, false);
