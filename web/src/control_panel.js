@@ -68,14 +68,20 @@ export class ControlPanel {
       const response = await fetch('api/control', { headers: { Accept: 'application/json' } });
       const control = await answerOf(response);
       if (!control.control) {
-        clearInterval(this.timer); // the recording has ended
-        this.render([]);
+        this.ended();
         return;
       }
       this.render(control.processes);
     } catch (error) {
       this.status(`could not read the profilers' states: ${error.message}`);
     }
+  }
+
+  // The recording has ended (the page's live update says so, or the server): no process
+  // is left to switch, and none is listed until the next refresh would have said so.
+  ended() {
+    clearInterval(this.timer);
+    this.render([]);
   }
 
   render(processes) {

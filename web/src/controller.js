@@ -154,7 +154,11 @@ class App {
       onRowClick: (row) => this.toggleHighlight(row.id != null ? processHighlight(row.id, this.highlightContext()) : groupHighlight(row.name, this.idsByName)),
     });
     this.info.setMode(this.state.metric, this.state.grouped);
-    ControlPanel.attach(byTestId('info-panel'), this.source); // only a server that records the tree has one
+    // Only a server that records the tree has one.
+    ControlPanel.attach(byTestId('info-panel'), this.source).then((panel) => {
+      this.controlPanel = panel;
+      if (panel && !this.recording.live) panel.ended();
+    });
     this.legend = new Legend(byTestId('legend'), {
       onToggle: (key) => this.store.set({ hidden: toggleHidden(this.state.hidden, key) }),
       onIsolate: (key) => this.store.set({ hidden: isolate(this.state.hidden, key, this.chart.frame.legend.map((l) => l.key)) }),

@@ -20,6 +20,7 @@ export function applyLive(app, recording) {
   app.searchBox.setProcesses(app.processes);
   app.info.setRecording(recording);
   app.events.setCounts(app.source.eventKinds(recording));
+  if (!recording.live && app.controlPanel) app.controlPanel.ended();
   // Nothing pinned or hovered: the panel shows the peak so far, as at load.
   if (app.state.selectedT == null && app.state.hoverT == null && recording.peak && recording.peak.t_ms != null) {
     app.info.show(recording.peak.t_ms, 'peak');

@@ -62,6 +62,9 @@ describe('canopy record --serve: the profiler switch on the page', () => {
 
     process.kill(pid, 'SIGTERM');
     await page.locator('[data-testid="ended-badge"]').waitFor({ timeout: 60000 });
+    // The update that says so empties the panel: no process is left to switch.
+    assert.equal(await page.locator('[data-testid="control-row"]').count(), 0);
+    assert.equal(await page.locator('[data-testid="control-rows"]').textContent(), 'no live process');
     serving.child.kill('SIGINT');
     assert.deepEqual(await serving.exited, { code: 0, signal: null }, serving.output());
   });
