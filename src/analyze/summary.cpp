@@ -35,8 +35,8 @@ Result<Summary> summarize(const store::Reader& reader, size_t top_count, bool wi
   s.ticks = static_cast<int64_t>(ticks.size());
   for (const auto& tick : ticks) {
     s.process_samples += tick.processes;
-    if (tick.rss_bytes > s.peak_tree_rss_bytes) {
-      s.peak_tree_rss_bytes = tick.rss_bytes;
+    if (tick.rss_bytes > s.sampled_peak_tree_rss_bytes) {
+      s.sampled_peak_tree_rss_bytes = tick.rss_bytes;
       s.peak_tree_t_ms = tick.t_ms - s.start_ms;
     }
   }
@@ -84,6 +84,12 @@ Result<Summary> summarize(const store::Reader& reader, size_t top_count, bool wi
 
   std::stable_sort(peaks.begin(), peaks.end(),
                    [](const ProcessPeak& a, const ProcessPeak& b) { return a.peak_rss_bytes > b.peak_rss_bytes; });
+  s.peak_tree_rss_bytes = s.sampled_peak_tree_rss_bytes;
+  if (!peaks.empty() && peaks.front().peak_rss_bytes > s.peak_tree_rss_bytes) {
+    s.peak_tree_rss_bytes = peaks.front().peak_rss_bytes;
+    s.peak_tree_t_ms = peaks.front().peak_t_ms;
+    s.peak_tree_process = peaks.front();
+  }
   peaks.resize(std::min(peaks.size(), top_count));
   for (ProcessPeak& peak : peaks) {
     peak.cmdline = cmdline_of(processes, peak.process_id);

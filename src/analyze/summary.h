@@ -32,8 +32,14 @@ struct Summary {
   int64_t cpu_user_ns = 0;
   int64_t cpu_system_ns = 0;
   bool cpu_exact = false;  // from the kernel's accounting of waited-for children
+  // The tree's peak: the highest sum over the tree at a tick, or one process's own peak
+  // where that is higher. A process that peaked between ticks (or a tree that ended
+  // before its first) held that much alone: the tree held at least as much.
   int64_t peak_tree_rss_bytes = 0;
   int64_t peak_tree_t_ms = 0;  // since start
+  // When the peak is a process's own, above every tick's sum: that process.
+  std::optional<ProcessPeak> peak_tree_process;
+  int64_t sampled_peak_tree_rss_bytes = 0;  // the highest sum at a tick
   int64_t interval_ms = 0;
   // The tree's cgroup, when the command ran in one ("cgroup v1 (memory, ...) PATH"), or
   // "off: REASON"; empty in recordings made before canopy used cgroups.

@@ -77,6 +77,24 @@ std::string processes_line(const analyze::Summary& s) {
   return line;
 }
 
+// The tree's peak: the highest sum at a tick, or a process's own peak above it.
+std::string peak_memory_line(const analyze::Summary& s) {
+  const std::string sampling = "sampled every " + std::to_string(s.interval_ms) + " ms";
+  if (!s.peak_tree_process) {
+    return format_bytes(s.peak_tree_rss_bytes) + " resident, whole tree, at " + offset(s.peak_tree_t_ms) + " (" +
+           sampling + ")";
+  }
+  const analyze::ProcessPeak& p = *s.peak_tree_process;
+  std::string line = "at least " + format_bytes(s.peak_tree_rss_bytes) + " resident, whole tree: " + p.name +
+                     "'s own (pid " + std::to_string(p.pid) + ") " + (p.peak_from_exit_record ? "by " : "at ") +
+                     offset(p.peak_t_ms);
+  if (s.sampled_peak_tree_rss_bytes == 0) {
+    return line + "; the tree ended before a tick could sample it (" + sampling + ")";
+  }
+  return line + ", between ticks (" + sampling + "; the highest sum " + format_bytes(s.sampled_peak_tree_rss_bytes) +
+         ")";
+}
+
 // The exact peak of the whole tree from its cgroup, beside what sampling saw.
 std::optional<std::string> tree_peak_line(const analyze::Summary& s) {
   if (s.cgroup.empty()) {
@@ -90,7 +108,9 @@ std::optional<std::string> tree_peak_line(const analyze::Summary& s) {
                      " (shared pages once, page cache included)";
   // A peak between ticks that the per-tick sums never came near.
   if (*s.cgroup_peak_bytes > s.peak_tree_rss_bytes * 2 && *s.cgroup_peak_bytes - s.peak_tree_rss_bytes > (16 << 20)) {
-    line += "; the sampled sum missed it: " + format_bytes(s.peak_tree_rss_bytes) + " at its highest";
+    line += s.peak_tree_process
+                ? "; the peak memory above missed it: at least " + format_bytes(s.peak_tree_rss_bytes)
+                : "; the sampled sum missed it: " + format_bytes(s.peak_tree_rss_bytes) + " at its highest";
   }
   // Below one process's own peak: what that process mapped was already in memory.
   if (!s.top.empty() && *s.cgroup_peak_bytes < s.top.front().peak_rss_bytes) {
@@ -149,8 +169,7 @@ std::string summary_text(const analyze::Summary& s, const std::string& path) {
   add("CPU", "user " + seconds(s.cpu_user_ns) + ", system " + seconds(s.cpu_system_ns) + " (" +
                  std::to_string(percent) + "% of one core; " + (s.cpu_exact ? "exact, from the kernel" : "sampled") +
                  ")");
-  add("peak memory", format_bytes(s.peak_tree_rss_bytes) + " resident, whole tree, at " + offset(s.peak_tree_t_ms) +
-                         " (sampled every " + std::to_string(s.interval_ms) + " ms)");
+  add("peak memory", peak_memory_line(s));
   if (auto tree_peak = tree_peak_line(s)) {
     add("tree peak", *tree_peak);
   }
@@ -224,6 +243,8 @@ nlohmann::json summary_json_object(const analyze::Summary& s, const std::string&
       {"cpu_exact", s.cpu_exact},
       {"peak_tree_rss_bytes", s.peak_tree_rss_bytes},
       {"peak_tree_t_ms", s.peak_tree_t_ms},
+      {"peak_tree_at_least", s.peak_tree_process.has_value()},
+      {"sampled_peak_tree_rss_bytes", s.sampled_peak_tree_rss_bytes},
       {"interval_ms", s.interval_ms},
       {"ticks", s.ticks},
       {"process_samples", s.process_samples},

@@ -90,6 +90,30 @@ TEST(SummaryText, ATreePeakBelowAProcesssOwnSaysWhy) {
   EXPECT_EQ(summary_text(s, "r.canopy").find(why), std::string::npos) << "a tree peak above every process's";
 }
 
+// Ten workers of 30 MiB each, between ticks: the cgroup saw the 300 MiB they held
+// together; the peak memory line only what one of them held alone.
+TEST(SummaryText, ACgroupPeakFarAboveTheTreesPeakSaysTheFigureMissedIt) {
+  analyze::Summary s;
+  s.mode = "run";
+  s.command = {"make"};
+  s.cgroup = "cgroup v1 (memory, cpuacct, freezer) /sys/fs/cgroup/memory/canopy";
+  s.cgroup_peak_bytes = 300 << 20;
+  s.cgroup_oom_kills = 1;
+  s.sampled_peak_tree_rss_bytes = 2 << 20;
+  s.peak_tree_rss_bytes = 2 << 20;
+  EXPECT_NE(summary_text(s, "r.canopy").find("; the sampled sum missed it: 2.0 MiB at its highest"), std::string::npos)
+      << summary_text(s, "r.canopy");
+  analyze::ProcessPeak worker;
+  worker.name = "worker";
+  worker.pid = 7;
+  worker.peak_rss_bytes = 30 << 20;
+  s.peak_tree_rss_bytes = worker.peak_rss_bytes;
+  s.peak_tree_process = worker;
+  EXPECT_NE(summary_text(s, "r.canopy").find("; the peak memory above missed it: at least 30.0 MiB;"),
+            std::string::npos)
+      << summary_text(s, "r.canopy");
+}
+
 TEST(SummaryJson, SaysWhereEachTopProcesssNameCameFromAndItsCommandLine) {
   analyze::Summary s;
   analyze::ProcessPeak read;
