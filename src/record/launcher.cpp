@@ -155,12 +155,7 @@ std::optional<ExecFailure> Launch::release() {
   }
   ::waitpid(pid_, nullptr, 0);
   pid_ = -1;
-  if (error == ENOENT) {
-    bool is_path = command_.find('/') != std::string::npos;
-    return ExecFailure{kExitNotFound, "cannot run '" + command_ + "': " +
-                                          (is_path ? "no such file" : "command not found (searched PATH)")};
-  }
-  return ExecFailure{kExitCannotExecute, "cannot run '" + command_ + "': " + std::strerror(error)};
+  return exec_failure(command_, error);
 }
 
 }  // namespace canopy::record

@@ -11,17 +11,9 @@
 
 #include "common/result.h"
 #include "common/scoped_resource.h"
+#include "record/exec_failure.h"
 
 namespace canopy::record {
-
-// Exit statuses of `canopy record` when the command could not run, as the shell's.
-inline constexpr int kExitNotFound = 127;
-inline constexpr int kExitCannotExecute = 126;
-
-struct ExecFailure {
-  int exit_status;  // kExitNotFound or kExitCannotExecute
-  std::string message;
-};
 
 // What the command gets besides our environment and fds.
 struct ChildSetup {

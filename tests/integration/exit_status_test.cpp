@@ -57,6 +57,43 @@ TEST(ExitStatus, NotExecutableIs126) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("r.canopy")));
 }
 
+// A script whose "#!" names no file fails exec with ENOENT, as a missing script does:
+// the message must not say the script is missing. 126, as the shell's "bad interpreter".
+TEST(ExitStatus, AScriptsMissingInterpreterIsNamed) {
+  TempDir dir;
+  std::string script = dir.file("script.sh");
+  std::ofstream(script) << "#!/no/such/shell -e\nexit 0\n";
+  ::chmod(script.c_str(), 0755);
+  auto result = record(dir, {script});
+  EXPECT_EQ(result.exit_status, 126);
+  EXPECT_EQ(result.err,
+            "canopy: cannot run '" + script + "': its interpreter '/no/such/shell' (its #! line) does not exist\n");
+  EXPECT_FALSE(std::filesystem::exists(dir.file("r.canopy")));
+
+  // Saved with Windows line endings, the interpreter's name ends in a carriage return.
+  std::ofstream(script) << "#!/bin/sh\r\nexit 0\r\n";
+  auto crlf = record(dir, {script});
+  EXPECT_EQ(crlf.exit_status, 126);
+  EXPECT_EQ(crlf.err, "canopy: cannot run '" + script +
+                          "': its interpreter '/bin/sh\\r' (its #! line) does not exist: the line ends in a carriage "
+                          "return (Windows line endings)\n");
+
+  // Found on PATH, the same.
+  RunOptions on_path;
+  on_path.env["PATH"] = dir.path() + ":/usr/bin:/bin";
+  auto searched = run({kCanopy, "record", "-q", "-o", dir.file("r.canopy"), "--", "script.sh"}, on_path);
+  EXPECT_EQ(searched.exit_status, 126);
+  EXPECT_EQ(searched.err, "canopy: cannot run 'script.sh': its interpreter '/bin/sh\\r' (its #! line) does not exist: "
+                          "the line ends in a carriage return (Windows line endings)\n");
+}
+
+TEST(ExitStatus, ADirectoryIsSaidToBeOne) {
+  TempDir dir;
+  auto result = record(dir, {dir.path()});
+  EXPECT_EQ(result.exit_status, 126);
+  EXPECT_EQ(result.err, "canopy: cannot run '" + dir.path() + "': it is a directory\n");
+}
+
 TEST(ExitStatus, SigintIsForwardedToTheCommand) {
   TempDir dir;
   Started canopy({kCanopy, "record", "-o", dir.file("int.canopy"), "--", kWorkload, "wait-sigint"});
