@@ -246,7 +246,8 @@ CLI::App* add_export_command(CLI::App& app, ExportOptions& options) {
   cmd->add_option("--format", options.format, std::string("Output format: ") + kExportFormats)->required();
   take_path(cmd->add_option(
       "-o,--output", options.output,
-      "Output file, written whole or not at all; a device or FIFO is written through (default: stdout)"));
+      "Output file, written whole or not at all; a device or FIFO is written through (default and '-': stdout)"),
+            /*dash_is_stdout=*/true);
   cmd->add_flag("-f,--force", options.force, "Replace an existing output file");
   cmd->add_flag("--long", options.long_csv,
                 "csv: one row per process and sample with every column (default: one row per tick, one column per "

@@ -115,10 +115,14 @@ CLI::Option* take_ip_address(CLI::Option* option) {
   });
 }
 
-CLI::Option* take_path(CLI::Option* option) {
-  return add_check(option, "FILE", [](const std::string& text) -> Result<std::string> {
+CLI::Option* take_path(CLI::Option* option, bool dash_is_stdout) {
+  return add_check(option, "FILE", [dash_is_stdout](const std::string& text) -> Result<std::string> {
     if (text.empty()) {
       return Error{"an empty path"};
+    }
+    // Where "-" is standard output elsewhere, a file of that name is never what was meant.
+    if (text == "-" && !dash_is_stdout) {
+      return Error{"this is written to a file, not to standard output: name one (./- for a file named -)"};
     }
     return text;
   });

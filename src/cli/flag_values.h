@@ -32,8 +32,9 @@ CLI::Option* take_duration(CLI::Option* option, int64_t least_ms);
 // A duration, or a whole number of milliseconds (common/units.h, parse_interval_ms).
 CLI::Option* take_interval(CLI::Option* option, int64_t least_ms, int64_t most_ms);
 CLI::Option* take_ip_address(CLI::Option* option);
-// A file to write: "" is refused, where taken as it is it would mean the default.
-CLI::Option* take_path(CLI::Option* option);
+// A file to write: "" is refused, where taken as it is it would mean the default; so
+// is "-" unless it means standard output (`dash_is_stdout`).
+CLI::Option* take_path(CLI::Option* option, bool dash_is_stdout = false);
 // ADDR:PORT, :PORT or PORT (web/listen_address.h), kept as given.
 CLI::Option* take_listen_address(CLI::Option* option, bool value_optional = false);
 

@@ -84,6 +84,12 @@ TEST(FlagValues, OtherCommandsRefuseBadValuesInOneLineAnd2) {
       {{"export", recording, "--format", "csv", "-o", ""}, "--output '': an empty path"},
       {{"import", dir.file("x.json"), "-o", ""}, "--output '': an empty path"},
       {{"report", recording, "--html", ""}, "--html '': an empty path"},
+      // "-" is standard output where an output can go there (export), and nowhere a file
+      // named "-": it was one, silently.
+      {{"import", dir.file("x.json"), "-o", "-"},
+       "--output '-': this is written to a file, not to standard output: name one (./- for a file named -)"},
+      {{"report", recording, "--html", "-"},
+       "--html '-': this is written to a file, not to standard output: name one (./- for a file named -)"},
       // An option the command does not have, with its value: named, not listed among the
       // words CLI11 could not place (the value taken for the recording).
       {{"report", "--top", "5", recording}, "unknown option '--top' (see 'canopy report --help')"},
@@ -110,8 +116,9 @@ TEST(FlagValues, AFlagWithoutItsValueSaysSo) {
   EXPECT_EQ(heap.err, "canopy: --top needs a value (see 'canopy heap --help')\n");
 }
 
-// `-o ''` would have named the recording canopy-YYYYMMDD-HHMMSS-PID.canopy.
-TEST(FlagValues, RecordRefusesAnEmptyOutputPath) {
+// `-o ''` would have named the recording canopy-YYYYMMDD-HHMMSS-PID.canopy; `-o -` made
+// a file named "-".
+TEST(FlagValues, RecordRefusesAnEmptyOrDashOutputPath) {
   TempDir dir;
   RunOptions options;
   options.cwd = dir.path();
@@ -119,6 +126,29 @@ TEST(FlagValues, RecordRefusesAnEmptyOutputPath) {
   EXPECT_EQ(result.exit_status, 125);
   EXPECT_EQ(result.err, "canopy: --output '': an empty path\n");
   EXPECT_TRUE(std::filesystem::is_empty(dir.path())) << "nothing recorded";
+
+  auto dash = run({kCanopy, "record", "-o", "-", "--", kWorkload, "exit", "0"}, options);
+  EXPECT_EQ(dash.exit_status, 125);
+  EXPECT_EQ(dash.err, "canopy: --output '-': this is written to a file, not to standard output: name one "
+                     "(./- for a file named -)\n");
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path())) << "no file named -";
+  // Named as a path, it is a file like any other.
+  auto named = run({kCanopy, "record", "-q", "-o", "./-", "--", kWorkload, "exit", "0"}, options);
+  EXPECT_EQ(named.exit_status, 0) << named.err;
+  EXPECT_TRUE(std::filesystem::exists(dir.file("-")));
+}
+
+// export writes to standard output by default, and with "-".
+TEST(FlagValues, ExportTakesADashForStandardOutput) {
+  TempDir dir;
+  std::string recording = dir.file("r.canopy");
+  ASSERT_EQ(run({kCanopy, "record", "-q", "-o", recording, kWorkload, "exit", "0"}).exit_status, 0);
+  RunOptions in_dir;
+  in_dir.cwd = dir.path();
+  auto result = run({kCanopy, "export", recording, "--format", "csv", "-o", "-"}, in_dir);
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+  EXPECT_EQ(result.out.rfind("t_ms", 0), 0u) << result.out;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("-")));
 }
 
 // The values at the edges of each range are taken: the checks refuse no less and no
