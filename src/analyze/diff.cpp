@@ -6,7 +6,7 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "analyze/short_command.h"
+#include "common/short_command.h"
 #include "analyze/summary.h"
 
 namespace canopy::analyze {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "analyze/short_command.h"
+#include "common/short_command.h"
 #include "common/utf8.h"
 #include "export/json_text.h"
 #include "export/tick_frames.h"
@@ -104,7 +104,7 @@ Status write_chrome_trace(const store::Reader& reader, const std::function<void(
     std::vector<std::string> titles;
     for (const store::ProcessRow* p : by_pid[pid]) {
       std::string title = p->name;
-      if (auto words = analyze::short_command(p->cmdline, p->name)) {
+      if (auto words = short_command(p->cmdline, p->name)) {
         title += " " + *words;
       }
       if (std::find(names.begin(), names.end(), p->name) == names.end()) {

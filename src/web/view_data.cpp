@@ -6,7 +6,7 @@
 
 #include "analyze/downsample.h"
 #include "analyze/process_figures.h"
-#include "analyze/short_command.h"
+#include "common/short_command.h"
 #include "common/utf8.h"
 #include "store/reader.h"
 
@@ -91,7 +91,7 @@ json process_json(const store::ProcessRow& row, const analyze::Subtree& subtree)
       {"name", row.name},
       {"exe", row.exe},
       {"cmdline", row.cmdline},
-      {"short", or_null(analyze::short_command(row.cmdline, row.name))},
+      {"short", or_null(short_command(row.cmdline, row.name))},
       {"named_from_exit_record", row.named_from_exit_record},
       {"start_ms", row.start_ms},
       {"first_ms", row.first_seen_ms},

@@ -1,6 +1,6 @@
 // The words that tell a process from others of its name (analyze/short_command.h), on
 // command lines as build tools, interpreters and the JVM really run them.
-#include "analyze/short_command.h"
+#include "common/short_command.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "analyze/short_command.h"
+#include "common/short_command.h"
 
 #include <algorithm>
 #include <cctype>
@@ -7,7 +7,7 @@
 
 #include "common/text.h"
 
-namespace canopy::analyze {
+namespace canopy {
 namespace {
 
 constexpr std::string_view kSourceExtensions[] = {
@@ -259,4 +259,4 @@ std::optional<std::string> short_command(const std::vector<std::string>& cmdline
   return words && !words->empty() ? words : std::nullopt;
 }
 
-}  // namespace canopy::analyze
+}  // namespace canopy

@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-namespace canopy::analyze {
+namespace canopy {
 
 inline constexpr size_t kShortCommandChars = 40;
 
@@ -34,4 +34,4 @@ bool is_known_program(std::string_view argv0, std::string_view name);
 // A path as its last two parts ("src/json.cpp"), clipped to kShortCommandChars.
 std::string short_path(std::string_view path);
 
-}  // namespace canopy::analyze
+}  // namespace canopy
