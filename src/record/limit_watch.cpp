@@ -4,9 +4,20 @@
 
 #include <algorithm>
 
+#include "common/process_words.h"
 #include "common/text.h"
 
 namespace canopy::record {
+
+namespace {
+
+// How a limit's event names a process: as the summary's list of peaks does, with the
+// words that tell it from others of its name ("cc1plus src/json.cpp (pid 4121)").
+std::string limit_event_process(const store::ProcessRow& row) {
+  return process_title(row.name, row.cmdline) + " (pid " + std::to_string(row.pid) + ")";
+}
+
+}  // namespace
 
 void LimitWatch::note(int64_t t_ms, std::optional<int64_t> process_id, const std::string& text) {
   writer_.add_event({t_ms, "limit", process_id, text});
@@ -109,7 +120,7 @@ void LimitWatch::name_killed(int64_t t_ms) {
       set_hit("cpu-time");
       int64_t cpu_ms = (row.cpu_user_ns.value_or(0) + row.cpu_system_ns.value_or(0)) / 1'000'000;
       note(row.end_ms.value_or(t_ms), row.id,
-           row.name + " (pid " + std::to_string(row.pid) + ") used up its CPU time (--cpu-time " +
+           limit_event_process(row) + " used up its CPU time (--cpu-time " +
                format_duration_ms(limits_.cpu_time_ms.value_or(0)) + ", per process): SIGXCPU after " +
                format_duration_ms(cpu_ms) + " of CPU");
     } else if (row.exit_signal == SIGKILL) {
@@ -132,7 +143,7 @@ void LimitWatch::name_killed(int64_t t_ms) {
     set_hit("memory");
     int64_t memory = std::max(row.hwm_bytes.value_or(0), row.peak_rss_bytes.value_or(0));
     note(row.end_ms.value_or(t_ms), row.id,
-         "OOM kill: " + row.name + " (pid " + std::to_string(row.pid) + ") at " + format_bytes(memory) +
+         "OOM kill: " + limit_event_process(row) + " at " + format_bytes(memory) +
              " resident, under the tree's --memory-limit " + format_bytes(limits_.memory_bytes.value_or(0)));
     ++oom_kills_by_command_[row.name];
     sigkilled_.pop_back();

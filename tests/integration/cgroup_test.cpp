@@ -162,8 +162,9 @@ TEST(Cgroup, MemoryLimitOomKillNamesTheProcess) {
   EXPECT_LE(reached->t_ms, oom->t_ms);
   EXPECT_LT(reached - events.data(), oom - events.data());
   EXPECT_EQ(oom->process_id, holder->id);
-  EXPECT_NE(oom->text.find("canopy_workload (pid " + std::to_string(holder->pid) + ") at "), std::string::npos)
-      << oom->text;
+  // Its arguments too when they were read before the kill (AnOomKillSaysWhichProcessOfItsName).
+  EXPECT_EQ(oom->text.rfind("OOM kill: canopy_workload ", 0), 0u) << oom->text;
+  EXPECT_NE(oom->text.find(" (pid " + std::to_string(holder->pid) + ") at "), std::string::npos) << oom->text;
   auto summary = summary_of(path);
   EXPECT_EQ(summary["cgroup_oom_kills"], 1);
   EXPECT_LE(summary["cgroup_peak_bytes"].get<int64_t>(), mib(64));
@@ -172,6 +173,25 @@ TEST(Cgroup, MemoryLimitOomKillNamesTheProcess) {
   EXPECT_EQ(top["pid"], holder->pid);
   EXPECT_GE(top["peak_rss_bytes"].get<int64_t>(), mib(48));
   EXPECT_LE(top["peak_rss_bytes"].get<int64_t>(), mib(80));
+}
+
+// One cc1plus of many is killed: the line says which, with the words the summary shows
+// beside a name (its source file; here the workload's arguments). The workload reads
+// its arguments long before it reaches the limit, 16 MiB every 100 ms.
+TEST(Cgroup, AnOomKillSaysWhichProcessOfItsName) {
+  TempDir dir;
+  std::string path = dir.file("oom.canopy");
+  auto result = run({kCanopy, "record", "-o", path, "--memory-limit", "64M", "--", "sh", "-c",
+                     kWorkload + " leak 16 100 20 0 || exit 9"});
+  EXPECT_EQ(result.exit_status, 122) << result.err;
+  auto events = limit_events(open_recording(path));
+  const store::EventRow* oom = nullptr;
+  for (const auto& e : events) {
+    oom = e.text.rfind("OOM kill: ", 0) == 0 ? &e : oom;
+  }
+  ASSERT_TRUE(oom) << "no OOM kill event";
+  EXPECT_EQ(oom->text.rfind("OOM kill: canopy_workload leak 16 100 20 0 (pid ", 0), 0u) << oom->text;
+  EXPECT_NE(result.err.find("OOM kill: canopy_workload leak 16 100 20 0 (pid "), std::string::npos) << result.err;
 }
 
 TEST(Cgroup, CpuLimitHoldsABusyLoopToItsShare) {

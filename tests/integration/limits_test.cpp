@@ -62,6 +62,8 @@ TEST(Limits, CpuTimeWithoutACgroupIsPerProcess) {
   EXPECT_NE(events[0].text.find("used up its CPU time (--cpu-time 1.000 s, per process): SIGXCPU after"),
             std::string::npos)
       << events[0].text;
+  // Named as the summary names it, with the words that tell it from others of its name.
+  EXPECT_EQ(events[0].text.rfind("sh -c while :; do :; done (pid ", 0), 0u) << events[0].text;
   EXPECT_EQ(events[0].process_id, 1);
   auto processes = reader.processes();
   ASSERT_TRUE(processes);
