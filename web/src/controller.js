@@ -30,6 +30,7 @@ import { createStore } from './state.js';
 import { isolate, kDefaultTopN, toggleHidden } from './top_bands.js';
 import { timeFormat } from './time_format.js';
 import { TreePanel } from './tree.js';
+import { unsampledTreeNote } from './tree_model.js';
 import { readUrlState, writeUrlState } from './url_state.js';
 import { clampView, lifetimeOf, panBy, recordingBounds, revealTime, viewForLifetime, zoomAround } from './zoom.js';
 
@@ -103,7 +104,10 @@ class App {
       showLifetime: (ids) => this.showLifetime(ids),
     });
     bindKeyboardShortcuts(this);
-    if (recording.peak && recording.peak.t_ms != null) this.info.show(recording.peak.t_ms, 'peak');
+    // A peak of 0 B is no tick's: a tree that ended before one sampled it (the chart says so).
+    if (recording.peak && recording.peak.t_ms != null && recording.peak.rss_bytes > 0) {
+      this.info.show(recording.peak.t_ms, 'peak');
+    }
   }
 
   // The recording, and what the App derives from it: at load, and again for each live
@@ -112,6 +116,10 @@ class App {
   takeRecording(recording) {
     this.recording = recording;
     this.meta = recording.meta || {};
+    const note = unsampledTreeNote(recording);
+    const noteNode = byTestId('chart-note');
+    noteNode.textContent = note || '';
+    noteNode.hidden = !note;
     refillProcessIndex(this, recording.processes || []);
     this.bounds = recordingBounds(this.meta, this.processes);
     this.hook.endMs = this.bounds.to;

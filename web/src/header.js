@@ -2,6 +2,7 @@
 
 import { el } from './dom.js';
 import { formatAbsolute, formatBytes, formatDuration, formatExit, shellQuote } from './format.js';
+import { treePeak } from './tree_model.js';
 
 // `watched`: the page has followed the recording live (live.js), so once it has ended
 // the header says the command ended while it watched.
@@ -43,12 +44,15 @@ export function renderHeader(root, recording, sourceKind, { watched = false } = 
   if (sourceKind === 'embedded') badges.append(el('span', { className: 'badge', text: 'report', title: 'A self-contained report: data embedded at a fixed resolution' }));
 
   const duration = meta.start_ms != null && meta.end_ms != null ? meta.end_ms - meta.start_ms : null;
-  const peak = recording.peak || {};
+  const peak = treePeak(recording);
   const facts = [
     ['host', meta.host],
     ['started', formatAbsolute(meta.start_ms, meta.utc_offset_s), meta.timezone],
     ['duration', formatDuration(duration)],
-    ['peak', peak.rss_bytes != null ? formatBytes(peak.rss_bytes) : null, 'highest resident memory of the whole tree at one tick'],
+    ['peak', peak && (peak.atLeast ? `≥ ${formatBytes(peak.bytes)}` : formatBytes(peak.bytes)),
+      peak && peak.atLeast
+        ? 'at least what one process held on its own, more than any tick saw of the whole tree: it peaked between ticks'
+        : 'highest resident memory of the whole tree at one tick'],
     ['processes', String(recording.process_count ?? (recording.processes || []).length)],
     ['sampled every', meta.interval_ms != null ? `${meta.interval_ms} ms` : null],
     ['cwd', meta.cwd],

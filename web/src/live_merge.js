@@ -22,7 +22,8 @@ export function applyLive(app, recording) {
   app.events.setCounts(app.source.eventKinds(recording));
   if (!recording.live && app.controlPanel) app.controlPanel.ended();
   // Nothing pinned or hovered: the panel shows the peak so far, as at load.
-  if (app.state.selectedT == null && app.state.hoverT == null && recording.peak && recording.peak.t_ms != null) {
+  if (app.state.selectedT == null && app.state.hoverT == null && recording.peak && recording.peak.t_ms != null &&
+      recording.peak.rss_bytes > 0) {
     app.info.show(recording.peak.t_ms, 'peak');
   }
   // The processes' starts and ends are drawn from the recording; the markers and

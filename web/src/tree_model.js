@@ -85,3 +85,32 @@ export function ancestorsOf(tree, id) {
   }
   return chain;
 }
+
+// The whole tree's peak for the header: the highest sum at a tick (recording.peak), or,
+// when a process held more on its own (between ticks, or in a tree that ended before a
+// tick could sample it), at least that: its root's subtree peak is then a floor
+// (subtree_peak_at_least), as `canopy report` says. Null when nothing says.
+export function treePeak(recording) {
+  const sampled = recording.peak ? recording.peak.rss_bytes : null;
+  let floor = null;
+  for (const p of recording.processes || []) {
+    if (p.parent == null && p.subtree_peak_at_least && p.subtree_peak_rss_bytes > (floor ?? -1)) {
+      floor = p.subtree_peak_rss_bytes;
+    }
+  }
+  if (floor != null && floor > (sampled ?? -1)) return { bytes: floor, atLeast: true };
+  return sampled != null ? { bytes: sampled, atLeast: false } : null;
+}
+
+// What the chart says in place of bands when no tick sampled the tree (it ended before
+// one could): the processes' own peaks are in the tree panel. Null when there are bands
+// to draw, or when the recording goes on (its first tick may be still to come).
+export function unsampledTreeNote(recording) {
+  const processes = recording.processes || [];
+  const sampled = recording.peak ? recording.peak.rss_bytes : null;
+  if (recording.live || !processes.length || sampled > 0) return null;
+  const interval = recording.meta && recording.meta.interval_ms;
+  return 'No tick sampled the tree: it ended before one could' +
+    (interval ? ` (one every ${interval} ms)` : '') +
+    '. Each process\'s own peak is in the process tree; a shorter --interval draws it here.';
+}

@@ -45,3 +45,29 @@ describe('canopy view: peaks from exit records', () => {
     assert.deepEqual(errors, []);
   });
 });
+
+// A tree that ended before a tick could sample it (ticks a minute apart): no band to
+// draw, and no sum to take its peak from, but the workload's own peak says the tree
+// held at least that much. The header said "peak 0 B" over an empty chart.
+describe('canopy view: a tree no tick sampled', () => {
+  const suite = treeViewSuite('canopy-unsampled-', {
+    name: 'unsampled', recordArgs: ['-i', '60000'], command: ['sh', '-c', '"$W" hold 50 30'],
+  });
+
+  test('says its peak is at least its process\'s, and why the chart is empty', async () => {
+    const page = await (await suite.browser.newContext({ viewport: { width: 1600, height: 1000 } })).newPage();
+    const errors = watchErrors(page);
+    await page.goto(suite.server.url);
+    await waitReady(page);
+    const peak = await page.locator('.fact', { has: page.locator('dt', { hasText: /^peak$/ }) }).locator('dd').textContent();
+    assert.ok(peak.startsWith('≥ '), peak);
+    assert.ok(parseBytes(peak.slice(2)) >= 50 * MiB, peak);
+    assert.equal(suite.rec.summary.peak_tree_at_least, true);
+    assert.equal(peak, `≥ ${formatBytes(suite.rec.summary.peak_tree_rss_bytes)}`, 'the report\'s figure');
+    const note = page.locator('[data-testid="chart-note"]');
+    assert.ok(await note.isVisible());
+    assert.match(await note.textContent(), /^No tick sampled the tree: it ended before one could \(one every 60000 ms\)/);
+    await screenshot(page, suite.env, 'view-unsampled-tree');
+    assert.deepEqual(errors, []);
+  });
+});

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ancestorsOf, buildTree, defaultExpanded, flattenVisible, subtreeIds } from '../../src/tree_model.js';
+import { ancestorsOf, buildTree, defaultExpanded, flattenVisible, subtreeIds, treePeak, unsampledTreeNote } from '../../src/tree_model.js';
 
 // make(1) -> sh(2) -> cc1plus(4) -> as(6)
 //         -> sh(3) -> cc1plus(5)
@@ -55,4 +55,27 @@ test('a chain 20,000 deep flattens without recursion', () => {
   const rows = flattenVisible(tree, new Set(chain.map((p) => p.id)));
   assert.equal(rows.length, 20000);
   assert.equal(rows[19999].depth, 19999);
+});
+
+test('the tree peak is at least a process that held more than any tick saw', () => {
+  const root = { id: 1, parent: null, subtree_peak_rss_bytes: 202, subtree_peak_at_least: true };
+  // A tree that ended before a tick could sample it: the chart's peak is 0.
+  assert.deepEqual(treePeak({ peak: { rss_bytes: 0 }, processes: [root] }), { bytes: 202, atLeast: true });
+  // The ticks saw more: theirs is the figure.
+  assert.deepEqual(treePeak({ peak: { rss_bytes: 300 }, processes: [root] }), { bytes: 300, atLeast: false });
+  // A subtree peak from the ticks alone is no floor, and a child's is its root's already.
+  const sampled = { id: 1, parent: null, subtree_peak_rss_bytes: 250, subtree_peak_at_least: false };
+  const child = { id: 2, parent: 1, subtree_peak_rss_bytes: 400, subtree_peak_at_least: true };
+  assert.deepEqual(treePeak({ peak: { rss_bytes: 200 }, processes: [sampled, child] }), { bytes: 200, atLeast: false });
+  assert.equal(treePeak({ processes: [] }), null);
+});
+
+test('the chart says why it is empty when no tick sampled the tree', () => {
+  const processes = [{ id: 1, parent: null }];
+  const meta = { interval_ms: 1000 };
+  assert.equal(unsampledTreeNote({ peak: { rss_bytes: 0 }, processes, meta }),
+    "No tick sampled the tree: it ended before one could (one every 1000 ms). Each process's own peak is in the process tree; a shorter --interval draws it here.");
+  assert.equal(unsampledTreeNote({ peak: { rss_bytes: 5 }, processes, meta }), null);
+  assert.equal(unsampledTreeNote({ peak: { rss_bytes: 0 }, processes, meta, live: true }), null, 'its first tick may come');
+  assert.equal(unsampledTreeNote({ peak: { rss_bytes: 0 }, processes: [], meta }), null);
 });
