@@ -25,9 +25,9 @@ bool is_regular_file(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-// The file exec tried: the command itself when it names a path, else the first regular
-// file of that name on PATH (glibc's search goes on past one whose exec fails with
-// ENOENT, so any of them may be the culprit; the first is the one a shell names).
+// The file exec tried: the command itself when it names a path, else the first
+// executable file of that name on PATH (glibc's search goes on past one whose exec fails
+// with ENOENT, so any of them may be the culprit; the first is the one a shell names).
 std::optional<std::string> file_tried(const std::string& command) {
   if (command.find('/') != std::string::npos) {
     return is_regular_file(command) ? std::optional(command) : std::nullopt;
@@ -38,7 +38,7 @@ std::optional<std::string> file_tried(const std::string& command) {
     size_t colon = dirs.find(':');
     std::string_view dir = dirs.substr(0, colon);
     std::string candidate = (dir.empty() ? std::string(".") : std::string(dir)) + "/" + command;
-    if (is_regular_file(candidate)) {
+    if (is_regular_file(candidate) && ::access(candidate.c_str(), X_OK) == 0) {
       return candidate;
     }
     if (colon == std::string_view::npos) {
@@ -72,6 +72,9 @@ std::string missing_interpreter(const std::string& file) {
   auto interpreter = script_interpreter(file);
   if (!interpreter) {
     return "the loader it names (its ELF interpreter) does not exist";
+  }
+  if (is_regular_file(*interpreter)) {
+    return "its interpreter '" + *interpreter + "' (its #! line) names a loader that does not exist";
   }
   std::string why = "its interpreter '" + *interpreter + "' (its #! line) does not exist";
   if (!interpreter->empty() && interpreter->back() == '\r') {

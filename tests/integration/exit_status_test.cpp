@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "integration/harness.h"
 
@@ -85,6 +86,35 @@ TEST(ExitStatus, AScriptsMissingInterpreterIsNamed) {
   EXPECT_EQ(searched.exit_status, 126);
   EXPECT_EQ(searched.err, "canopy: cannot run 'script.sh': its interpreter '/bin/sh\\r' (its #! line) does not exist: "
                           "the line ends in a carriage return (Windows line endings)\n");
+}
+
+// A program built for a loader this machine lacks (another libc's) fails exec with
+// ENOENT too; and so does a script whose interpreter is such a program.
+TEST(ExitStatus, AProgramsMissingLoaderIsNamed) {
+  TempDir dir;
+  std::ifstream in("/bin/true", std::ios::binary);
+  std::string image((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string loader = "/lib64/ld-linux-x86-64.so.2";
+  size_t at = image.find(loader);
+  if (at == std::string::npos) {
+    GTEST_SKIP() << "/bin/true does not name " << loader;
+  }
+  image.replace(at, loader.size(), "/no/such/ld-linux-x86-64.so");  // as long: the ELF's offsets hold
+  std::string program = dir.file("foreign");
+  std::ofstream(program, std::ios::binary) << image;
+  ::chmod(program.c_str(), 0755);
+  auto result = record(dir, {program});
+  EXPECT_EQ(result.exit_status, 126);
+  EXPECT_EQ(result.err,
+            "canopy: cannot run '" + program + "': the loader it names (its ELF interpreter) does not exist\n");
+
+  std::string script = dir.file("script.sh");
+  std::ofstream(script) << "#!" << program << "\n";
+  ::chmod(script.c_str(), 0755);
+  auto through = record(dir, {script});
+  EXPECT_EQ(through.exit_status, 126);
+  EXPECT_EQ(through.err, "canopy: cannot run '" + script + "': its interpreter '" + program +
+                             "' (its #! line) names a loader that does not exist\n");
 }
 
 TEST(ExitStatus, ADirectoryIsSaidToBeOne) {
