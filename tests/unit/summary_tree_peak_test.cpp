@@ -8,11 +8,13 @@
 #include "report/summary_format.h"
 #include "store/reader.h"
 #include "store/writer.h"
+#include "support/process_rows.h"
 #include "support/temp_dir.h"
 
 namespace canopy::analyze {
 namespace {
 
+using canopy::testing::add_started_process;
 using canopy::testing::TempDir;
 
 constexpr int64_t kTreePeakMiB = 1 << 20;
@@ -29,20 +31,8 @@ std::string tree_peak_recording(const TempDir& dir, int64_t tick_sum) {
   writer->set_meta({.start_ms = 1000});
   writer->set_meta({.end_ms = 1500});
   writer->set_meta({.interval_ms = 100});
-  auto add = [&](pid_t pid, std::optional<int64_t> parent, const char* name, int64_t start_ms) {
-    store::ProcessRow row;
-    row.pid = pid;
-    row.start_ticks = pid;
-    row.start_ms = start_ms;
-    row.parent_id = parent;
-    row.name = name;
-    row.first_seen_ms = start_ms;
-    row.last_seen_ms = start_ms;
-    row.id = writer->add_process(row);
-    return row;
-  };
-  store::ProcessRow make = add(100, std::nullopt, "make", 1000);
-  store::ProcessRow ld = add(101, make.id, "ld", 1250);
+  store::ProcessRow make = add_started_process(*writer, 100, std::nullopt, "make", 1000);
+  store::ProcessRow ld = add_started_process(*writer, 101, make.id, "ld", 1250);
   ld.end_ms = 1260;
   ld.exit_code = 0;
   ld.hwm_bytes = 26 * kTreePeakMiB;

@@ -9,12 +9,14 @@
 
 #include "analyze/summary.h"
 #include "store/writer.h"
+#include "support/process_rows.h"
 #include "support/temp_dir.h"
 #include "web/view_data.h"
 
 namespace canopy::web {
 namespace {
 
+using canopy::testing::add_started_process;
 using canopy::testing::TempDir;
 
 constexpr int64_t kPeaksMiB = 1 << 20;
@@ -30,20 +32,6 @@ store::SampleValues peaks_sample(int64_t anon_bytes) {
   v[store::kCpuSystemNs] = 0;
   v[store::kThreads] = 1;
   return v;
-}
-
-store::ProcessRow add_peaks_process(store::Writer& writer, pid_t pid, std::optional<int64_t> parent,
-                                    const char* name, int64_t first_ms) {
-  store::ProcessRow row;
-  row.pid = pid;
-  row.start_ticks = pid;
-  row.start_ms = first_ms;
-  row.parent_id = parent;
-  row.name = name;
-  row.first_seen_ms = first_ms;
-  row.last_seen_ms = first_ms;
-  row.id = writer.add_process(row);
-  return row;
 }
 
 // Ticks every 100 ms, from `first_ms` to `last_ms`.
@@ -65,9 +53,9 @@ std::string peaks_recording(const TempDir& dir) {
   auto writer = store::Writer::create(path, false);
   EXPECT_TRUE(writer) << writer.error().message;
   writer->set_meta({.start_ms = 1000});
-  store::ProcessRow make = add_peaks_process(*writer, 100, std::nullopt, "make", 1000);
-  store::ProcessRow cc = add_peaks_process(*writer, 101, make.id, "cc", 1100);
-  store::ProcessRow ld = add_peaks_process(*writer, 102, cc.id, "ld", 1250);
+  store::ProcessRow make = add_started_process(*writer, 100, std::nullopt, "make", 1000);
+  store::ProcessRow cc = add_started_process(*writer, 101, make.id, "cc", 1100);
+  store::ProcessRow ld = add_started_process(*writer, 102, cc.id, "ld", 1250);
   writer->add_sample(1000, make.id, peaks_sample(20 * kPeaksMiB));
   writer->add_sample(1100, cc.id, peaks_sample(10 * kPeaksMiB));
   cc.last_seen_ms = 1200;
@@ -165,9 +153,9 @@ std::string exit_sample_recording(const TempDir& dir) {
   auto writer = store::Writer::create(path, false);
   EXPECT_TRUE(writer) << writer.error().message;
   writer->set_meta({.start_ms = 1000});
-  store::ProcessRow cc = add_peaks_process(*writer, 200, std::nullopt, "cc", 1000);
-  store::ProcessRow cc1 = add_peaks_process(*writer, 201, cc.id, "cc1", 1110);
-  store::ProcessRow as = add_peaks_process(*writer, 202, cc.id, "as", 1160);
+  store::ProcessRow cc = add_started_process(*writer, 200, std::nullopt, "cc", 1000);
+  store::ProcessRow cc1 = add_started_process(*writer, 201, cc.id, "cc1", 1110);
+  store::ProcessRow as = add_started_process(*writer, 202, cc.id, "as", 1160);
   for (int64_t t : {1000, 1100, 1200}) {
     writer->add_sample(t, cc.id, peaks_sample(4 * kPeaksMiB - kPeaksFileBytes));
   }
