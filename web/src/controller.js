@@ -104,9 +104,16 @@ class App {
       showLifetime: (ids) => this.showLifetime(ids),
     });
     bindKeyboardShortcuts(this);
-    // A peak of 0 B is no tick's: a tree that ended before one sampled it (the chart says so).
-    if (recording.peak && recording.peak.t_ms != null && recording.peak.rss_bytes > 0) {
-      this.info.show(recording.peak.t_ms, 'peak');
+    this.showPeakWhenIdle();
+  }
+
+  // Nothing pinned or hovered: the information panel shows the peak tick, at load and
+  // as a live recording grows. A peak of 0 B is no tick's: a tree that ended before one
+  // sampled it (the chart says so).
+  showPeakWhenIdle() {
+    const peak = this.recording.peak;
+    if (this.state.selectedT == null && this.state.hoverT == null && peak && peak.t_ms != null && peak.rss_bytes > 0) {
+      this.info.show(peak.t_ms, 'peak');
     }
   }
 

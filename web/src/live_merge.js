@@ -21,11 +21,7 @@ export function applyLive(app, recording) {
   app.info.setRecording(recording);
   app.events.setCounts(app.source.eventKinds(recording));
   if (!recording.live && app.controlPanel) app.controlPanel.ended();
-  // Nothing pinned or hovered: the panel shows the peak so far, as at load.
-  if (app.state.selectedT == null && app.state.hoverT == null && recording.peak && recording.peak.t_ms != null &&
-      recording.peak.rss_bytes > 0) {
-    app.info.show(recording.peak.t_ms, 'peak');
-  }
+  app.showPeakWhenIdle();
   // The processes' starts and ends are drawn from the recording; the markers and
   // signals are asked for again only when there are new ones.
   if (flagsChanged) app.loadFlags();
