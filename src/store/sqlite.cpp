@@ -20,8 +20,8 @@ std::string last_error(sqlite3* db) {
   // such a limit. Its other I/O errors keep theirs, e.g. a full disk that refused
   // to grow the WAL's index.
   int code = sqlite3_extended_errcode(db);
-  rlimit limit{};
   if (code == SQLITE_IOERR_WRITE) {
+    rlimit limit{};
     if (::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
       text += " (a write failed; this process may write files of at most " + std::to_string(limit.rlim_cur) +
               " bytes: ulimit -f)";
