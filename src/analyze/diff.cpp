@@ -283,6 +283,8 @@ Result<Diff> diff(const store::Reader& reader_a, const store::Reader& reader_b) 
   d.totals.wall_ms = {sa.wall_ms, sb.wall_ms};
   d.totals.cpu_ns = {sa.cpu_user_ns + sa.cpu_system_ns, sb.cpu_user_ns + sb.cpu_system_ns};
   d.totals.peak_tree_rss_bytes = {sa.peak_tree_rss_bytes, sb.peak_tree_rss_bytes};
+  d.totals.peak_tree_at_least_a = sa.peak_tree_process.has_value();
+  d.totals.peak_tree_at_least_b = sb.peak_tree_process.has_value();
   if (sa.cgroup_peak_bytes && sb.cgroup_peak_bytes) {
     d.totals.cgroup_peak_bytes = Change{*sa.cgroup_peak_bytes, *sb.cgroup_peak_bytes};
   }

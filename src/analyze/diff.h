@@ -59,7 +59,11 @@ struct UnmatchedGroup {
 struct DiffTotals {
   Change wall_ms;
   Change cpu_ns;               // the summary's figure: exact from the kernel when it can be
-  Change peak_tree_rss_bytes;  // the highest sum over the tree at one tick
+  Change peak_tree_rss_bytes;  // the summary's: the highest sum at one tick, or a process's own peak
+  // Whether each side's peak memory is a process's own, above every tick's sum: the tree
+  // held at least that much (it ended before a tick, or peaked between two).
+  bool peak_tree_at_least_a = false;
+  bool peak_tree_at_least_b = false;
   // The cgroup's exact peak, when both recordings have one.
   std::optional<Change> cgroup_peak_bytes;
   Change processes;

@@ -97,23 +97,41 @@ void append_line(std::string& out, const char* format, auto... args) {
   out += '\n';
 }
 
+// `text` right-aligned in `width` columns, counting a UTF-8 character as one.
+std::string align_right(const std::string& text, size_t width) {
+  size_t columns = 0;
+  for (char c : text) {
+    columns += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  }
+  return std::string(width > columns ? width - columns : 0, ' ') + text;
+}
+
+// A tree's peak memory, marked when it is a floor (DiffTotals).
+std::string tree_peak_cell(int64_t bytes, bool at_least) { return (at_least ? "≥ " : "") + format_bytes(bytes); }
+
 void append_totals(std::string& out, const analyze::DiffTotals& t) {
   append_line(out, "  %-18s %13s %13s %13s %8s", "", "A", "B", "change", "%");
   auto row = [&](const char* label, const std::string& a, const std::string& b, const std::string& change,
                  const Change& figure) {
-    append_line(out, "  %-18s %13s %13s %13s %8s", label, a.c_str(), b.c_str(), change.c_str(), percent(figure).c_str());
+    append_line(out, "  %-18s %s %s %13s %8s", label, align_right(a, 13).c_str(), align_right(b, 13).c_str(),
+                change.c_str(), percent(figure).c_str());
   };
   row("wall time", format_duration_ms(t.wall_ms.a), format_duration_ms(t.wall_ms.b), signed_duration(t.wall_ms.delta()),
       t.wall_ms);
   row("CPU", cpu_seconds(t.cpu_ns.a), cpu_seconds(t.cpu_ns.b), signed_cpu(t.cpu_ns.delta()), t.cpu_ns);
-  row("peak memory", format_bytes(t.peak_tree_rss_bytes.a), format_bytes(t.peak_tree_rss_bytes.b),
-      format_signed_bytes(t.peak_tree_rss_bytes.delta()), t.peak_tree_rss_bytes);
+  const Change& peak = t.peak_tree_rss_bytes;
+  row("peak memory", tree_peak_cell(peak.a, t.peak_tree_at_least_a), tree_peak_cell(peak.b, t.peak_tree_at_least_b),
+      format_signed_bytes(peak.delta()), peak);
   if (t.cgroup_peak_bytes) {
     const Change& c = *t.cgroup_peak_bytes;
     row("tree peak (cgroup)", format_bytes(c.a), format_bytes(c.b), format_signed_bytes(c.delta()), c);
   }
   row("processes", std::to_string(t.processes.a), std::to_string(t.processes.b), signed_count(t.processes.delta()),
       t.processes);
+  if (t.peak_tree_at_least_a || t.peak_tree_at_least_b) {
+    out += "  ≥ at least: no tick saw the tree at its peak (it ended before one, or peaked between two),\n"
+           "    but one process alone held this much (canopy report names it)\n";
+  }
 }
 
 // "(3 of 40; --all for every one)" when rows were left out.
@@ -276,6 +294,7 @@ std::string diff_json(const analyze::Diff& d, const std::string& path_a, const s
        {{"wall_ms", change_json(t.wall_ms)},
         {"cpu_ns", change_json(t.cpu_ns)},
         {"peak_tree_rss_bytes", change_json(t.peak_tree_rss_bytes)},
+        {"peak_tree_at_least", {{"a", t.peak_tree_at_least_a}, {"b", t.peak_tree_at_least_b}}},
         {"cgroup_peak_bytes", t.cgroup_peak_bytes ? change_json(*t.cgroup_peak_bytes) : nlohmann::json()},
         {"processes", change_json(t.processes)}}},
       {"matched", d.pairs.size()},

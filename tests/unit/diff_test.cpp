@@ -38,6 +38,8 @@ struct Recording {
   std::vector<Proc> processes;
   // Processes are written in this order (ids follow it); default: as listed.
   std::vector<size_t> write_order;
+  // The tree's sum at the one tick; default: every process's peak at once.
+  std::optional<int64_t> tick_rss_mib = {};
 };
 
 std::string write(const TempDir& dir, const std::string& name, const Recording& r) {
@@ -76,6 +78,9 @@ std::string write(const TempDir& dir, const std::string& name, const Recording& 
     row.cpu_system_ns = 0;
     writer->update_process_end(row);
     tree_rss_bytes += p.peak_mib * kMiB;
+  }
+  if (r.tick_rss_mib) {
+    tree_rss_bytes = *r.tick_rss_mib * kMiB;
   }
   writer->add_tick({kStartMs + 100, static_cast<int64_t>(r.processes.size()), tree_rss_bytes, 0, std::nullopt, 0,
                     0, 0, 0, 0});
@@ -356,6 +361,31 @@ TEST(Diff, TotalsAndDifferentCommands) {
       << text;
   EXPECT_NE(text.find("only in B: 2 processes, highest peak first\n"), std::string::npos) << text;
   EXPECT_NE(text.find("         2    9.0 MiB    0.000 s  sh/w\n"), std::string::npos) << text;
+}
+
+TEST(Diff, ATreePeakNoTickSawIsMarkedAtLeast) {
+  TempDir dir;
+  Recording a;
+  a.processes = {{"sh", {}, {"sh"}, 0, 2, 100}, {"w", 0, {"w", "100"}, 1, 100, 900}};
+  Recording b = a;
+  b.processes[1].peak_mib = 150;
+  b.tick_rss_mib = 40;  // w's 150 MiB fell between ticks: the summary floors the tree's peak at it
+  Diff d = diff_of(write(dir, "a.canopy", a), write(dir, "b.canopy", b));
+
+  EXPECT_EQ(d.totals.peak_tree_rss_bytes.a, 102 * kMiB);
+  EXPECT_EQ(d.totals.peak_tree_rss_bytes.b, 150 * kMiB);
+  EXPECT_FALSE(d.totals.peak_tree_at_least_a);
+  EXPECT_TRUE(d.totals.peak_tree_at_least_b);
+  std::string text = report::diff_text(d, "a.canopy", "b.canopy", 10);
+  // The mark takes two of B's 13 columns, so the figures stay in line.
+  EXPECT_NE(text.find("  peak memory            102.0 MiB   ≥ 150.0 MiB     +48.0 MiB   +47.1%\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\n  ≥ at least: no tick saw the tree at its peak"), std::string::npos) << text;
+  auto json = nlohmann::json::parse(report::diff_json(d, "a.canopy", "b.canopy"));
+  EXPECT_EQ(json["totals"]["peak_tree_at_least"], nlohmann::json({{"a", false}, {"b", true}}));
+
+  std::string same = report::diff_text(diff_of(dir.file("a.canopy"), dir.file("a.canopy")), "a", "a", 10);
+  EXPECT_EQ(same.find("≥"), std::string::npos) << same;
 }
 
 TEST(Diff, EveryLineFitsOneHundredColumns) {
