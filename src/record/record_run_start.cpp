@@ -238,8 +238,14 @@ Status RecordRun::check_attached_root() const {
     return Error{cannot + ": that is this recorder"};
   }
   auto files = probe::ProcessFiles::open(root_);
-  if (!files || !files->read_stat()) {
+  auto stat = files ? files->read_stat() : std::nullopt;
+  if (!stat) {
     return Error{cannot + ": no such process"};
+  }
+  if (stat->state == 'Z' || stat->state == 'X') {
+    // Its /proc files stay until its parent waits for it, but hold nothing to record.
+    return Error{cannot + ": it has exited (a zombie: its parent " + std::to_string(stat->ppid) +
+                 " has not yet waited for it)"};
   }
   if (!files->has_io() || files->read_exe().empty()) {
     return Error{cannot + ": permission denied (its /proc files need the same user or CAP_SYS_PTRACE)"};

@@ -1,9 +1,11 @@
 // canopy record --pid: a tree that was running before canopy started.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "integration/harness.h"
@@ -91,6 +93,32 @@ TEST(Attach, MissingPid) {
   auto result = run({kCanopy, "record", "--pid", std::to_string(missing)});
   EXPECT_EQ(result.exit_status, 125);
   EXPECT_EQ(result.err, "canopy: cannot attach to PID " + std::to_string(missing) + ": no such process\n");
+}
+
+TEST(Attach, AZombieIsSaidToHaveExited) {
+  // A child that has exited and that this test has not waited for: a zombie, whose /proc
+  // files the user may read but which has no memory, program or tree left to record.
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::_exit(3);
+  }
+  std::string state;
+  for (int i = 0; i < 5000 && state != "Z"; ++i) {  // until it has exited, however busy the machine is
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    std::ifstream stat("/proc/" + std::to_string(child) + "/stat");
+    std::string fields;
+    std::getline(stat, fields);
+    state = fields.substr(fields.rfind(')') + 2, 1);
+  }
+  ASSERT_EQ(state, "Z");
+  auto result = run({kCanopy, "record", "--pid", std::to_string(child)});
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_EQ(result.exit_status, 125);
+  EXPECT_EQ(result.err, "canopy: cannot attach to PID " + std::to_string(child) +
+                            ": it has exited (a zombie: its parent " + std::to_string(::getpid()) +
+                            " has not yet waited for it)\n");
 }
 
 TEST(Attach, PidTheUserMayNotRead) {
