@@ -1,6 +1,7 @@
 #include "analyze/heap_leaks.h"
 
 #include <algorithm>
+#include <set>
 
 #include "analyze/heap_history.h"
 #include "analyze/heap_summary.h"
@@ -32,6 +33,20 @@ HeapLeakReport heap_leak_report(const store::HeapProfile& profile, const std::ve
     return a.verdict.held_bytes > b.verdict.held_bytes;
   });
   return report;
+}
+
+std::vector<GrowthFinding> growth_beyond_heap_leaks(const GrowthReport& growth, const HeapLeakReport& leaks) {
+  std::set<int64_t> leaking;
+  for (const HeapLeak& leak : leaks.leaks) {
+    leaking.insert(leak.pid);
+  }
+  std::vector<GrowthFinding> beyond;
+  for (const GrowthFinding& finding : growth.findings) {
+    if (finding.verdict != GrowthFinding::Verdict::kReturned && !leaking.contains(finding.pid)) {
+      beyond.push_back(finding);
+    }
+  }
+  return beyond;
 }
 
 }  // namespace canopy::analyze

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "analyze/growth.h"
 #include "analyze/heap_verdict.h"
 #include "store/heap_rows.h"
 #include "store/recording.h"
@@ -35,5 +36,12 @@ struct HeapLeakReport {
 using HeapLeakNamer = std::function<void(const store::HeapProfile&, std::vector<HeapLeak>&)>;
 
 HeapLeakReport heap_leak_report(const store::HeapProfile& profile, const std::vector<store::ProcessRow>& processes);
+
+// The resident memory findings that still held what they rose to (steady or held, not
+// returned) of processes with no leak in the heap profile: memory the profile cannot see
+// (mmap called directly, an arena, a runtime's own heap, a process it could not load
+// into) or freed memory that the allocator kept. A heap profile's "no leak" says nothing
+// of those, so the summary shows them after the leaks.
+std::vector<GrowthFinding> growth_beyond_heap_leaks(const GrowthReport& growth, const HeapLeakReport& leaks);
 
 }  // namespace canopy::analyze

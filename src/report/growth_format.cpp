@@ -99,6 +99,10 @@ std::string group_line(const analyze::GrowthGroup& group) {
   return line;
 }
 
+// Above the resident memory findings that a heap profile's leaks leave unexplained.
+constexpr const char* kBeyondHeapHeader =
+    "    but resident memory grew beyond what the heap profile sees (mmap, a runtime's heap, freed memory kept):\n";
+
 }  // namespace
 
 std::string growth_text(const analyze::GrowthFinding& f) {
@@ -119,8 +123,9 @@ std::string growth_text(const analyze::GrowthFinding& f) {
   return "";
 }
 
-std::string growth_summary_text(const analyze::GrowthReport& report, const std::string& path) {
-  std::string out = growth_header(report);
+// The findings grouped by command, at most kSummaryGrowthLines lines.
+std::string grouped_findings_text(const analyze::GrowthReport& report, const std::string& path) {
+  std::string out;
   auto groups = analyze::group_by_command(report);
   // All of them when they fit; else one line fewer, for the line that says how many more.
   size_t shown = groups.size() <= kSummaryGrowthLines ? groups.size() : kSummaryGrowthLines - 1;
@@ -136,6 +141,28 @@ std::string growth_summary_text(const analyze::GrowthReport& report, const std::
     out += "    and " + std::to_string(groups.size() - shown) + " more (" +
            count_of(processes_not_shown, "process", "processes") + "): canopy report " + shell_join({path}) +
            " --growth\n";
+  }
+  return out;
+}
+
+std::string growth_summary_text(const analyze::GrowthReport& report, const std::string& path) {
+  return growth_header(report) + grouped_findings_text(report, path);
+}
+
+std::string growth_beyond_heap_text(const std::vector<analyze::GrowthFinding>& beyond, const std::string& path) {
+  if (beyond.empty()) {
+    return "";
+  }
+  return std::string(kBeyondHeapHeader) + grouped_findings_text({.findings = beyond}, path);
+}
+
+std::string growth_beyond_heap_list_text(const std::vector<analyze::GrowthFinding>& beyond) {
+  if (beyond.empty()) {
+    return "";
+  }
+  std::string out = kBeyondHeapHeader;
+  for (const auto& f : beyond) {
+    out += finding_line(f);
   }
   return out;
 }

@@ -63,6 +63,28 @@ TEST(Growth, ASteadyLeakIsFlaggedWithItsRate) {
   EXPECT_NE(list.out.find(", and still held it when it exited, after 1."), std::string::npos) << list.out;
 }
 
+TEST(Growth, AHeapProfilesNoLeakDoesNotHideResidentGrowthOutsideIt) {
+  // The same leak, recorded with --heap: the workload maps its memory itself, which no
+  // heap profile sees. The summary takes its growth section from the heap profile, and
+  // still shows what resident memory saw beyond it.
+  TempDir dir;
+  std::string path = dir.file("mapped.canopy");
+  auto result = run({kCanopy, "record", "--heap", "-o", path, "--", kWorkload, "leak", "8", "200", "20", "1500"});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  for (const std::string& text : {result.err, run({kCanopy, "report", path}).out}) {
+    EXPECT_NE(text.find("  memory growth      no leak in the heap profile of 1 process image"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("\n    but resident memory grew beyond what the heap profile sees (mmap, a runtime's heap, "
+                        "freed memory kept):\n    canopy_workload  pid "),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find(" grew steadily "), std::string::npos) << text;
+  }
+  auto list = run({kCanopy, "report", path, "--growth"});
+  EXPECT_NE(list.out.find("\n    but resident memory grew beyond what the heap profile sees"), std::string::npos)
+      << list.out;
+}
+
 TEST(Growth, GrowingWhenTheRecordingStopsTheTreeIsStillHeld) {
   // 4 MiB more every 200 ms for 20 s, stopped by --timeout at 5 s while still growing:
   // it did not end on its own, so it is judged up to the stop.

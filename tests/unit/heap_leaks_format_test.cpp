@@ -5,8 +5,11 @@
 
 #include <set>
 
+#include "analyze/heap_leaks.h"
+#include "analyze/summary.h"
 #include "report/growth_format.h"
 #include "report/heap_leaks_format.h"
+#include "report/summary_format.h"
 
 namespace canopy::report {
 namespace {
@@ -80,6 +83,59 @@ TEST(HeapLeaksSummary, WhatDoesNotFitIsCountedInLeaks) {
   std::string text = heap_leaks_summary_text(report_of(leaks), 0, "x.canopy");
   EXPECT_NE(text.find("    and 4 more leaks: canopy report x.canopy --growth\n"), std::string::npos) << text;
   EXPECT_EQ(text.find("site_" + std::to_string(kSummaryGrowthLines - 1) + " "), std::string::npos) << text;
+}
+
+analyze::GrowthFinding rss_growth(int64_t pid, const std::string& name, analyze::GrowthFinding::Verdict verdict) {
+  analyze::GrowthFinding f;
+  f.verdict = verdict;
+  f.ending = analyze::GrowthFinding::Ending::kExited;
+  f.pid = pid;
+  f.name = name;
+  f.span_ms = f.growth_ms = 4'000;
+  f.max_bytes = f.end_bytes = 120 * kLeakMiB;
+  f.slope_bytes_per_min = 1800.0 * kLeakMiB;
+  f.r_squared = 0.99;
+  f.monotonic = verdict == analyze::GrowthFinding::Verdict::kSteady;
+  f.idle_after_max_ms = 2'000;
+  return f;
+}
+
+// A heap profile's "no leak" is of what the profiler sees. Resident memory that kept
+// growing in a process without a heap leak (mmap called directly, a runtime's heap) is
+// listed after the leaks; a process whose heap leaks explain its growth is not listed
+// twice, and memory that came back down is no leak either way.
+TEST(HeapLeaksSummary, ResidentGrowthTheHeapProfileCannotExplainFollowsTheLeaks) {
+  using Verdict = analyze::GrowthFinding::Verdict;
+  analyze::Summary s;
+  s.mode = "run";
+  s.command = {"make"};
+  s.heap_leaks = report_of({leak(11, "python3", 1, "PyByteArray_Resize (bytearrayobject.c:233)", 12 * kLeakMiB)});
+  s.growth = analyze::GrowthReport{};
+  s.growth->judged = 3;
+  s.growth->findings = {rss_growth(11, "python3", Verdict::kSteady), rss_growth(20, "java", Verdict::kSteady),
+                        rss_growth(21, "node", Verdict::kReturned)};
+
+  std::string text = summary_text(s, "x.canopy");
+  size_t leaks = text.find("  memory growth      leaks in 1 of 44 process images profiled:\n    python3          pid 11");
+  size_t beyond = text.find(
+      "    but resident memory grew beyond what the heap profile sees (mmap, a runtime's heap, freed memory kept):\n"
+      "    java             pid 20       grew steadily 1.8 GiB/min for 4.000 s (fit R² 0.99), to 120.0 MiB, and still "
+      "held it when it exited, after 2.000 s idle\n");
+  ASSERT_NE(leaks, std::string::npos) << text;
+  ASSERT_NE(beyond, std::string::npos) << text;
+  EXPECT_LT(leaks, beyond) << text;
+  EXPECT_EQ(text.find("python3          pid 11       grew"), std::string::npos) << "its heap leak explains it\n" << text;
+  EXPECT_EQ(text.find("node"), std::string::npos) << "it gave its memory back\n" << text;
+
+  // report --growth lists the same, one line per process.
+  std::string list = growth_beyond_heap_list_text(analyze::growth_beyond_heap_leaks(*s.growth, *s.heap_leaks));
+  EXPECT_EQ(list.rfind("    but resident memory grew beyond", 0), 0u) << list;
+  EXPECT_NE(list.find("java             pid 20"), std::string::npos) << list;
+  EXPECT_EQ(list.find("python3"), std::string::npos) << list;
+
+  // Without such growth, nothing is added to the leaks.
+  s.growth->findings = {rss_growth(11, "python3", Verdict::kSteady)};
+  EXPECT_EQ(summary_text(s, "x.canopy").find("but resident memory"), std::string::npos);
 }
 
 }  // namespace
