@@ -30,6 +30,12 @@ struct HeapLeakReport {
   int64_t images_judged = 0;   // with a snapshot to judge at
   int64_t images_leaking = 0;  // with one leak or more
   std::vector<HeapLeak> leaks;  // the largest held first
+  // The profile's "no leak" is of what it sees. These resident memory findings (growth.h)
+  // still held what they rose to, in processes with no leak above whose heap in use rose
+  // less than half as much: memory the profile cannot see (mmap called directly, an
+  // arena, a runtime's own heap, a process it could not load into) or freed memory that
+  // the allocator kept. In the order of the growth report.
+  std::vector<GrowthFinding> growth_beyond = {};
 };
 
 // Names each leak's `where`.
@@ -37,11 +43,9 @@ using HeapLeakNamer = std::function<void(const store::HeapProfile&, std::vector<
 
 HeapLeakReport heap_leak_report(const store::HeapProfile& profile, const std::vector<store::ProcessRow>& processes);
 
-// The resident memory findings that still held what they rose to (steady or held, not
-// returned) of processes with no leak in the heap profile: memory the profile cannot see
-// (mmap called directly, an arena, a runtime's own heap, a process it could not load
-// into) or freed memory that the allocator kept. A heap profile's "no leak" says nothing
-// of those, so the summary shows them after the leaks.
-std::vector<GrowthFinding> growth_beyond_heap_leaks(const GrowthReport& growth, const HeapLeakReport& leaks);
+// The `growth_beyond` of `report`, from the resident memory findings.
+std::vector<GrowthFinding> growth_beyond_heap(const GrowthReport& growth, const HeapLeakReport& report,
+                                              const store::HeapProfile& profile,
+                                              const std::vector<store::ProcessRow>& processes);
 
 }  // namespace canopy::analyze

@@ -107,6 +107,7 @@ Result<Summary> summarize(const store::Reader& reader, size_t top_count, bool wi
     ASSIGN_OR_RETURN(auto profile, reader.heap_profile());
     if (!profile.images.empty()) {
       s.heap_leaks = heap_leak_report(profile, processes);
+      s.heap_leaks->growth_beyond = growth_beyond_heap(*s.growth, *s.heap_leaks, profile, processes);
       if (name_leaks) {
         name_leaks(profile, s.heap_leaks->leaks);
       }

@@ -9,7 +9,6 @@
 #include "common/terminal_text.h"
 #include "common/text.h"
 #include "report/budget_format.h"
-#include "analyze/heap_leaks.h"
 #include "report/growth_format.h"
 #include "report/heap_leaks_format.h"
 #include "report/summary_format.h"
@@ -83,12 +82,7 @@ int run_report_command(const ReportOptions& options) {
     }
     std::fputs((json_dump(json, 2) + "\n").c_str(), stdout);
   } else if (options.growth && summary->heap_leaks) {
-    std::string text = report::heap_leaks_list_text(*summary->heap_leaks, summary->start_ms);
-    if (summary->growth) {
-      text += report::growth_beyond_heap_list_text(analyze::growth_beyond_heap_leaks(*summary->growth,
-                                                                                     *summary->heap_leaks));
-    }
-    std::fputs(text.c_str(), stdout);
+    std::fputs(report::heap_leaks_list_text(*summary->heap_leaks, summary->start_ms).c_str(), stdout);
   } else if (options.growth) {
     std::fputs(report::growth_list_text(*summary->growth).c_str(), stdout);
   } else {

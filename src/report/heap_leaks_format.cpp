@@ -121,7 +121,7 @@ std::string heap_leaks_summary_text(const analyze::HeapLeakReport& report, int64
     out += "    and " + count_of(leaks_not_shown, "more leak", "more leaks") + ": canopy report " + shell_join({path}) +
            " --growth\n";
   }
-  return out;
+  return out + growth_beyond_heap_text(report.growth_beyond, path);
 }
 
 std::string heap_leaks_list_text(const analyze::HeapLeakReport& report, int64_t start_ms) {
@@ -129,7 +129,7 @@ std::string heap_leaks_list_text(const analyze::HeapLeakReport& report, int64_t 
   for (const analyze::HeapLeak& leak : report.leaks) {
     out += leak_line(leak, start_ms);
   }
-  return out;
+  return out + growth_beyond_heap_list_text(report.growth_beyond);
 }
 
 nlohmann::json heap_leaks_json(const analyze::HeapLeakReport& report) {
@@ -144,7 +144,8 @@ nlohmann::json heap_leaks_json(const analyze::HeapLeakReport& report) {
   return {{"images", report.images},
           {"images_judged", report.images_judged},
           {"images_leaking", report.images_leaking},
-          {"leaks", leaks}};
+          {"leaks", leaks},
+          {"growth_beyond", growth_json({.findings = report.growth_beyond})["findings"]}};
 }
 
 }  // namespace canopy::report

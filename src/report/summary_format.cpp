@@ -8,7 +8,6 @@
 #include "common/json_dump.h"
 #include "common/terminal_text.h"
 #include "common/text.h"
-#include "analyze/heap_leaks.h"
 #include "report/growth_format.h"
 #include "report/heap_leaks_format.h"
 
@@ -161,9 +160,6 @@ std::string summary_text(const analyze::Summary& s, const std::string& path) {
   // The heap profile knows which code kept its memory; resident memory alone only guesses.
   if (s.heap_leaks) {
     out += heap_leaks_summary_text(*s.heap_leaks, s.start_ms, path);
-    if (s.growth) {
-      out += growth_beyond_heap_text(analyze::growth_beyond_heap_leaks(*s.growth, *s.heap_leaks), path);
-    }
   } else if (s.growth) {
     out += growth_summary_text(*s.growth, path);
   }
