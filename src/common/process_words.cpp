@@ -19,6 +19,9 @@ std::string shell_join(const std::vector<std::string>& args) {
 }
 
 std::string process_words(const std::vector<std::string>& cmdline, std::string_view name) {
+  if (auto words = title_words(cmdline, name)) {
+    return *words;
+  }
   if (cmdline.empty() || is_known_program(cmdline[0], name)) {
     return short_command(cmdline, name).value_or("");
   }

@@ -234,7 +234,38 @@ std::string short_path(std::string_view path) {
 
 bool is_known_program(std::string_view argv0, std::string_view name) { return shape_of(argv0, name) != Shape::kOther; }
 
+std::optional<std::string> title_words(const std::vector<std::string>& cmdline, std::string_view name) {
+  if (cmdline.size() != 1 || name.empty()) {
+    return std::nullopt;
+  }
+  const std::string_view title = cmdline[0];
+  const size_t space = title.find(' ');
+  if (space == std::string_view::npos) {
+    return std::nullopt;
+  }
+  std::string_view first = title.substr(0, space);
+  if (first.ends_with(':')) {
+    first.remove_suffix(1);
+  }
+  // The kernel's name of a process is its program's, cut to 15 characters.
+  const std::string program = path_base_name(first);
+  if (program != name && !(name.size() == 15 && program.starts_with(name))) {
+    return std::nullopt;  // a program whose path has a space, say
+  }
+  std::string_view rest = title.substr(space + 1);
+  while (!rest.empty() && rest.front() == ' ') {
+    rest.remove_prefix(1);
+  }
+  while (!rest.empty() && rest.back() == ' ') {
+    rest.remove_suffix(1);
+  }
+  return rest.empty() ? std::nullopt : std::optional(clip(rest));
+}
+
 std::optional<std::string> short_command(const std::vector<std::string>& cmdline, std::string_view name) {
+  if (auto words = title_words(cmdline, name)) {
+    return words;
+  }
   if (cmdline.size() < 2) {
     return std::nullopt;
   }

@@ -31,6 +31,13 @@ std::optional<std::string> short_command(const std::vector<std::string>& cmdline
 // argument that is no option: argv[0] (a path) and the process's name.
 bool is_known_program(std::string_view argv0, std::string_view name);
 
+// What a process that rewrote its command line into one title ("nginx: worker
+// process", "postgres: checkpointer", "stress-ng-cpu [run]", as setproctitle does)
+// says after its program's name: "worker process". nullopt for any other command line:
+// one of several arguments, or one whose first word is not the process's program.
+// short_command and process_words show it.
+std::optional<std::string> title_words(const std::vector<std::string>& cmdline, std::string_view name);
+
 // A path as its last two parts ("src/json.cpp"), clipped to kShortCommandChars.
 std::string short_path(std::string_view path);
 

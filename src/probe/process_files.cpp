@@ -205,8 +205,11 @@ std::vector<std::string> ProcessFiles::read_cmdline() {
   if (!text) {
     return {};
   }
+  // Each argument ends in a NUL. More NULs at the end are padding, not empty arguments:
+  // a process that rewrote its command line into a shorter title (setproctitle) clears
+  // the rest of the space its arguments had. A command's last empty arguments go too.
   std::string_view args = *text;
-  if (!args.empty() && args.back() == '\0') {
+  while (!args.empty() && args.back() == '\0') {
     args.remove_suffix(1);
   }
   return args.empty() ? std::vector<std::string>{} : parse_cmdline(args);

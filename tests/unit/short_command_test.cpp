@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/process_words.h"
+
 namespace canopy::analyze {
 namespace {
 
@@ -81,6 +83,22 @@ TEST(ShortCommand, AnythingElseShowsItsFirstArgumentThatIsNoOption) {
 }
 
 // 40 characters at most, counted as characters, not bytes: "…" for what is cut.
+TEST(ShortCommand, AProcessRetitledBySetproctitleShowsItsTitleAfterItsName) {
+  EXPECT_EQ(short_command({"nginx: worker process"}, "nginx"), "worker process");
+  EXPECT_EQ(short_command({"postgres: checkpointer "}, "postgres"), "checkpointer");
+  EXPECT_EQ(short_command({"stress-ng-cpu [run]"}, "stress-ng-cpu"), "[run]");
+  EXPECT_EQ(short_command({"/usr/lib/chromium/chromium --type=renderer --lang=en-US"}, "chromium"),
+            "--type=renderer --lang=en-US");
+  // The kernel cuts a name to 15 characters.
+  EXPECT_EQ(short_command({"systemd-journald: flushing"}, "systemd-journal"), "flushing");
+  EXPECT_EQ(process_words({"nginx: worker process"}, "nginx"), "worker process");
+  EXPECT_EQ(process_title("postgres", {"postgres: walwriter"}), "postgres walwriter");
+  // Not titles: a program whose path has a space, a title alone, several arguments.
+  EXPECT_EQ(short_command({"/opt/My Tools/run"}, "run"), std::nullopt);
+  EXPECT_EQ(short_command({"nginx:"}, "nginx"), std::nullopt);
+  EXPECT_EQ(short_command({"make all", "-j8"}, "make"), "-j8");
+}
+
 TEST(ShortCommand, LongWordsAreClippedToFortyCharacters) {
   EXPECT_EQ(short_path("/w/x/" + std::string(60, 'a') + ".cpp"), "x/" + std::string(37, 'a') + "\u2026");
   EXPECT_EQ(short_path("/w/x/" + std::string(34, 'a') + ".cpp"), "x/" + std::string(34, 'a') + ".cpp");

@@ -325,5 +325,25 @@ TEST_F(TreeSamplerFakeProc, ANameWithANewlineAndParenthesesIsStoredExactly) {
   EXPECT_EQ(recording.execs[0].text, "./new)\n(name");
 }
 
+// ---- A command line rewritten into a title ----
+
+TEST_F(TreeSamplerFakeProc, ATitlesPaddingIsNoArguments) {
+  // setproctitle writes the title over argv and clears the rest of its space: the
+  // kernel's cmdline is the title, then NULs where the arguments were. An empty
+  // argument a command was given last is read as padding too.
+  FakeProcess root{.pid = kRootPid, .name = "stress-ng", .children = {kChildPid}};
+  FakeProcess worker{.pid = kChildPid, .ppid = kRootPid, .name = "stress-ng-cpu", .start_ticks = 3001,
+                     .cmdline = {"stress-ng-cpu [run]", "", "", "", "", "", ""}};
+  proc_.write(root);
+  proc_.write(worker);
+  TreeSampler& sampler = start();
+  ASSERT_TRUE(sampler.add_root(kRootPid, 0));
+  sampler.tick(100);
+  auto recording = finish(100);
+
+  EXPECT_EQ(recording.row_of(kChildPid).cmdline, (std::vector<std::string>{"stress-ng-cpu [run]"}));
+  EXPECT_EQ(recording.row_of(kRootPid).cmdline, root.cmdline) << "an ordinary command line is read as it is";
+}
+
 }  // namespace
 }  // namespace canopy::record
