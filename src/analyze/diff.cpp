@@ -280,6 +280,8 @@ Result<Diff> diff(const store::Reader& reader_a, const store::Reader& reader_b) 
   d.commands_differ = sa.command != sb.command;
   d.complete_a = sa.complete;
   d.complete_b = sb.complete;
+  d.still_recording_a = sa.still_recording;
+  d.still_recording_b = sb.still_recording;
   d.totals.wall_ms = {sa.wall_ms, sb.wall_ms};
   d.totals.cpu_ns = {sa.cpu_user_ns + sa.cpu_system_ns, sb.cpu_user_ns + sb.cpu_system_ns};
   d.totals.peak_tree_rss_bytes = {sa.peak_tree_rss_bytes, sb.peak_tree_rss_bytes};

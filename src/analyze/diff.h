@@ -76,6 +76,9 @@ struct Diff {
   // False for a recording whose recorder was killed: it ends at its last commit.
   bool complete_a = true;
   bool complete_b = true;
+  // Not complete because another canopy still writes it (Summary::still_recording).
+  bool still_recording_a = false;
+  bool still_recording_b = false;
   DiffTotals totals;
   // Largest memory growth first (ties: larger CPU growth first), shrinking last.
   std::vector<ProcessPair> pairs;

@@ -1,7 +1,10 @@
 #include "analyze/summary.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 
+#include "analyze/recorder_alive.h"
 #include "common/text.h"
 
 namespace canopy::analyze {
@@ -24,6 +27,9 @@ Result<Summary> summarize(const store::Reader& reader, size_t top_count, bool wi
   s.interval_ms = meta.interval_ms.value_or(0);
   auto end_ms = meta.end_ms;
   s.complete = end_ms.has_value();
+  // This canopy's own recording without an end is one it failed to finish (its disk
+  // filled), never one it still writes.
+  s.still_recording = !s.complete && meta.recorder_pid != ::getpid() && recorder_running(meta);
   int64_t last_ms = end_ms.value_or(ticks.empty() ? s.start_ms : ticks.back().t_ms);
   s.wall_ms = last_ms - s.start_ms;
   s.exit_code = meta.exit_code;

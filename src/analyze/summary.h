@@ -27,6 +27,9 @@ struct Summary {
   int64_t wall_ms = 0;
   // False when the recorder was killed: the recording ends at its last commit.
   bool complete = false;
+  // Not complete because another canopy is still writing it (recorder_alive.h), not
+  // because its recorder was killed: it ends at its last commit so far.
+  bool still_recording = false;
   std::optional<int64_t> exit_code;
   std::optional<int64_t> exit_signal;
   int64_t cpu_user_ns = 0;

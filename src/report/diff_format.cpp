@@ -238,9 +238,16 @@ std::string diff_text(const analyze::Diff& d, const std::string& path_a, const s
   if (d.commands_differ) {
     out += "  note: the commands differ; processes are matched by name and place in the tree all the same\n";
   }
-  for (auto [side, complete] : {std::pair{"A", d.complete_a}, std::pair{"B", d.complete_b}}) {
-    if (!complete) {
-      append_line(out, "  note: %s was interrupted (its recorder was killed): it ends at its last commit", side);
+  struct Side {
+    const char* name;
+    bool complete;
+    bool still_recording;
+  };
+  for (const Side& side : {Side{"A", d.complete_a, d.still_recording_a}, Side{"B", d.complete_b, d.still_recording_b}}) {
+    if (side.still_recording) {
+      append_line(out, "  note: %s is still being recorded: it ends at its last commit so far", side.name);
+    } else if (!side.complete) {
+      append_line(out, "  note: %s was interrupted (its recorder was killed): it ends at its last commit", side.name);
     }
   }
   out += "\n";
@@ -287,8 +294,16 @@ std::string diff_json(const analyze::Diff& d, const std::string& path_a, const s
   }
   const auto& t = d.totals;
   nlohmann::json json = {
-      {"a", {{"recording", path_a}, {"command", d.command_a}, {"complete", d.complete_a}}},
-      {"b", {{"recording", path_b}, {"command", d.command_b}, {"complete", d.complete_b}}},
+      {"a",
+       {{"recording", path_a},
+        {"command", d.command_a},
+        {"complete", d.complete_a},
+        {"still_recording", d.still_recording_a}}},
+      {"b",
+       {{"recording", path_b},
+        {"command", d.command_b},
+        {"complete", d.complete_b},
+        {"still_recording", d.still_recording_b}}},
       {"commands_differ", d.commands_differ},
       {"totals",
        {{"wall_ms", change_json(t.wall_ms)},

@@ -126,7 +126,9 @@ std::string summary_text(const analyze::Summary& s, const std::string& path) {
   } else if (s.exit_code) {
     add("exit status", std::to_string(*s.exit_code));
   }
-  add("wall time", format_duration_ms(s.wall_ms) + (s.complete ? "" : " (recording interrupted: ends at its last commit)"));
+  const char* unfinished = s.still_recording ? " (still recording: up to its last commit)"
+                                             : " (recording interrupted: ends at its last commit)";
+  add("wall time", format_duration_ms(s.wall_ms) + (s.complete ? "" : unfinished));
   int64_t cpu_ns = s.cpu_user_ns + s.cpu_system_ns;
   int64_t percent = s.wall_ms > 0 ? cpu_ns / 10'000 / s.wall_ms : 0;
   add("CPU", "user " + seconds(s.cpu_user_ns) + ", system " + seconds(s.cpu_system_ns) + " (" +
@@ -199,6 +201,7 @@ nlohmann::json summary_json_object(const analyze::Summary& s, const std::string&
       {"start_ms", s.start_ms},
       {"wall_ms", s.wall_ms},
       {"complete", s.complete},
+      {"still_recording", s.still_recording},
       {"exit_code", s.exit_code ? nlohmann::json(*s.exit_code) : nlohmann::json()},
       {"exit_signal", s.exit_signal ? nlohmann::json(*s.exit_signal) : nlohmann::json()},
       {"cpu_user_ns", s.cpu_user_ns},

@@ -43,12 +43,6 @@ class FollowBudget {
   int64_t last_us_ = -1;
 };
 
-// Whether the canopy that writes `meta`'s recording is still running: the recording's
-// `recorder_pid` on this host is a live process named canopy. False for a recording
-// from elsewhere, from a canopy too old to say, or whose recorder was killed: its file
-// never grows again, and a viewer shows it as interrupted rather than follow it.
-bool recorder_running(const store::RecordingMeta& meta);
-
 class ViewFollower {
  public:
   // Brings `data` (from load_view_data of `reader`'s file) up to date, within

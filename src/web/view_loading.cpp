@@ -3,6 +3,7 @@
 
 #include <filesystem>
 
+#include "analyze/recorder_alive.h"
 #include "common/signal_free_thread.h"
 #include "store/reader.h"
 #include "web/view_follow.h"
@@ -27,7 +28,7 @@ Status ViewLoading::begin(const std::string& path, std::function<void()> before_
   ASSIGN_OR_RETURN(preview_, preview_json(*reader_, file, kPreviewPoints));
   // Followed when it has no end yet and its recorder still runs (a killed one's file
   // never changes again: it is shown as interrupted).
-  const bool live = follow && !reader_->meta().end_ms && recorder_running(reader_->meta());
+  const bool live = follow && !reader_->meta().end_ms && analyze::recorder_running(reader_->meta());
   // The loading thread takes no signals: the caller's own handling of SIGINT and SIGTERM
   // (view_command.cpp waits for them) must not find them delivered here instead.
   loader_ = signal_free_thread([this, live, before_load = std::move(before_load)] {
@@ -142,7 +143,7 @@ Result<bool> ViewLoading::follow_step() {
   }
   ASSIGN_OR_RETURN(int64_t data_version, reader_->data_version());
   // A recorder killed before it finished: what it committed is all there will be.
-  const bool recorder_gone = !recorder_running(reader_->meta());
+  const bool recorder_gone = !analyze::recorder_running(reader_->meta());
   if (data_version == last_data_version_ && !recorder_gone) {
     return false;
   }

@@ -33,6 +33,15 @@ TEST(Crash, KillNineLeavesAReadableRecording) {
     return read && most_bytes >= mib(25);
   });
   ASSERT_TRUE(holding) << "canopy never recorded the command holding 25 MiB";
+  // While its recorder runs, the file without an end is still being recorded, not
+  // interrupted.
+  auto live = run({kCanopy, "report", path});
+  EXPECT_NE(live.out.find("(still recording: up to its last commit)"), std::string::npos) << live.out;
+  EXPECT_EQ(live.out.find("interrupted"), std::string::npos) << live.out;
+  auto live_diff = run({kCanopy, "diff", path, path});
+  EXPECT_NE(live_diff.out.find("  note: A is still being recorded: it ends at its last commit so far\n"),
+            std::string::npos)
+      << live_diff.out;
   std::ifstream children("/proc/" + std::to_string(canopy.pid()) + "/task/" + std::to_string(canopy.pid()) +
                          "/children");
   pid_t command = 0;
@@ -46,6 +55,7 @@ TEST(Crash, KillNineLeavesAReadableRecording) {
   auto report = run({kCanopy, "report", path});
   ASSERT_EQ(report.exit_status, 0) << report.err;
   EXPECT_NE(report.out.find("recording interrupted"), std::string::npos) << report.out;
+  EXPECT_EQ(report.out.find("still recording"), std::string::npos) << report.out;
 
   auto reader = open_recording(path);
   EXPECT_FALSE(reader.meta().end_ms);
@@ -58,6 +68,7 @@ TEST(Crash, KillNineLeavesAReadableRecording) {
   // The summary derives the peak of the process that never ended from its samples.
   auto json = run({kCanopy, "report", "--json", path});
   EXPECT_NE(json.out.find("\"complete\": false"), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("\"still_recording\": false"), std::string::npos) << json.out;
 }
 
 // A tmpfs of `size` mounted at `path` while it lives.
