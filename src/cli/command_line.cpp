@@ -153,6 +153,9 @@ CLI::App* add_record_command(CLI::App& app, RecordCliOptions& cli) {
       "record", "Run a command (canopy record -- CMD ARGS) or attach to one (--pid PID) and record its whole tree");
   take_integer(cmd->add_option("--pid", options.attach_pid, "Attach to a running process and its descendants"), 1,
                kPidMaxLimit);
+  take_duration(cmd->add_option("--duration", options.attach_duration_ms,
+                                "With --pid: stop recording after this long, e.g. 60s, and leave the process running"),
+                1);
   CLI::Option* interval = take_interval(
       cmd->add_option("-i,--interval", options.interval_ms,
                       "Sampling interval, such as 250ms or 1s; a bare number is milliseconds (default 100ms; env "

@@ -57,6 +57,8 @@ struct ResourceLimits {
 struct RecordOptions {
   std::vector<std::string> command;  // run mode
   pid_t attach_pid = 0;              // attach mode when non-zero
+  // Attach mode: stop recording after this long, and leave the process running.
+  std::optional<int64_t> attach_duration_ms;
   int64_t interval_ms = kDefaultIntervalMs;
   std::string output;  // empty: canopy-YYYYMMDD-HHMMSS-PID.canopy
   bool force = false;

@@ -58,6 +58,10 @@ Status RecordRun::make_cgroup_and_limits() {
   if (!run_mode_ && options_.limits.any()) {
     return Error{"resource limits apply to a command canopy runs, not to one it attaches to (--pid)"};
   }
+  if (run_mode_ && options_.attach_duration_ms) {
+    return Error{"--duration is for a process canopy attaches to (--pid): a command it runs is recorded to its "
+                 "end (--timeout stops it)"};
+  }
   cgroup_meta_ = run_mode_ ? "off: --no-cgroup" : "off: attached (the process stays where it is)";
   if (run_mode_ && options_.cgroup) {
     auto created = CommandCgroup::create(options_.limits);

@@ -259,6 +259,11 @@ Status sampling_loop(Session& s, int signal_fd) {
       tick(s, sockets);
       // After the tick: one that overran skips what it missed, never bunching up.
       schedule.take(static_cast<int64_t>(probe::now_monotonic_ns()));
+      // Attach mode's --duration ends the recording at the first tick at or after it.
+      const auto duration_ms = s.options.attach_duration_ms;
+      if (!s.run_mode && duration_ms && s.clock.now_ms() - s.clock.start_ms() >= *duration_ms) {
+        s.stop_requested = true;
+      }
     }
     if ((sockets.process_events || sockets.exit_records) && !tick_due) {
       read_process_events(s, sockets);  // else the tick drained them

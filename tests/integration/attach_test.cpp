@@ -85,6 +85,26 @@ TEST(Attach, CtrlCStopsAndKeepsTheRecording) {
   EXPECT_GE(*processes->front().peak_rss_bytes, mib(8));
 }
 
+TEST(Attach, ADurationStopsTheRecordingAndLeavesTheProcessRunning) {
+  // A holder of 8 MiB for ten minutes, recorded for one second of it.
+  Started holder({kWorkload, "hold", "8", "600000"});
+  TempDir dir;
+  std::string path = dir.file("second.canopy");
+  auto result = run({kCanopy, "record", "-q", "--pid", std::to_string(holder.pid()), "--duration", "1s", "-o", path});
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+  EXPECT_EQ(::kill(holder.pid(), 0), 0) << "the process runs on after the recording";
+
+  auto reader = open_recording(path);
+  ASSERT_TRUE(reader.meta().start_ms && reader.meta().end_ms);
+  EXPECT_GE(*reader.meta().end_ms - *reader.meta().start_ms, 1000);
+  auto processes = reader.processes();
+  ASSERT_TRUE(processes);
+  ASSERT_EQ(processes->size(), 1u);
+  EXPECT_FALSE(processes->front().end_ms) << "still running when the recording stopped";
+  holder.signal(SIGKILL);
+  holder.wait();
+}
+
 TEST(Attach, MissingPid) {
   pid_t missing = 999999;
   while (std::filesystem::exists("/proc/" + std::to_string(missing))) {

@@ -33,6 +33,10 @@ TEST(FlagValues, RecordRefusesBadValuesInOneLineAnd125) {
       {{"--pid", "0"}, "--pid '0': must be from 1 to 4194304"},
       {{"--pid", "-5"}, "--pid '-5': must be from 1 to 4194304"},
       {{"--pid", "abc"}, "--pid 'abc': not a whole number"},
+      {{"--duration", "0s"}, "--duration '0s': must be at least 1ms"},
+      {{"--duration", "1m"},
+       "--duration is for a process canopy attaches to (--pid): a command it runs is recorded to its end (--timeout "
+       "stops it)"},
       {{"--max-processes", "0"}, "--max-processes '0': must be at least 1"},
       {{"--interval", "0"}, "--interval '0': must be from 1ms to 1h"},
       {{"--interval", "2h"}, "--interval '2h': must be from 1ms to 1h"},
