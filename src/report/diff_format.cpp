@@ -243,7 +243,8 @@ std::string diff_text(const analyze::Diff& d, const std::string& path_a, const s
     bool complete;
     bool still_recording;
   };
-  for (const Side& side : {Side{"A", d.complete_a, d.still_recording_a}, Side{"B", d.complete_b, d.still_recording_b}}) {
+  const Side sides[] = {{"A", d.complete_a, d.still_recording_a}, {"B", d.complete_b, d.still_recording_b}};
+  for (const Side& side : sides) {
     if (side.still_recording) {
       append_line(out, "  note: %s is still being recorded: it ends at its last commit so far", side.name);
     } else if (!side.complete) {

@@ -23,7 +23,8 @@ std::string growth_text(const analyze::GrowthFinding& finding);
 std::string growth_summary_text(const analyze::GrowthReport& report, const std::string& path);
 
 // After a heap profile's leaks: the resident memory findings beyond the profile
-// (HeapLeakReport::growth_beyond) under a line that says so; empty when there are none. Grouped as in the summary, or one line per process for `report --growth`.
+// (HeapLeakReport::growth_beyond) under a line that says so; empty when there are none.
+// Grouped as in the summary, or one line per process for `report --growth`.
 std::string growth_beyond_heap_text(const std::vector<analyze::GrowthFinding>& beyond, const std::string& path);
 std::string growth_beyond_heap_list_text(const std::vector<analyze::GrowthFinding>& beyond);
 

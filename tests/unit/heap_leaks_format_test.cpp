@@ -111,7 +111,8 @@ TEST(HeapLeaksSummary, ResidentGrowthBeyondTheHeapProfileFollowsTheLeaks) {
   s.heap_leaks->growth_beyond = {rss_growth(20, "java", analyze::GrowthFinding::Verdict::kSteady)};
 
   std::string text = summary_text(s, "x.canopy");
-  size_t leaks = text.find("  memory growth      leaks in 1 of 44 process images profiled:\n    python3          pid 11");
+  size_t leaks =
+      text.find("  memory growth      leaks in 1 of 44 process images profiled:\n    python3          pid 11");
   size_t beyond = text.find(
       "    but resident memory grew beyond what the heap profile sees (mmap, a runtime's heap, freed memory kept):\n"
       "    java             pid 20       grew steadily 1.8 GiB/min for 4.000 s (fit R² 0.99), to 120.0 MiB, and still "
