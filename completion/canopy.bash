@@ -19,7 +19,7 @@ _canopy_command_spec()
     local help='-h --help'
     case $1 in
         record)
-            valued='--pid -i --interval -o --output --pss-interval
+            valued='--pid --duration -i --interval -o --output --pss-interval
                 --memory-limit --swap-limit --cpu-limit --cpus --nice --cpu-time
                 --max-processes --timeout --kill-grace --max-peak --max-cpu --heap-interval
                 --metrics --metrics-top'
