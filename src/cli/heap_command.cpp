@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 #include <set>
 
@@ -162,6 +163,13 @@ int run_heap_command(const HeapOptions& options) {
   }
   if (control) {
     return run_heap_control(words[0], words[1]);
+  }
+  // A verb without its PID, unless a recording has that name.
+  bool verb = words.size() == 1 && (words[0] == "dump" || words[0] == "on" || words[0] == "off");
+  if (verb && !std::filesystem::exists(words[0])) {
+    print_error("heap " + words[0] + " needs the PID of a process of a tree being recorded with --heap (canopy heap " +
+                words[0] + " PID)");
+    return 1;
   }
   HeapOptions report = options;
   report.path = words[0];

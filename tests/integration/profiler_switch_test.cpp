@@ -186,5 +186,72 @@ TEST(ProfilerSwitch, HeapSamplingTurnedOnAndOffFromThePage) {
   EXPECT_EQ(finished.exit_status, 0) << finished.err;
 }
 
+// The same switch from a terminal: `canopy heap on|off|dump PID`, sent through the
+// recorder's socket that the process's environment names.
+TEST(ProfilerSwitch, HeapSamplingTurnedOnAndOffFromTheCommandLine) {
+  TempDir dir;
+  std::string path = dir.file("live.canopy");
+  Started recorder({kCanopy, "record", "-q", "--heap=off", "-o", path, "--", kWorkload, "allocate-on-signal",
+                    std::to_string(kRoundMib)});
+  ASSERT_TRUE(recorder.wait_for_output("ready")) << recorder.error_output();
+  std::vector<pid_t> tree = probe::read_descendants(recorder.pid());
+  ASSERT_EQ(tree.size(), 1u) << "the workload alone";
+  const pid_t workload = tree[0];
+  auto heap = [&](const std::string& verb) {
+    auto result = run({kCanopy, "heap", verb, std::to_string(workload)});
+    EXPECT_EQ(result.exit_status, 0) << verb << ": " << result.err;
+    EXPECT_EQ(result.err, "");
+  };
+  auto round = [&](int n) {
+    ASSERT_EQ(::kill(workload, SIGUSR1), 0);
+    ASSERT_TRUE(recorder.wait_for_output("allocated " + std::to_string(n)));
+  };
+  auto wait_for_snapshots = [&](size_t count) {
+    std::vector<store::HeapSnapshotRow> found;
+    EXPECT_TRUE(wait_for_recording(path, [&](const store::Reader& reader) {
+      found = requested_snapshots(reader, workload);
+      return found.size() >= count;
+    })) << "requested snapshots: " << found.size() << " of " << count;
+    return found;
+  };
+
+  // As from the page: each command is obeyed in order, so a dump asked after "on" is
+  // taken with sampling on, and waiting for it orders "on" before the next round.
+  round(1);
+  heap("dump");
+  heap("on");
+  heap("dump");
+  auto before_on = wait_for_snapshots(2);
+  round(2);
+  heap("dump");
+  heap("off");
+  heap("dump");
+  round(3);
+  heap("dump");
+  auto all = wait_for_snapshots(5);
+
+  ASSERT_EQ(all.size(), 5u);
+  EXPECT_EQ(before_on[0].samples, 0) << "sampling off: round 1 unseen";
+  EXPECT_EQ(all[1].samples, 0);
+  EXPECT_GE(all[2].samples - all[1].samples, kFewestSamplesOfARound) << "sampling on: round 2 sampled";
+  EXPECT_EQ(all[4].samples, all[3].samples) << "sampling off again: round 3 unseen";
+
+  // A process outside any recorded tree (this test), a verb without its PID.
+  const std::string self = std::to_string(::getpid());
+  auto outside = run({kCanopy, "heap", "on", self});
+  EXPECT_EQ(outside.exit_status, 1);
+  EXPECT_EQ(outside.err, "canopy: cannot reach the heap profiler of PID " + self +
+                             ": it is not in a tree recorded with 'canopy record --heap' (no CANOPY_HEAP_SOCKET in "
+                             "its environment, or it is another user's process)\n");
+  auto no_pid = run({kCanopy, "heap", "dump"});
+  EXPECT_EQ(no_pid.exit_status, 1);
+  EXPECT_EQ(no_pid.err,
+            "canopy: heap dump needs the PID of a process of a tree being recorded with --heap (canopy heap dump PID)\n");
+
+  ASSERT_EQ(::kill(workload, SIGTERM), 0);
+  Finished finished = recorder.wait();
+  EXPECT_EQ(finished.exit_status, 0) << finished.err;
+}
+
 }  // namespace
 }  // namespace canopy::testing
