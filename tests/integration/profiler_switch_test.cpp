@@ -151,7 +151,10 @@ TEST(ProfilerSwitch, HeapSamplingTurnedOnAndOffFromThePage) {
   round(2);
   snapshot();
   sampling(false);
-  snapshot();  // after "off": every sample of round 2 is in it, none of round 3 can be
+  snapshot();  // after "off": every sample of round 2 is in it
+  // A POST returns once the recorder has passed the command on, not once the profiler
+  // has obeyed it: round 3 waits for this snapshot, so that "off" came first.
+  wait_for_snapshots(4);
   round(3);
   snapshot();
   auto all = wait_for_snapshots(5);
@@ -226,6 +229,7 @@ TEST(ProfilerSwitch, HeapSamplingTurnedOnAndOffFromTheCommandLine) {
   heap("dump");
   heap("off");
   heap("dump");
+  wait_for_snapshots(4);  // "off" obeyed before round 3, as from the page
   round(3);
   heap("dump");
   auto all = wait_for_snapshots(5);
