@@ -87,6 +87,15 @@ TEST(Diff, NamesTheChildThatDoubledFirst) {
   EXPECT_NE(first_row.find("sh/canopy_workload  hold 200 600"), std::string::npos) << text;
   EXPECT_NE(text.find("3 matched (2 by command line, 1 by short command), 0 only in A, 0 only in B"), std::string::npos)
       << text;
+
+  // --top cuts each ranking and says how many it left out; --all shows every row.
+  auto top = run({kCanopy, "diff", "--top", "1", a, b});
+  EXPECT_NE(top.out.find("  memory: largest growth first (1 of 3; --all or --top N for more)\n"), std::string::npos)
+      << top.out;
+  auto all = run({kCanopy, "diff", "--top", "1", "--all", a, b});
+  EXPECT_EQ(all.exit_status, 2) << "--all excludes --top";
+  auto every = run({kCanopy, "diff", "--all", a, b});
+  EXPECT_EQ(every.out, text) << "three pairs: the default ten shows them all, as --all does";
 }
 
 TEST(Diff, BadInputNamesTheSideAndDifferentCommandsStillDiff) {
