@@ -156,7 +156,8 @@ int run_heap_report(const HeapOptions& options) {
 
 int run_heap_command(const HeapOptions& options) {
   const std::vector<std::string>& words = options.words;
-  bool control = words.size() == 2 && (words[0] == "dump" || words[0] == "on" || words[0] == "off");
+  const bool verb = !words.empty() && (words[0] == "dump" || words[0] == "on" || words[0] == "off");
+  const bool control = words.size() == 2 && verb;
   if (words.size() == 2 && !control) {
     print_error("heap takes a recording, or dump, on or off and a PID: not '" + words[0] + " " + words[1] + "'");
     return 1;
@@ -165,8 +166,7 @@ int run_heap_command(const HeapOptions& options) {
     return run_heap_control(words[0], words[1]);
   }
   // A verb without its PID, unless a recording has that name.
-  bool verb = words.size() == 1 && (words[0] == "dump" || words[0] == "on" || words[0] == "off");
-  if (verb && !std::filesystem::exists(words[0])) {
+  if (verb && words.size() == 1 && !std::filesystem::exists(words[0])) {
     print_error("heap " + words[0] + " needs the PID of a process of a tree being recorded with --heap (canopy heap " +
                 words[0] + " PID)");
     return 1;

@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "cli/recorder_live_control.h"
@@ -85,22 +87,81 @@ class ProfilerSwitchPage {
   std::string token_;
 };
 
-TEST(ProfilerSwitch, HeapSamplingTurnedOnAndOffFromThePage) {
-  TempDir dir;
-  std::string served = dir.file("served.canopy");
-  ASSERT_EQ(run({kCanopy, "record", "-q", "-o", served, kWorkload, "exit", "0"}).exit_status, 0);
-  std::string path = dir.file("live.canopy");
-  Started recorder({kCanopy, "record", "-q", "--heap=off", "-o", path, "--", kWorkload, "allocate-on-signal",
-                    std::to_string(kRoundMib)});
-  ASSERT_TRUE(recorder.wait_for_output("ready")) << recorder.error_output();
-  std::vector<pid_t> tree = probe::read_descendants(recorder.pid());
-  ASSERT_EQ(tree.size(), 1u) << "the workload alone";
-  const pid_t workload = tree[0];
+// A recording made with --heap=off of a workload that allocates a round of kRoundMib
+// at each SIGUSR1, and three rounds with its heap sampling switched by `command`
+// ("dump", "on" or "off", from the page or the command line).
+class ProfilerSwitch : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    recorder_.emplace(std::vector<std::string>{kCanopy, "record", "-q", "--heap=off", "-o", path_, "--", kWorkload,
+                                               "allocate-on-signal", std::to_string(kRoundMib)});
+    ASSERT_TRUE(recorder_->wait_for_output("ready")) << recorder_->error_output();
+    std::vector<pid_t> tree = probe::read_descendants(recorder_->pid());
+    ASSERT_EQ(tree.size(), 1u) << "the workload alone";
+    workload_ = tree[0];
+  }
 
+  // Off as started: round 1 allocates unseen. The profiler obeys the commands of its
+  // connection in order, so a dump asked after "on" or "off" is taken once it is in
+  // force; but a command returns once the recorder has passed it on, not once the
+  // profiler has obeyed it, so each next round waits for that dump in the recording.
+  void switch_three_rounds(const std::function<void(const std::string&)>& command,
+                           const std::function<void()>& after_on = [] {}) {
+    round(1);
+    command("dump");
+    command("on");
+    command("dump");
+    auto before_on = wait_for_snapshots(2);
+    after_on();
+    round(2);
+    command("dump");
+    command("off");
+    command("dump");  // after "off": every sample of round 2 is in it
+    wait_for_snapshots(4);
+    round(3);
+    command("dump");
+    auto all = wait_for_snapshots(5);
+
+    ASSERT_EQ(all.size(), 5u);
+    EXPECT_EQ(before_on[0].samples, 0) << "sampling off: round 1 unseen";
+    EXPECT_EQ(all[1].samples, 0);
+    EXPECT_GE(all[2].samples - all[1].samples, kFewestSamplesOfARound) << "sampling on: round 2 sampled";
+    EXPECT_EQ(all[4].samples, all[3].samples) << "sampling off again: round 3 unseen";
+  }
+
+  void end() {
+    ASSERT_EQ(::kill(workload_, SIGTERM), 0);
+    Finished finished = recorder_->wait();
+    EXPECT_EQ(finished.exit_status, 0) << finished.err;
+  }
+
+  TempDir dir_;
+  std::string path_ = dir_.file("live.canopy");
+  std::optional<Started> recorder_;
+  pid_t workload_ = 0;
+
+ private:
+  void round(int n) {
+    ASSERT_EQ(::kill(workload_, SIGUSR1), 0);
+    ASSERT_TRUE(recorder_->wait_for_output("allocated " + std::to_string(n)));
+  }
+  std::vector<store::HeapSnapshotRow> wait_for_snapshots(size_t count) {
+    std::vector<store::HeapSnapshotRow> found;
+    EXPECT_TRUE(wait_for_recording(path_, [&](const store::Reader& reader) {
+      found = requested_snapshots(reader, workload_);
+      return found.size() >= count;
+    })) << "requested snapshots: " << found.size() << " of " << count;
+    return found;
+  }
+};
+
+TEST_F(ProfilerSwitch, HeapSamplingTurnedOnAndOffFromThePage) {
+  std::string served = dir_.file("served.canopy");
+  ASSERT_EQ(run({kCanopy, "record", "-q", "-o", served, kWorkload, "exit", "0"}).exit_status, 0);
   record::ProfilerSwitch profilers({.live_processes =
                                         [&] {
                                           std::vector<record::TreeProcess> live;
-                                          for (pid_t pid : probe::read_descendants(recorder.pid())) {
+                                          for (pid_t pid : probe::read_descendants(recorder_->pid())) {
                                             live.push_back({pid, comm_of(pid)});
                                           }
                                           return live;
@@ -110,61 +171,23 @@ TEST(ProfilerSwitch, HeapSamplingTurnedOnAndOffFromThePage) {
                                     .cpu_profile = false});
   cli::RecorderLiveControl control(profilers);
   ProfilerSwitchPage page(served, control);
-  const std::string pid = std::to_string(workload);
-  auto round = [&](int n) {
-    recorder.signal(0);  // still there
-    ASSERT_EQ(::kill(workload, SIGUSR1), 0);
-    ASSERT_TRUE(recorder.wait_for_output("allocated " + std::to_string(n)));
-  };
-  auto snapshot = [&] {
-    auto [status, body] = page.post("/api/control/heap-snapshot?pid=" + pid);
-    EXPECT_EQ(status, 200) << body.dump();
-  };
-  auto sampling = [&](bool on) {
-    auto [status, body] = page.post("/api/control/heap-sampling?pid=" + pid + "&on=" + (on ? "1" : "0"));
-    EXPECT_EQ(status, 200) << body.dump();
-  };
-  auto wait_for_snapshots = [&](size_t count) {
-    std::vector<store::HeapSnapshotRow> found;
-    EXPECT_TRUE(wait_for_recording(path, [&](const store::Reader& reader) {
-      found = requested_snapshots(reader, workload);
-      return found.size() >= count;
-    })) << "requested snapshots: " << found.size() << " of " << count;
-    return found;
-  };
+  const std::string pid = std::to_string(workload_);
 
   json states = page.states();
   ASSERT_EQ(states.size(), 1u);
-  EXPECT_EQ(states[0]["pid"], workload);
+  EXPECT_EQ(states[0]["pid"], workload_);
   EXPECT_EQ(states[0]["heap"], "off");
   EXPECT_EQ(states[0]["cpu"], "off");
 
-  // Off as started: a round allocates unseen. The profiler obeys the commands of its
-  // connection in order, so the snapshot asked after "on" is taken once sampling is on:
-  // waiting for it in the recording orders "on" before the next round.
-  round(1);
-  snapshot();
-  sampling(true);
-  snapshot();
-  auto before_on = wait_for_snapshots(2);
-  EXPECT_EQ(page.states()[0]["heap"], "on");
-  round(2);
-  snapshot();
-  sampling(false);
-  snapshot();  // after "off": every sample of round 2 is in it
-  // A POST returns once the recorder has passed the command on, not once the profiler
-  // has obeyed it: round 3 waits for this snapshot, so that "off" came first.
-  wait_for_snapshots(4);
-  round(3);
-  snapshot();
-  auto all = wait_for_snapshots(5);
+  switch_three_rounds(
+      [&](const std::string& command) {
+        auto [status, body] = command == "dump" ? page.post("/api/control/heap-snapshot?pid=" + pid)
+                                                : page.post("/api/control/heap-sampling?pid=" + pid +
+                                                            "&on=" + (command == "on" ? "1" : "0"));
+        EXPECT_EQ(status, 200) << command << ": " << body.dump();
+      },
+      [&] { EXPECT_EQ(page.states()[0]["heap"], "on"); });
   EXPECT_EQ(page.states()[0]["heap"], "off");
-
-  ASSERT_EQ(all.size(), 5u);
-  EXPECT_EQ(before_on[0].samples, 0) << "sampling off: round 1 unseen";
-  EXPECT_EQ(all[1].samples, 0);
-  EXPECT_GE(all[2].samples - all[1].samples, kFewestSamplesOfARound) << "sampling on: round 2 sampled";
-  EXPECT_EQ(all[4].samples, all[3].samples) << "sampling off again: round 3 unseen";
 
   // The memory map: three rounds of 64 MiB, resident (each block's first byte is
   // written, and 4099-byte blocks leave no page untouched) in the heap or anonymous
@@ -183,62 +206,17 @@ TEST(ProfilerSwitch, HeapSamplingTurnedOnAndOffFromThePage) {
   auto [refused_status, refused] = page.post("/api/control/heap-sampling?pid=" + std::to_string(::getpid()) + "&on=1");
   EXPECT_EQ(refused_status, 409);
   EXPECT_EQ(refused["error"], "process " + std::to_string(::getpid()) + " is not a live process of the recorded tree");
-
-  ASSERT_EQ(::kill(workload, SIGTERM), 0);
-  Finished finished = recorder.wait();
-  EXPECT_EQ(finished.exit_status, 0) << finished.err;
+  end();
 }
 
 // The same switch from a terminal: `canopy heap on|off|dump PID`, sent through the
 // recorder's socket that the process's environment names.
-TEST(ProfilerSwitch, HeapSamplingTurnedOnAndOffFromTheCommandLine) {
-  TempDir dir;
-  std::string path = dir.file("live.canopy");
-  Started recorder({kCanopy, "record", "-q", "--heap=off", "-o", path, "--", kWorkload, "allocate-on-signal",
-                    std::to_string(kRoundMib)});
-  ASSERT_TRUE(recorder.wait_for_output("ready")) << recorder.error_output();
-  std::vector<pid_t> tree = probe::read_descendants(recorder.pid());
-  ASSERT_EQ(tree.size(), 1u) << "the workload alone";
-  const pid_t workload = tree[0];
-  auto heap = [&](const std::string& verb) {
-    auto result = run({kCanopy, "heap", verb, std::to_string(workload)});
-    EXPECT_EQ(result.exit_status, 0) << verb << ": " << result.err;
+TEST_F(ProfilerSwitch, HeapSamplingTurnedOnAndOffFromTheCommandLine) {
+  switch_three_rounds([&](const std::string& command) {
+    auto result = run({kCanopy, "heap", command, std::to_string(workload_)});
+    EXPECT_EQ(result.exit_status, 0) << command << ": " << result.err;
     EXPECT_EQ(result.err, "");
-  };
-  auto round = [&](int n) {
-    ASSERT_EQ(::kill(workload, SIGUSR1), 0);
-    ASSERT_TRUE(recorder.wait_for_output("allocated " + std::to_string(n)));
-  };
-  auto wait_for_snapshots = [&](size_t count) {
-    std::vector<store::HeapSnapshotRow> found;
-    EXPECT_TRUE(wait_for_recording(path, [&](const store::Reader& reader) {
-      found = requested_snapshots(reader, workload);
-      return found.size() >= count;
-    })) << "requested snapshots: " << found.size() << " of " << count;
-    return found;
-  };
-
-  // As from the page: each command is obeyed in order, so a dump asked after "on" is
-  // taken with sampling on, and waiting for it orders "on" before the next round.
-  round(1);
-  heap("dump");
-  heap("on");
-  heap("dump");
-  auto before_on = wait_for_snapshots(2);
-  round(2);
-  heap("dump");
-  heap("off");
-  heap("dump");
-  wait_for_snapshots(4);  // "off" obeyed before round 3, as from the page
-  round(3);
-  heap("dump");
-  auto all = wait_for_snapshots(5);
-
-  ASSERT_EQ(all.size(), 5u);
-  EXPECT_EQ(before_on[0].samples, 0) << "sampling off: round 1 unseen";
-  EXPECT_EQ(all[1].samples, 0);
-  EXPECT_GE(all[2].samples - all[1].samples, kFewestSamplesOfARound) << "sampling on: round 2 sampled";
-  EXPECT_EQ(all[4].samples, all[3].samples) << "sampling off again: round 3 unseen";
+  });
 
   // A process outside any recorded tree (this test), a verb without its PID.
   const std::string self = std::to_string(::getpid());
@@ -249,12 +227,9 @@ TEST(ProfilerSwitch, HeapSamplingTurnedOnAndOffFromTheCommandLine) {
                              "its environment, or it is another user's process)\n");
   auto no_pid = run({kCanopy, "heap", "dump"});
   EXPECT_EQ(no_pid.exit_status, 1);
-  EXPECT_EQ(no_pid.err,
-            "canopy: heap dump needs the PID of a process of a tree being recorded with --heap (canopy heap dump PID)\n");
-
-  ASSERT_EQ(::kill(workload, SIGTERM), 0);
-  Finished finished = recorder.wait();
-  EXPECT_EQ(finished.exit_status, 0) << finished.err;
+  EXPECT_EQ(no_pid.err, "canopy: heap dump needs the PID of a process of a tree being recorded with --heap "
+                        "(canopy heap dump PID)\n");
+  end();
 }
 
 }  // namespace
