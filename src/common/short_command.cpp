@@ -252,13 +252,7 @@ std::optional<std::string> title_words(const std::vector<std::string>& cmdline, 
   if (program != name && !(name.size() == 15 && program.starts_with(name))) {
     return std::nullopt;  // a program whose path has a space, say
   }
-  std::string_view rest = title.substr(space + 1);
-  while (!rest.empty() && rest.front() == ' ') {
-    rest.remove_prefix(1);
-  }
-  while (!rest.empty() && rest.back() == ' ') {
-    rest.remove_suffix(1);
-  }
+  const std::string_view rest = trim_spaces(title.substr(space + 1), " ");
   return rest.empty() ? std::nullopt : std::optional(clip(rest));
 }
 

@@ -84,6 +84,15 @@ std::string signal_name(int signal) {
   return std::string("SIG") + (abbrev ? abbrev : "?");
 }
 
+std::string_view trim_spaces(std::string_view text, std::string_view blanks) {
+  size_t first = text.find_first_not_of(blanks);
+  if (first == std::string_view::npos) {
+    return {};
+  }
+  size_t last = text.find_last_not_of(blanks);
+  return text.substr(first, last - first + 1);
+}
+
 std::string path_base_name(std::string_view path) { return std::string(path.substr(path.rfind('/') + 1)); }
 
 std::string listed_names(const std::set<std::string>& names) {

@@ -44,6 +44,9 @@ std::string format_local_time_ms(int64_t epoch_ms);
 // Bytes as lowercase hex, two digits a byte: build-ids, digests, tokens.
 std::string hex_of(const unsigned char* bytes, size_t count);
 
+// `text` without the `blanks` at either end ("" when it is all blanks).
+std::string_view trim_spaces(std::string_view text, std::string_view blanks = " \t");
+
 // The last component of a path: "cc1plus" for "/usr/lib/gcc/x86_64-linux-gnu/12/cc1plus".
 std::string path_base_name(std::string_view path);
 // At most ten of `names`, comma-separated, then ", ...": for a line that says what a

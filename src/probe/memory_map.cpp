@@ -12,15 +12,6 @@ namespace {
 
 constexpr size_t kKinds = static_cast<size_t>(MappingKind::kOther) + 1;
 
-std::string_view trim_spaces(std::string_view text) {
-  size_t first = text.find_first_not_of(" \t");
-  if (first == std::string_view::npos) {
-    return {};
-  }
-  size_t last = text.find_last_not_of(" \t");
-  return text.substr(first, last - first + 1);
-}
-
 // "Rss:                 132 kB" -> 135168; nullopt for a line that is not "N kB".
 std::optional<int64_t> kb_value(std::string_view rest) {
   rest = trim_spaces(rest);
