@@ -1,6 +1,7 @@
 #include "analyze/heap_leaks.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -9,9 +10,10 @@
 
 namespace canopy::analyze {
 
-HeapLeakReport heap_leak_report(const store::HeapProfile& profile, const std::vector<store::ProcessRow>& processes) {
+HeapLeakReport heap_leak_report(const std::vector<HeapImageHistory>& histories,
+                                const std::vector<store::ProcessRow>& processes) {
   HeapLeakReport report;
-  for (const HeapImageHistory& history : heap_histories(profile)) {
+  for (const HeapImageHistory& history : histories) {
     ++report.images;
     if (history.snapshots.empty()) {
       continue;
@@ -36,49 +38,56 @@ HeapLeakReport heap_leak_report(const store::HeapProfile& profile, const std::ve
   return report;
 }
 
-namespace {
-
-// How far one process's heap in use rose, over the snapshots of all its images: from
-// the lowest it stood at to the highest it reached (the high-water marks count, so a
-// rise between two snapshots is not missed). 0 for a process the profile has nothing of.
-int64_t heap_rise_bytes(int64_t process_id, const std::vector<HeapImageHistory>& histories,
-                        const std::vector<store::ProcessRow>& processes) {
-  std::optional<int64_t> lowest;
-  int64_t highest = 0;
-  for (const HeapImageHistory& history : histories) {
-    auto process = heap_image_process(*history.image, processes);
-    if (!process || process->id != process_id) {
-      continue;
-    }
-    for (const store::HeapSnapshotRow* snapshot : history.snapshots) {
-      lowest = std::min(lowest.value_or(snapshot->in_use_bytes), snapshot->in_use_bytes);
-      highest = std::max({highest, snapshot->in_use_bytes, snapshot->peak_in_use_bytes});
-    }
-  }
-  return lowest ? highest - *lowest : 0;
-}
-
-}  // namespace
-
 std::vector<GrowthFinding> growth_beyond_heap(const GrowthReport& growth, const HeapLeakReport& report,
-                                              const store::HeapProfile& profile,
+                                              const std::vector<HeapImageHistory>& histories,
                                               const std::vector<store::ProcessRow>& processes) {
   std::set<int64_t> leaking;
   for (const HeapLeak& leak : report.leaks) {
     leaking.insert(leak.pid);
   }
-  const std::vector<HeapImageHistory> histories = heap_histories(profile);
-  std::vector<GrowthFinding> beyond;
+  std::vector<const GrowthFinding*> candidates;
+  std::set<int64_t> candidate_pids;
   for (const GrowthFinding& finding : growth.findings) {
-    if (finding.verdict == GrowthFinding::Verdict::kReturned || leaking.contains(finding.pid)) {
+    if (finding.verdict != GrowthFinding::Verdict::kReturned && !leaking.contains(finding.pid)) {
+      candidates.push_back(&finding);
+      candidate_pids.insert(finding.pid);
+    }
+  }
+  // How far each candidate's heap in use rose, over the snapshots of all its images: from
+  // the lowest it stood at to the highest it reached (the high-water marks count, so a
+  // rise between two snapshots is not missed). Only images of a candidate's PID are
+  // matched to their process.
+  struct HeapRange {
+    std::optional<int64_t> lowest;
+    int64_t highest = 0;
+  };
+  std::map<int64_t, HeapRange> by_process_id;
+  for (const HeapImageHistory& history : histories) {
+    if (!candidate_pids.contains(history.image->pid)) {
       continue;
     }
+    auto process = heap_image_process(*history.image, processes);
+    if (!process) {
+      continue;
+    }
+    HeapRange& range = by_process_id[process->id];
+    for (const store::HeapSnapshotRow* snapshot : history.snapshots) {
+      range.lowest = std::min(range.lowest.value_or(snapshot->in_use_bytes), snapshot->in_use_bytes);
+      range.highest = std::max({range.highest, snapshot->in_use_bytes, snapshot->peak_in_use_bytes});
+    }
+  }
+  std::vector<GrowthFinding> beyond;
+  for (const GrowthFinding* finding : candidates) {
+    auto range = by_process_id.find(finding->process_id);
+    // 0 for a process the profile has nothing of.
+    const int64_t heap_rise = range != by_process_id.end() && range->second.lowest
+                                  ? range->second.highest - *range->second.lowest
+                                  : 0;
     // A heap that rose as much holds the growth, and its stacks were judged no leak (a
     // cache that filled up, say): the profile's verdict stands.
-    if (2 * heap_rise_bytes(finding.process_id, histories, processes) >= finding.max_bytes - finding.start_bytes) {
-      continue;
+    if (2 * heap_rise < finding->max_bytes - finding->start_bytes) {
+      beyond.push_back(*finding);
     }
-    beyond.push_back(finding);
   }
   return beyond;
 }

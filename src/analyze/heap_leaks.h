@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analyze/growth.h"
+#include "analyze/heap_history.h"
 #include "analyze/heap_verdict.h"
 #include "store/heap_rows.h"
 #include "store/recording.h"
@@ -41,11 +42,13 @@ struct HeapLeakReport {
 // Names each leak's `where`.
 using HeapLeakNamer = std::function<void(const store::HeapProfile&, std::vector<HeapLeak>&)>;
 
-HeapLeakReport heap_leak_report(const store::HeapProfile& profile, const std::vector<store::ProcessRow>& processes);
+// From the profile's histories (heap_histories), which both of these read.
+HeapLeakReport heap_leak_report(const std::vector<HeapImageHistory>& histories,
+                                const std::vector<store::ProcessRow>& processes);
 
 // The `growth_beyond` of `report`, from the resident memory findings.
 std::vector<GrowthFinding> growth_beyond_heap(const GrowthReport& growth, const HeapLeakReport& report,
-                                              const store::HeapProfile& profile,
+                                              const std::vector<HeapImageHistory>& histories,
                                               const std::vector<store::ProcessRow>& processes);
 
 }  // namespace canopy::analyze

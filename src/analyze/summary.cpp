@@ -112,8 +112,9 @@ Result<Summary> summarize(const store::Reader& reader, size_t top_count, bool wi
     s.growth = std::move(growth);
     ASSIGN_OR_RETURN(auto profile, reader.heap_profile());
     if (!profile.images.empty()) {
-      s.heap_leaks = heap_leak_report(profile, processes);
-      s.heap_leaks->growth_beyond = growth_beyond_heap(*s.growth, *s.heap_leaks, profile, processes);
+      const std::vector<HeapImageHistory> histories = heap_histories(profile);
+      s.heap_leaks = heap_leak_report(histories, processes);
+      s.heap_leaks->growth_beyond = growth_beyond_heap(*s.growth, *s.heap_leaks, histories, processes);
       if (name_leaks) {
         name_leaks(profile, s.heap_leaks->leaks);
       }

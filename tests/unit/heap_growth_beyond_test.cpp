@@ -64,7 +64,7 @@ TEST(HeapGrowthBeyond, OnlyGrowthTheHeapNeitherLeakedNorHeld) {
                      rose_100_mib(5, Verdict::kHeld),   rose_100_mib(6, Verdict::kSteady)};
 
   std::vector<int64_t> beyond;
-  for (const GrowthFinding& f : growth_beyond_heap(growth, report, profile, processes)) {
+  for (const GrowthFinding& f : growth_beyond_heap(growth, report, heap_histories(profile), processes)) {
     beyond.push_back(f.process_id);
   }
   // 4 gave its memory back; 6's heap reached 55 MiB above its lowest, over half of 100.
