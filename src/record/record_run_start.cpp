@@ -78,8 +78,8 @@ Status RecordRun::make_cgroup_and_limits() {
   return Ok{};
 }
 
-// Blocked before any child exists, so that none is lost. SIGXFSZ is ignored from here
-// on; the command is given it, and SIGPIPE, as canopy was.
+// Blocked before any child exists, so that none is lost. SIGXFSZ and SIGPIPE are
+// ignored from here on; the command is given them as canopy was.
 Status RecordRun::block_handled_signals() {
   sigset_t handled;
   sigemptyset(&handled);
@@ -100,6 +100,11 @@ Status RecordRun::block_handled_signals() {
   // A file-size limit (ulimit -f) must not kill the recorder and orphan the command:
   // ignored, a write past it fails (EFBIG) and the recording stops as on a full disk.
   ::signal(SIGXFSZ, SIG_IGN);
+  // Our stderr or stdout may be a pipe whose reader goes away (`canopy record ... 2>&1 |
+  // head`): a write to it must not kill the recorder, losing the command's exit status
+  // to 141. The write fails (EPIPE) and is dropped; with --capture-output, OutputCapture
+  // passes the EPIPE on to the command.
+  ::signal(SIGPIPE, SIG_IGN);
   return Ok{};
 }
 
@@ -160,9 +165,6 @@ Status RecordRun::fork_gated_command() {
     capture_.emplace(std::move(created));
     setup.stdout_fd = capture_->child_stdout();
     setup.stderr_fd = capture_->child_stderr();
-    // Our own stdout may be a pipe whose reader goes away (`... | head`): that must
-    // not kill the recorder; OutputCapture passes the EPIPE on to the command.
-    ::signal(SIGPIPE, SIG_IGN);
   }
   setup.cgroup_fd = cgroup_ ? cgroup_->clone_fd() : -1;  // v2: born inside it
   ASSIGN_OR_RETURN(auto forked, Launch::fork_gated(options_.command, setup));

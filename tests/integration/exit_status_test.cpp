@@ -149,6 +149,27 @@ TEST(ExitStatus, SigtermIsForwardedToo) {
   EXPECT_EQ(canopy.wait().exit_status, 128 + SIGTERM);
 }
 
+TEST(ExitStatus, AReaderGoneFromOurStderrDoesNotLoseTheCommandsStatus) {
+  // `canopy record -- make 2>&1 | head`: the summary meets a pipe nobody reads. canopy
+  // must still exit with the command's status, not die of SIGPIPE (141). The reader
+  // closes its end before the command exits, so every line canopy writes meets EPIPE.
+  TempDir dir;
+  std::string rec = dir.file("pipe.canopy");
+  std::string script = "grep SigIgn /proc/self/status > " + dir.file("ignored-outside") + "; ( " + kCanopy +
+                       " record -o " + rec + " -- sh -c 'while [ ! -e " + dir.file("gone") +
+                       " ]; do sleep 0.01; done; grep SigIgn /proc/self/status > " + dir.file("ignored-inside") +
+                       "; exit 3'; echo $? > " + dir.file("status") + " ) 2>&1 | (exec 0<&-; touch " +
+                       dir.file("gone") + ")";
+  auto result = run({"sh", "-c", script});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  EXPECT_EQ(read_file(dir.file("status")), "3\n");
+  auto reader = open_recording(rec);
+  EXPECT_TRUE(reader.meta().end_ms.has_value());
+  EXPECT_EQ(reader.meta().exit_code, 3);
+  // The command still gets SIGPIPE (and every other disposition) as canopy got it.
+  EXPECT_EQ(read_file(dir.file("ignored-inside")), read_file(dir.file("ignored-outside")));
+}
+
 TEST(ExitStatus, BadFlagIsOneLineAnd125) {
   auto result = run({kCanopy, "record", "--interval", "0", "--", "true"});
   EXPECT_EQ(result.exit_status, 125);
