@@ -49,6 +49,15 @@ std::vector<CpuFunction> top_of(std::vector<CpuFunction> functions, size_t top, 
 
 }  // namespace
 
+bool names_unnamed_code_of_object(const std::string& name) {
+  if (!name.starts_with("? (") || !name.ends_with(")")) {
+    return false;
+  }
+  const std::string_view inside = std::string_view(name).substr(3, name.size() - 4);
+  return !inside.empty() && !inside.starts_with("0x") && inside.find("+0x") == std::string_view::npos &&
+         inside.find(':') == std::string_view::npos && inside.find('(') == std::string_view::npos;
+}
+
 CpuSampleProcesses::CpuSampleProcesses(const std::vector<store::ProcessRow>& processes) : processes_(processes) {
   for (const store::ProcessRow& process : processes) {
     by_pid_[process.pid].push_back(&process);
@@ -199,9 +208,13 @@ CpuProfileSummary summarize_cpu(const store::Reader& reader, const CpuSelection&
     std::vector<CpuFunction> all;
     for (auto& [name, function] : functions) {
       function.name = name;
+      function.unnamed_code = names_unnamed_code_of_object(name);
       all.push_back(function);
     }
     group.by_self = top_of(all, top, &CpuFunction::self_samples, &CpuFunction::total_samples);
+    // A stripped program's unnamed code is on nearly every stack: ranked by total, it
+    // would head the list that is to say which callers the time went through.
+    std::erase_if(all, [](const CpuFunction& f) { return f.unnamed_code; });
     group.by_total = top_of(std::move(all), top, &CpuFunction::total_samples, &CpuFunction::self_samples);
     summary.groups.push_back(std::move(group));
   }

@@ -69,7 +69,15 @@ struct CpuFunction {
   std::string name;
   int64_t self_samples = 0;   // samples taken in it (the innermost frame, inlined ones first)
   int64_t total_samples = 0;  // samples with it anywhere on the stack (counted once per sample)
+  // "? (OBJECT)": the code of OBJECT that no symbol covers, all its functions under one
+  // name. Its self samples say how much ran there; its total, the stacks that pass
+  // through any of them, is no one function's, so it is not ranked by total.
+  bool unnamed_code = false;
 };
+
+// Whether a frame name is "? (OBJECT)" (symbolize/cpu_frame_names.cpp), as against one
+// unnamed frame, "? (OBJECT+0xADDR (why))", "? (0xADDR)", or one line, "? (FILE:LINE)".
+bool names_unnamed_code_of_object(const std::string& name);
 
 // One process, or every process merged (pid 0).
 struct CpuGroup {

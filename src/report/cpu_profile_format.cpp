@@ -30,15 +30,24 @@ void append_list(std::string& out, const char* title, const std::vector<analyze:
   out += std::string("  ") + title + "\n";
   out += "     self          total          function\n";
   for (const analyze::CpuFunction& f : functions) {
-    out += "  " + count_column(f.self_samples) + " " + percent_of(f.self_samples, group_samples) + " " +
-           count_column(f.total_samples) + " " + percent_of(f.total_samples, group_samples) + "  " + f.name + "\n";
+    const std::string total = f.unnamed_code ? "       -       "
+                                             : count_column(f.total_samples) + " " + percent_of(f.total_samples, group_samples);
+    out += "  " + count_column(f.self_samples) + " " + percent_of(f.self_samples, group_samples) + " " + total + "  " +
+           f.name + "\n";
   }
+}
+
+bool any_unnamed_code(const analyze::CpuGroup& group) {
+  return std::any_of(group.by_self.begin(), group.by_self.end(),
+                     [](const analyze::CpuFunction& f) { return f.unnamed_code; });
 }
 
 nlohmann::json functions_json(const std::vector<analyze::CpuFunction>& functions) {
   nlohmann::json list = nlohmann::json::array();
   for (const analyze::CpuFunction& f : functions) {
-    list.push_back({{"function", f.name}, {"self_samples", f.self_samples}, {"total_samples", f.total_samples}});
+    list.push_back({{"function", f.name},
+                    {"self_samples", f.self_samples},
+                    {"total_samples", f.unnamed_code ? nlohmann::json() : nlohmann::json(f.total_samples)}});
   }
   return list;
 }
@@ -76,6 +85,9 @@ std::string cpu_profile_text(const analyze::CpuProfileSummary& summary, size_t p
     }
     append_list(out, "By self samples (running in the function itself):", group.by_self, group.samples);
     append_list(out, "By total samples (the function on the stack):", group.by_total, group.samples);
+    if (any_unnamed_code(group)) {
+      out += "  ? (OBJECT): the code in OBJECT that no symbol names, many functions as one: no total of its own\n";
+    }
   }
   if (summary.groups.size() > listed) {
     const size_t more = summary.groups.size() - listed;

@@ -176,6 +176,44 @@ TEST(CpuProfileAnalysis, TheSelfListHoldsOnlyFunctionsThatRan) {
   EXPECT_EQ(all.by_total[1].self_samples, 0);
 }
 
+// The caller is in a stripped object: its frames are "? (x)", all of x's unnamed code as
+// one name, on every stack.
+std::vector<std::string> names_with_unnamed_caller(int64_t frame_id) {
+  return frame_id == 2 ? std::vector<std::string>{"? (x)"} : names_by_frame(frame_id);
+}
+
+TEST(CpuProfileAnalysis, UnnamedCodeOfAnObjectCountsSelfButIsNotRankedByTotal) {
+  TempDir dir;
+  CpuRecording recording = write_cpu_recording(dir);
+  CpuProfileSummary summary = merged_summary(recording.path, names_with_unnamed_caller);
+  ASSERT_EQ(summary.groups.size(), 1u);
+  const CpuGroup& all = summary.groups[0];
+  ASSERT_EQ(all.by_self.size(), 2u);
+  EXPECT_EQ(all.by_self[1].name, "? (x)");
+  EXPECT_EQ(all.by_self[1].self_samples, 2);
+  EXPECT_TRUE(all.by_self[1].unnamed_code);
+  ASSERT_EQ(all.by_total.size(), 1u) << "on all 9 stacks, but as many functions as x has unnamed";
+  EXPECT_EQ(all.by_total[0].name, "f1");
+
+  std::string text = report::cpu_profile_text(summary);
+  EXPECT_NE(text.find("\n         2  22.2%        -         ? (x)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("no total of its own"), std::string::npos) << text;
+  EXPECT_NE(report::cpu_profile_json(summary).find("\"total_samples\": null"), std::string::npos);
+  EXPECT_EQ(report::cpu_profile_text(merged_summary(recording.path)).find("no total of its own"), std::string::npos);
+}
+
+TEST(CpuProfileAnalysis, OnlyAnObjectsMergedCodeIsUnnamedCode) {
+  EXPECT_TRUE(names_unnamed_code_of_object("? (cc1plus)"));
+  EXPECT_TRUE(names_unnamed_code_of_object("? (libstdc++.so.6)"));
+  EXPECT_TRUE(names_unnamed_code_of_object("? ([vdso])"));
+  // One frame each: an address in an object, an address in none, a source line.
+  EXPECT_FALSE(names_unnamed_code_of_object("? (libfoo.so+0xbe2 (missing))"));
+  EXPECT_FALSE(names_unnamed_code_of_object("? (0x7f0012345678)"));
+  EXPECT_FALSE(names_unnamed_code_of_object("? (parser.c:120)"));
+  EXPECT_FALSE(names_unnamed_code_of_object("main"));
+  EXPECT_FALSE(names_unnamed_code_of_object("operator()(int) const"));
+}
+
 // --per-process on a build: the processes that took the most, and one line for the rest.
 TEST(CpuProfileText, ListsBeyondTheProcessesAskedForAreOneLine) {
   CpuProfileSummary summary;
