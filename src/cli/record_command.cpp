@@ -136,7 +136,7 @@ int run_record_command(const RecordCliOptions& cli) {
   }
   const int status = judge_budgets(outcome.exit_status, recording, *budgets);
   if (serving) {
-    serving->serve_until_stopped();  // the status is the same after
+    serving->serve_until_stopped(!recording.empty());  // the status is the same after
   }
   return status;
 }

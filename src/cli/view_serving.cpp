@@ -76,6 +76,10 @@ void ViewServing::publish(std::shared_ptr<const live::LiveFigures> figures) {
     std::lock_guard lock(figures_mutex_);
     figures_ = std::move(figures);  // a pointer swap: the loop never waits on a reader
   }
+  begin_serving();
+}
+
+void ViewServing::begin_serving() {
   // The connections' threads inherit the server thread's mask.
   std::call_once(begun_, [this] { thread_ = signal_free_thread([this] { run(); }); });
 }
@@ -92,6 +96,7 @@ void ViewServing::run() {
       std::lock_guard lock(failure_mutex_);
       open_failure_ = begun.error();
     }
+    ++failed_attempts_;
     std::this_thread::sleep_for(std::chrono::milliseconds(kRetryMs));
   }
   if (!stopping_) {
@@ -103,18 +108,23 @@ void ViewServing::run() {
   serve_returned_ = true;
 }
 
-void ViewServing::serve_until_stopped() {
+void ViewServing::serve_until_stopped(bool recording_complete) {
   {
     // The tree has ended: the profiler switch has no process left to act on.
     std::lock_guard lock(figures_mutex_);
     figures_ = nullptr;
   }
-  if (!thread_.joinable()) {
-    return;  // no tick was taken: there is no recording to serve
+  if (recording_complete) {
+    begin_serving();  // a command shorter than one interval ended before the first tick
   }
-  // The finished file opens at once: give the thread the time of one more attempt.
-  for (int i = 0; i < 2 && !serving_; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(kRetryMs));
+  if (!thread_.joinable()) {
+    return;  // no recording to serve
+  }
+  // The finished file opens at once: wait for the thread to open it, or to fail to twice
+  // more (an attempt, not a time: a loaded machine may take long over one).
+  const int failed_before = failed_attempts_;
+  while (!serving_ && !serve_returned_ && failed_attempts_ < failed_before + 2) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   if (!serving_ || serve_returned_) {
     std::lock_guard lock(failure_mutex_);

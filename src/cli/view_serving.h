@@ -44,13 +44,16 @@ class ViewServing final : public live::LiveFiguresSink {
   void publish(std::shared_ptr<const live::LiveFigures> figures) override;
 
   // After the recording: says where the finished recording is served and serves it
-  // until SIGINT or SIGTERM. Nothing when the server never started (no tick).
-  void serve_until_stopped();
+  // until SIGINT or SIGTERM. Nothing when there is no recording to serve: none is
+  // complete, and no tick started the server on one being made.
+  void serve_until_stopped(bool recording_complete);
 
  private:
   explicit ViewServing(const record::RecordOptions& options);
   // The live processes of the latest tick.
   std::vector<record::TreeProcess> live_processes();
+  // Starts the server's thread, once: at the first tick, or at the end.
+  void begin_serving();
   // The server's thread: opens the recording once it can, then serves.
   void run();
 
@@ -66,6 +69,7 @@ class ViewServing final : public live::LiveFiguresSink {
   std::atomic<bool> serving_ = false;
   std::atomic<bool> serve_returned_ = false;
   std::atomic<bool> stopping_ = false;
+  std::atomic<int> failed_attempts_ = 0;  // to open the recording
   std::mutex failure_mutex_;
   std::optional<Error> open_failure_;  // the last attempt's, until one succeeds
 };

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <httplib.h>
+
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -65,6 +67,28 @@ TEST(RecordServe, APageFollowingMakesTheRecorderCommitMoreOften) {
   // unwatched, no two commits come closer than kUncommittedUnderMs less a tick.
   EXPECT_LT(closest, store::kUncommittedUnderMs - 100);
   EXPECT_GE(closest, store::kWatchedUncommittedUnderMs - 100);
+}
+
+TEST(RecordServe, ACommandShorterThanOneIntervalIsServedFinished) {
+  // `true` ends long before the first tick of a 10 s interval, which would have started
+  // the server on the recording being made: the finished recording is served all the same.
+  TempDir dir;
+  const std::string path = dir.file("short.canopy");
+  Started recorder({kCanopy, "record", "-q", "--interval", "10s", "--serve=127.0.0.1:0", "-o", path, "--", "true"});
+  ASSERT_TRUE(recorder.wait_for_error_output("the recording is complete; still serving it at"))
+      << recorder.error_output();
+  const int port = served_port(recorder.error_output());
+  ASSERT_GT(port, 0) << recorder.error_output();
+  httplib::Client client("127.0.0.1", port);
+  auto answer = client.Get("/api/recording");
+  ASSERT_TRUE(answer);
+  ASSERT_EQ(answer->status, 200) << answer->body;
+  json recording = json::parse(answer->body);
+  EXPECT_EQ(recording["live"], false);
+  ASSERT_EQ(recording["processes"].size(), 1u) << answer->body;
+  EXPECT_EQ(recording["processes"][0]["name"], "true") << answer->body;
+  recorder.signal(SIGINT);
+  EXPECT_EQ(recorder.wait().exit_status, 0) << recorder.error_output();
 }
 
 }  // namespace
