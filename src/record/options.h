@@ -42,14 +42,14 @@ struct ResourceLimits {
   std::optional<int64_t> memory_bytes;
   std::optional<int64_t> swap_bytes;
   std::optional<double> cpu_percent;  // of one CPU
-  std::string cpus;                   // affinity, "0,2-3"
+  std::optional<std::string> cpus;    // affinity, "0,2-3"
   std::optional<int> nice;
   std::optional<int64_t> cpu_time_ms;
   std::optional<int64_t> max_processes;
   std::optional<int64_t> timeout_ms;  // wall clock
   int64_t kill_grace_ms = 5000;       // SIGTERM, then SIGKILL this much later
   bool any() const {
-    return memory_bytes || swap_bytes || cpu_percent || !cpus.empty() || nice || cpu_time_ms || max_processes ||
+    return memory_bytes || swap_bytes || cpu_percent || cpus || nice || cpu_time_ms || max_processes ||
            timeout_ms;
   }
 };

@@ -42,8 +42,8 @@ Result<ProcessLimits> process_limits_without_cgroup(const ResourceLimits& limits
 Result<ProcessLimits> process_limits_with_cgroup(const ResourceLimits& limits) {
   ProcessLimits process;
   process.nice = limits.nice;
-  if (!limits.cpus.empty()) {
-    ASSIGN_OR_RETURN(auto cpus, parse_cpu_list(limits.cpus));
+  if (limits.cpus) {  // "" too: it names no CPU
+    ASSIGN_OR_RETURN(auto cpus, parse_cpu_list(*limits.cpus));
     process.cpus = std::move(cpus);
   }
   return process;

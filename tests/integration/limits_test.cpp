@@ -100,6 +100,7 @@ TEST(Limits, BadLimitsGetOneLineAndRunNothing) {
   } cases[] = {
       {{"--cpus", "4096"}, "canopy: --cpus '4096': CPU 4096 is not one this process may use\n"},
       {{"--cpus", "1-0"}, "canopy: --cpus '1-0': expected CPU numbers and ranges such as 0,2-3\n"},
+      {{"--cpus", ""}, "canopy: --cpus '': no CPU given\n"},  // not taken as no --cpus at all
       {{"--no-cgroup", "--cpu-limit", "10"}, "canopy: --cpu-limit needs a cgroup, and there is none (off: --no-cgroup)\n"},
       {{"--timeout", "5"}, "canopy: --timeout '5': not a duration such as 10m, 90s or 500ms\n"},
   };
