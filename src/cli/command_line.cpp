@@ -10,6 +10,7 @@
 #include "common/text.h"
 #include "common/units.h"
 #include "export/csv.h"
+#include "export/cutelooker_log.h"
 #include "export/heap_collapsed.h"
 #include "logs/log_importer.h"
 
@@ -255,23 +256,26 @@ CLI::App* add_export_command(CLI::App& app, ExportOptions& options) {
   cmd->add_flag("--long", options.long_csv,
                 "csv: one row per process and sample with every column (default: one row per tick, one column per "
                 "process)");
-  cmd->add_option("--metric", options.metric,
-                  std::string("csv (wide): the figure in each cell: ") + exporters::kWideCsvMetrics +
-                      " (default rss_bytes); collapsed: the figure of each stack: " +
-                      exporters::kHeapCollapsedMetrics + " (default " + exporters::kHeapCollapsedDefaultMetric + ")");
-  one_value_per_use(cmd->add_option(
-      "--kind", options.kinds,
-      "cutelooker-log: only events of this kind (log, stdout, stderr, mark, exec, signal, limit); repeatable"));
+  take_text(cmd->add_option("--metric", options.metric,
+                            std::string("csv (wide): the figure in each cell: ") + exporters::kWideCsvMetrics +
+                                " (default rss_bytes); collapsed: the figure of each stack: " +
+                                exporters::kHeapCollapsedMetrics + " (default " +
+                                exporters::kHeapCollapsedDefaultMetric + ")"));
+  take_text(one_value_per_use(cmd->add_option("--kind", options.kinds,
+                                              std::string("cutelooker-log: only events of this kind (") +
+                                                  exporters::kEventKinds + "); repeatable")));
   auto* pid = take_integer(cmd->add_option("--pid", options.pid, "pprof, collapsed: only the profile of this PID"),
                            1, kPidMaxLimit);
-  cmd->add_option("--command", options.command,
-                  "pprof, collapsed: only the profile of processes of this name or executable file name, merged")
+  take_text(cmd->add_option("--command", options.command,
+                            "pprof, collapsed: only the profile of processes of this name or executable file name, "
+                            "merged"))
       ->excludes(pid);
-  cmd->add_option("--at", options.at,
-                  "pprof, collapsed: which snapshot of each process image: end or peak (default end: its last; peak: "
-                  "its highest estimated heap)");
-  cmd->add_option("--profile", options.profile,
-                  "pprof, collapsed: heap or cpu (default: the one the recording holds; cpu with --from or --to)");
+  take_text(cmd->add_option("--at", options.at,
+                            "pprof, collapsed: which snapshot of each process image: end or peak (default end: its "
+                            "last; peak: its highest estimated heap)"));
+  take_text(cmd->add_option(
+      "--profile", options.profile,
+      "pprof, collapsed: heap or cpu (default: the one the recording holds; cpu with --from or --to)"));
   take_duration(cmd->add_option("--from", options.from_ms,
                                 "pprof, collapsed of the CPU profile: only samples from this time on (e.g. 30s)"),
                 0);
@@ -310,8 +314,8 @@ CLI::App* add_profile_command(CLI::App& app, ProfileOptions& options) {
                  "with record --cpu-profile");
   cmd->add_option("recording", options.path, "The .canopy file")->required();
   auto* pid = take_integer(cmd->add_option("--pid", options.pid, "Only the samples of this PID"), 1, kPidMaxLimit);
-  cmd->add_option("--command", options.command,
-                  "Only the samples of processes of this name or executable file name")
+  take_text(cmd->add_option("--command", options.command,
+                            "Only the samples of processes of this name or executable file name"))
       ->excludes(pid);
   take_duration(cmd->add_option("--from", options.from_ms, "Only samples from this time on (from the recording's "
                                                            "start, e.g. 30s)"),
@@ -337,7 +341,8 @@ CLI::App* add_heap_command(CLI::App& app, HeapOptions& options) {
       ->required()
       ->expected(1, 2);
   take_integer(cmd->add_option("--pid", options.pid, "Only the process images of this PID"), 1, kPidMaxLimit);
-  cmd->add_option("--command", options.command, "Only the processes of this command (its name, as report shows it)");
+  take_text(
+      cmd->add_option("--command", options.command, "Only the processes of this command (its name, as report shows it)"));
   take_duration(cmd->add_option("--from", options.from_ms,
                                 "List the stacks that grew from this time on (from the recording's start, e.g. 30s)"),
                 0);

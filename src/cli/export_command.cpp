@@ -119,6 +119,11 @@ Result<Exporter> choose_exporter(const ExportOptions& options) {
   if (!options.kinds.empty() && format != "cutelooker-log") {
     return Error{"--kind applies to --format cutelooker-log only"};
   }
+  for (const std::string& kind : options.kinds) {
+    if (!exporters::is_event_kind(kind)) {  // a typo would export nothing, and say nothing
+      return Error{"unknown --kind '" + kind + "' (known: " + exporters::kEventKinds + ")"};
+    }
+  }
   if (options.long_csv && format != "csv") {
     return Error{"--long applies to --format csv only"};
   }

@@ -128,6 +128,15 @@ CLI::Option* take_path(CLI::Option* option, bool dash_is_stdout) {
   });
 }
 
+CLI::Option* take_text(CLI::Option* option) {
+  return add_check(option, "TEXT", [](const std::string& text) -> Result<std::string> {
+    if (text.empty()) {
+      return Error{"an empty value"};
+    }
+    return text;
+  });
+}
+
 CLI::Option* take_listen_address(CLI::Option* option, bool value_optional) {
   // A flag whose value is optional shows it in its name ("--serve{127.0.0.1:0}"): a
   // type after it would read as a value it needs.

@@ -35,6 +35,9 @@ CLI::Option* take_ip_address(CLI::Option* option);
 // A file to write: "" is refused, where taken as it is it would mean the default; so
 // is "-" unless it means standard output (`dash_is_stdout`).
 CLI::Option* take_path(CLI::Option* option, bool dash_is_stdout = false);
+// A name or a word such as --at's "peak": "" is refused, where taken as it is it would
+// read as the flag not given.
+CLI::Option* take_text(CLI::Option* option);
 // ADDR:PORT, :PORT or PORT (web/listen_address.h), kept as given.
 CLI::Option* take_listen_address(CLI::Option* option, bool value_optional = false);
 

@@ -4,6 +4,15 @@
 
 namespace canopy::exporters {
 
+bool is_event_kind(std::string_view kind) {
+  for (std::string_view known : {"log", "stdout", "stderr", "mark", "exec", "signal", "limit"}) {
+    if (kind == known) {
+      return true;
+    }
+  }
+  return false;
+}
+
 Status write_cutelooker_log(const store::Reader& reader, const std::set<std::string>& kinds,
                             const std::function<void(std::string_view)>& out) {
   std::optional<int64_t> open_key;  // the key whose array is being written

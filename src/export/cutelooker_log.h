@@ -13,6 +13,11 @@
 
 namespace canopy::exporters {
 
+// The kinds of event a recording holds: the recorder's (mark, exec, signal, limit),
+// --capture-output's (stdout, stderr) and `canopy log add`'s (log).
+inline constexpr const char* kEventKinds = "log, stdout, stderr, mark, exec, signal, limit";
+bool is_event_kind(std::string_view kind);
+
 // Events of the given kinds (all when empty), in time order, events at the same
 // millisecond under one key. Imported log lines are written as they were; other
 // kinds get a "[kind] " prefix so that output, markers and process events stay

@@ -88,6 +88,17 @@ TEST(FlagValues, OtherCommandsRefuseBadValuesInOneLineAnd2) {
       {{"export", recording, "--format", "csv", "-o", ""}, "--output '': an empty path"},
       {{"import", dir.file("x.json"), "-o", ""}, "--output '': an empty path"},
       {{"report", recording, "--html", ""}, "--html '': an empty path"},
+      // An empty word or name is refused, not read as the flag not given (the default).
+      {{"export", recording, "--format", "csv", "--metric", ""}, "--metric '': an empty value"},
+      {{"export", recording, "--format", "pprof", "--at", ""}, "--at '': an empty value"},
+      {{"export", recording, "--format", "pprof", "--profile", ""}, "--profile '': an empty value"},
+      {{"export", recording, "--format", "pprof", "--command", ""}, "--command '': an empty value"},
+      {{"export", recording, "--format", "cutelooker-log", "--kind", ""}, "--kind '': an empty value"},
+      {{"heap", recording, "--command", ""}, "--command '': an empty value"},
+      {{"profile", recording, "--command", ""}, "--command '': an empty value"},
+      // A kind no event has would export nothing, and say nothing.
+      {{"export", recording, "--format", "cutelooker-log", "--kind", "logs"},
+       "unknown --kind 'logs' (known: log, stdout, stderr, mark, exec, signal, limit)"},
       // "-" is standard output where an output can go there (export), and nowhere a file
       // named "-": it was one, silently.
       {{"import", dir.file("x.json"), "-o", "-"},
