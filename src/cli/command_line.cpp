@@ -224,13 +224,13 @@ CLI::App* add_log_command(CLI::App& app, LogAddCliOptions& options) {
   CLI::App* add = log->add_subcommand("add", "Import a log file into a recording (one transaction: all or nothing)");
   add->add_option("recording", options.recording, "The .canopy file")->required();
   add->add_option("file", options.file, "The log file")->required();
-  add->add_option("--format", options.format,
-                  std::string("Log format: ") + logs::kLogFormatNames + " (default: detected from the file)");
-  add->add_option("--tz", options.tz,
-                  "Time zone of timestamps written without one, e.g. Europe/Berlin, UTC, +01:00 "
-                  "(default: the zone of the recording's host)");
-  add->add_option("--time-field", options.time_field, "jsonl: the field holding the time");
-  add->add_option("--message-field", options.message_field, "jsonl: the field holding the message");
+  take_text(add->add_option("--format", options.format,
+                            std::string("Log format: ") + logs::kLogFormatNames + " (default: detected from the file)"));
+  take_text(add->add_option("--tz", options.tz,
+                            "Time zone of timestamps written without one, e.g. Europe/Berlin, UTC, +01:00 "
+                            "(default: the zone of the recording's host)"));
+  take_text(add->add_option("--time-field", options.time_field, "jsonl: the field holding the time"));
+  take_text(add->add_option("--message-field", options.message_field, "jsonl: the field holding the message"));
   add->add_flag("--again", options.again,
                 "Add the file even if the recording already holds a log with the same content "
                 "(its events are then there twice)");

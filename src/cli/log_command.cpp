@@ -23,6 +23,12 @@ int run_log_add_command(const LogAddCliOptions& cli) {
   options.time_field = cli.time_field;
   options.message_field = cli.message_field;
   options.again = cli.again;
+  if (options.format) {
+    if (auto fits = logs::check_flags_fit_format(options, *options.format); !fits) {
+      print_error(fits.error().message);  // a mistake in the command line, as the format's name would be
+      return 2;
+    }
+  }
   ProgressLine progress("importing " + cli.file);
   options.progress = [&](int64_t done, int64_t total) { progress.update(done, total); };
 

@@ -106,6 +106,23 @@ Status parse(LogFormat format, const ParseInput& input, const EventSink& sink) {
 
 }  // namespace
 
+Status check_flags_fit_format(const LogAddOptions& options, LogFormat format) {
+  const std::string read_as = "; '" + options.file + "' is read as " + log_format_name(format) +
+                              (options.format ? "" : " (detected; --format picks another)");
+  if (format != LogFormat::kJsonl) {
+    for (auto [given, flag] : {std::pair{!options.time_field.empty(), "--time-field"},
+                               std::pair{!options.message_field.empty(), "--message-field"}}) {
+      if (given) {
+        return Error{std::string(flag) + " applies to jsonl logs only" + read_as};
+      }
+    }
+  }
+  if (!options.tz.empty() && format != LogFormat::kLines && format != LogFormat::kJsonl) {
+    return Error{"--tz applies to logs whose times may lack a zone (lines, jsonl) only" + read_as};
+  }
+  return Ok{};
+}
+
 Result<LogAddResult> add_log(const LogAddOptions& options) {
   ASSIGN_OR_RETURN(auto facts, read_recording_facts(options.recording));
   ASSIGN_OR_RETURN(auto zone, choose_zone(options.tz, facts));
@@ -121,6 +138,7 @@ Result<LogAddResult> add_log(const LogAddOptions& options) {
     ASSIGN_OR_RETURN(auto detected, detect_log_format(options.file, head, context));
     result.format = detected;
   }
+  RETURN_IF_ERROR(check_flags_fit_format(options, result.format));
 
   // What tells a log already added from a new one, whatever its name: one more pass
   // over the file, before the parse, so that a refusal comes before the long part.

@@ -34,6 +34,12 @@ struct LogAddResult {
   int64_t bytes = 0;
 };
 
+// Refuses a flag `format` has no use for, which would be ignored and the log read
+// otherwise than asked: --time-field and --message-field but for jsonl, --tz for a
+// format whose times carry their zone or none is needed (cutelooker, cmake-trace).
+Status check_flags_fit_format(const LogAddOptions& options, LogFormat format);
+
+// Detects the format unless given, checks the flags against it, then adds the log.
 Result<LogAddResult> add_log(const LogAddOptions& options);
 
 }  // namespace canopy::logs

@@ -415,6 +415,38 @@ TEST(LogAdd, MalformedInputsChangeNothing) {
   EXPECT_EQ(bad_format.err, "canopy: unknown log format 'xml' (known: cutelooker, cmake-trace, lines, jsonl)\n");
 }
 
+TEST(LogAdd, AFlagTheFormatHasNoUseForIsRefusedNotIgnored) {
+  // Ignored, each would read the log otherwise than asked: the time from the usual
+  // fields, the cutelooker keys in a zone they do not have. Given the format, the flag is
+  // a mistake in the command line (2); detected, it is found in the file (1).
+  TempDir dir;
+  std::string rec = make_recording(dir);
+  const std::string syslog = kFixtures + "syslog.log";
+  const std::string cutelooker = kFixtures + "cutelooker.json";
+  struct Case {
+    std::string fixture;
+    std::vector<std::string> extra;
+    int exit_status;
+    std::string error;
+  } cases[] = {
+      {syslog, {"--time-field", "t"}, 1,
+       "--time-field applies to jsonl logs only; '" + syslog + "' is read as lines (detected; --format picks another)"},
+      {syslog, {"--format", "lines", "--message-field", "m"}, 2,
+       "--message-field applies to jsonl logs only; '" + syslog + "' is read as lines"},
+      {cutelooker, {"--tz", "UTC"}, 1,
+       "--tz applies to logs whose times may lack a zone (lines, jsonl) only; '" + cutelooker +
+           "' is read as cutelooker (detected; --format picks another)"},
+      {syslog, {"--tz", ""}, 2, "--tz '': an empty value"},
+      {syslog, {"--format", ""}, 2, "--format '': an empty value"},
+  };
+  for (const Case& c : cases) {
+    auto result = add(rec, c.fixture, c.extra);
+    EXPECT_EQ(result.exit_status, c.exit_status) << c.error;
+    EXPECT_EQ(result.err, "canopy: " + c.error + "\n");
+  }
+  EXPECT_EQ(count(rec, "SELECT count(*) FROM log_source"), 0);
+}
+
 TEST(LogAdd, AnErrorAfterManyBatchesStillAddsNothing) {
   // 50,000 good lines go to SQLite in several batches before line 50,001 fails.
   TempDir dir;
