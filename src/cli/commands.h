@@ -147,11 +147,15 @@ struct HeapOptions {
   int64_t from_ms = -1;
   int64_t to_ms = -1;
   int64_t older_than_ms = -1;
-  size_t top = 5;     // stacks per moment
-  size_t frames = 6;  // frames per stack
-  size_t processes = 10;  // images that sampled, in the text; the JSON has every one
+  // Absent: not given (the defaults below), so that dump, on and off can refuse them.
+  std::optional<size_t> top;        // stacks per moment
+  std::optional<size_t> frames;     // frames per stack
+  std::optional<size_t> processes;  // images that sampled, in the text; the JSON has every one
   bool json = false;
 };
+inline constexpr size_t kHeapTopDefault = 5;
+inline constexpr size_t kHeapFramesDefault = 6;
+inline constexpr size_t kHeapProcessesDefault = 10;
 CLI::App* add_heap_command(CLI::App& app, HeapOptions& options);
 int run_heap_command(const HeapOptions& options);
 

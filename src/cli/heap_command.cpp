@@ -34,13 +34,29 @@ int run_heap_control(const std::string& verb, const std::string& pid_text) {
   if (error != std::errc() || end != pid_text.data() + pid_text.size() || pid < 1 || pid > kPidMaxLimit) {
     print_error("heap " + verb + " '" + pid_text + "': not a PID (a whole number from 1 to " +
                 std::to_string(kPidMaxLimit) + ")");
-    return 1;
+    return 2;
   }
   if (auto sent = record::send_heap_command(static_cast<pid_t>(pid), command); !sent) {
     print_error(sent.error().message);
     return 1;
   }
   return 0;
+}
+
+// The first flag given that only a recording's report takes, or null.
+const char* report_flag_given(const HeapOptions& options) {
+  for (auto [given, flag] : {std::pair{options.pid != 0, "--pid"}, std::pair{!options.command.empty(), "--command"},
+                             std::pair{options.from_ms >= 0, "--from"}, std::pair{options.to_ms >= 0, "--to"},
+                             std::pair{options.older_than_ms >= 0, "--older-than"},
+                             std::pair{options.top.has_value(), "--top"},
+                             std::pair{options.frames.has_value(), "--frames"},
+                             std::pair{options.processes.has_value(), "--processes"},
+                             std::pair{options.json, "--json"}}) {
+    if (given) {
+      return flag;
+    }
+  }
+  return nullptr;
 }
 
 // The flags that pick what to list, checked together: one line for a bad mix.
@@ -111,17 +127,18 @@ int run_heap_report(const HeapOptions& options) {
   symbolize::HeapStackNames names(*profile);
   report::StackFrames frames = [&](int64_t stack_id) {
     std::vector<report::FrameText> texts;
-    for (const symbolize::NamedFrame& frame : names.frames(stack_id, options.frames)) {
+    for (const symbolize::NamedFrame& frame : names.frames(stack_id, options.frames.value_or(kHeapFramesDefault))) {
       texts.push_back({frame.function, frame.location, frame.inlined});
     }
     return texts;
   };
   const int64_t start_ms = reader->meta().start_ms.value_or(0);
+  const size_t top = options.top.value_or(kHeapTopDefault);
   std::string text;
   if (growth_view) {
     int64_t from_ms = start_ms + std::max<int64_t>(options.from_ms, 0);
     int64_t to_ms = options.to_ms >= 0 ? start_ms + options.to_ms : std::numeric_limits<int64_t>::max();
-    auto growth = analyze::heap_growth(histories, *processes, from_ms, to_ms, options.top);
+    auto growth = analyze::heap_growth(histories, *processes, from_ms, to_ms, top);
     text = options.json ? report::heap_growth_json(growth, start_ms, frames)
                         : report::heap_growth_text(growth, start_ms, frames);
   } else if (aged_view) {
@@ -129,7 +146,7 @@ int run_heap_report(const HeapOptions& options) {
     if (options.to_ms >= 0) {
       at_ms = start_ms + options.to_ms;
     }
-    auto aged = analyze::heap_older_than(histories, *processes, options.older_than_ms, at_ms, options.top);
+    auto aged = analyze::heap_older_than(histories, *processes, options.older_than_ms, at_ms, top);
     text = options.json ? report::heap_aged_json(aged, options.older_than_ms, start_ms, frames)
                         : report::heap_aged_text(aged, options.older_than_ms, start_ms, frames);
   } else {
@@ -144,9 +161,10 @@ int run_heap_report(const HeapOptions& options) {
       print_error(rss.error().message);
       return 1;
     }
-    auto images = analyze::summarize_heap(histories, *processes, *rss, options.top);
+    auto images = analyze::summarize_heap(histories, *processes, *rss, top);
     text = options.json ? report::heap_json(images, start_ms, frames, coverage)
-                        : report::heap_text(images, start_ms, frames, coverage, options.processes);
+                        : report::heap_text(images, start_ms, frames, coverage,
+                                                           options.processes.value_or(kHeapProcessesDefault));
   }
   std::fputs(text.c_str(), stdout);
   return 0;
@@ -160,16 +178,20 @@ int run_heap_command(const HeapOptions& options) {
   const bool control = words.size() == 2 && verb;
   if (words.size() == 2 && !control) {
     print_error("heap takes a recording, or dump, on or off and a PID: not '" + words[0] + " " + words[1] + "'");
-    return 1;
+    return 2;
   }
   if (control) {
+    if (const char* flag = report_flag_given(options)) {
+      print_error(std::string(flag) + " applies to canopy heap RECORDING, not to heap " + words[0]);
+      return 2;
+    }
     return run_heap_control(words[0], words[1]);
   }
   // A verb without its PID, unless a recording has that name.
   if (verb && words.size() == 1 && !std::filesystem::exists(words[0])) {
     print_error("heap " + words[0] + " needs the PID of a process of a tree being recorded with --heap (canopy heap " +
                 words[0] + " PID)");
-    return 1;
+    return 2;
   }
   HeapOptions report = options;
   report.path = words[0];

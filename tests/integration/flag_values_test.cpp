@@ -96,6 +96,11 @@ TEST(FlagValues, OtherCommandsRefuseBadValuesInOneLineAnd2) {
       {{"export", recording, "--format", "cutelooker-log", "--kind", ""}, "--kind '': an empty value"},
       {{"heap", recording, "--command", ""}, "--command '': an empty value"},
       {{"profile", recording, "--command", ""}, "--command '': an empty value"},
+      // heap's verbs: a PID, and none of the flags of a recording's report.
+      {{"heap", "dump", "abc"}, "heap dump 'abc': not a PID (a whole number from 1 to 4194304)"},
+      {{"heap", "bogus", "123"}, "heap takes a recording, or dump, on or off and a PID: not 'bogus 123'"},
+      {{"heap", "dump", "1", "--top", "3"}, "--top applies to canopy heap RECORDING, not to heap dump"},
+      {{"heap", "off", "1", "--json"}, "--json applies to canopy heap RECORDING, not to heap off"},
       // A kind no event has would export nothing, and say nothing.
       {{"export", recording, "--format", "cutelooker-log", "--kind", "logs"},
        "unknown --kind 'logs' (known: log, stdout, stderr, mark, exec, signal, limit)"},

@@ -226,7 +226,7 @@ TEST_F(ProfilerSwitch, HeapSamplingTurnedOnAndOffFromTheCommandLine) {
                              ": it is not in a tree recorded with 'canopy record --heap' (no CANOPY_HEAP_SOCKET in "
                              "its environment, or it is another user's process)\n");
   auto no_pid = run({kCanopy, "heap", "dump"});
-  EXPECT_EQ(no_pid.exit_status, 1);
+  EXPECT_EQ(no_pid.exit_status, 2);  // a mistake in the command line
   EXPECT_EQ(no_pid.err, "canopy: heap dump needs the PID of a process of a tree being recorded with --heap "
                         "(canopy heap dump PID)\n");
   end();
