@@ -321,12 +321,14 @@ CLI::App* add_profile_command(CLI::App& app, ProfileOptions& options) {
                                                            "start, e.g. 30s)"),
                 0);
   take_duration(cmd->add_option("--to", options.to_ms, "... and before this time (default: the end)"), 0);
-  cmd->add_flag("--per-process", options.per_process, "One list per process (default: every process merged)");
+  auto* per_process =
+      cmd->add_flag("--per-process", options.per_process, "One list per process (default: every process merged)");
   take_integer(cmd->add_option("--top", options.top, "Functions per list (default 15)"), 1, 1'000'000);
   take_integer(cmd->add_option("--processes", options.processes,
                                "With --per-process, the processes listed, most samples first (default 10; --json "
                                "lists every one)"),
-               1, 1'000'000);
+               1, 1'000'000)
+      ->needs(per_process);
   cmd->add_flag("--json", options.json, "Print the lists as JSON, in sample counts");
   return cmd;
 }

@@ -101,6 +101,8 @@ TEST(FlagValues, OtherCommandsRefuseBadValuesInOneLineAnd2) {
       {{"heap", "bogus", "123"}, "heap takes a recording, or dump, on or off and a PID: not 'bogus 123'"},
       {{"heap", "dump", "1", "--top", "3"}, "--top applies to canopy heap RECORDING, not to heap dump"},
       {{"heap", "off", "1", "--json"}, "--json applies to canopy heap RECORDING, not to heap off"},
+      // Ignored without its --per-process, it would look like the lists it names.
+      {{"profile", recording, "--processes", "3"}, "--processes requires --per-process (see 'canopy profile --help')"},
       // A kind no event has would export nothing, and say nothing.
       {{"export", recording, "--format", "cutelooker-log", "--kind", "logs"},
        "unknown --kind 'logs' (known: log, stdout, stderr, mark, exec, signal, limit)"},
