@@ -52,6 +52,9 @@ std::vector<HeapImageSummary> summarize_heap(const std::vector<HeapImageHistory>
         }
       }
       summary.peak = moment_of(history, peak, top);
+      for (const store::HeapSnapshotRow* snapshot : history.snapshots) {
+        summary.high_water_bytes = std::max(summary.high_water_bytes, snapshot->peak_in_use_bytes);
+      }
       summary.end = moment_of(history, history.snapshots.size() - 1, top);
       if (summary.process) {
         summary.peak->rss = rss_at(rss, summary.process->id, summary.peak->t_ms);

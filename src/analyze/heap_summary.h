@@ -45,6 +45,10 @@ struct HeapImageSummary {
   int64_t snapshots = 0;
   std::optional<HeapMoment> peak;  // the snapshot where the estimated heap was highest
   std::optional<HeapMoment> end;   // the last snapshot
+  // The profiler's estimate of the heap's high-water mark, kept as each sample comes,
+  // so between snapshots too: a new peak is sent only a quarter above the last one, and
+  // a heap freed before exit (Python's finalization) leaves its top to no snapshot.
+  int64_t high_water_bytes = 0;
 };
 
 // Every image of the profile, in order of start; `top` stacks at each moment. `rss`

@@ -76,10 +76,21 @@ nlohmann::json moment_json(const analyze::HeapMoment& moment, const StackFrames&
           {"other_bytes", moment.other_bytes}};
 }
 
-// The most the image's heap held at a snapshot, estimated: what orders the images.
-int64_t high_water_bytes(const analyze::HeapImageSummary& summary) {
+// The most the image's heap held at a snapshot, estimated.
+int64_t highest_snapshot_bytes(const analyze::HeapImageSummary& summary) {
   int64_t peak = summary.peak ? summary.peak->in_use_bytes : 0;
   return std::max(peak, summary.end ? summary.end->in_use_bytes : 0);
+}
+
+// The most it held at all, estimated: what orders the images.
+int64_t most_held_bytes(const analyze::HeapImageSummary& summary) {
+  return std::max(summary.high_water_bytes, highest_snapshot_bytes(summary));
+}
+
+// Whether the heap's high-water estimate is worth a line: above its highest snapshot by
+// more than the 5% a reader would take for the same figure.
+bool reached_between_snapshots(const analyze::HeapImageSummary& summary) {
+  return static_cast<double>(summary.high_water_bytes) > 1.05 * static_cast<double>(highest_snapshot_bytes(summary));
 }
 
 // The images that sampled nothing, in two lines: in a build of thousands of processes
@@ -230,7 +241,7 @@ std::string heap_text(const std::vector<analyze::HeapImageSummary>& images, int6
     (summary.image.samples > 0 ? sampled : unsampled).push_back(&summary);
   }
   std::stable_sort(sampled.begin(), sampled.end(), [](const auto* a, const auto* b) {
-    return high_water_bytes(*a) > high_water_bytes(*b);
+    return most_held_bytes(*a) > most_held_bytes(*b);
   });
   std::string out;
   // A build compiles hundreds of files: a page for each compiler would bury the few
@@ -254,8 +265,13 @@ std::string heap_text(const std::vector<analyze::HeapImageSummary>& images, int6
       out += "  " + std::to_string(summary.image.samples_dropped) +
              " samples dropped: the profiler's tables were full; estimates are low\n";
     }
+    const bool between = reached_between_snapshots(summary);
+    if (between) {
+      out += "  its heap reached about " + format_bytes(summary.high_water_bytes) +
+             " between snapshots (the profiler's high-water estimate): more than any snapshot below holds\n";
+    }
     if (summary.peak && summary.peak->in_use_bytes > summary.end->in_use_bytes) {
-      append_moment(out, "at its peak", *summary.peak, recording_start_ms, frames);
+      append_moment(out, between ? "at its highest snapshot" : "at its peak", *summary.peak, recording_start_ms, frames);
     }
     append_moment(out, "at its end", *summary.end, recording_start_ms, frames);
     out += "\n";
@@ -263,7 +279,7 @@ std::string heap_text(const std::vector<analyze::HeapImageSummary>& images, int6
   if (sampled.size() > listed) {
     const size_t more = sampled.size() - listed;
     out += count_of(static_cast<int64_t>(more), "more process image", "more process images") +
-           " with samples, each with a heap of at most " + format_bytes(high_water_bytes(*sampled[listed])) +
+           " with samples, each with a heap of at most " + format_bytes(most_held_bytes(*sampled[listed])) +
            ": --processes " + std::to_string(sampled.size()) + " lists every one, --pid or --command one\n\n";
   }
   return out + unsampled_text(unsampled) + heap_coverage_text(coverage);
@@ -283,7 +299,8 @@ std::string heap_json(const std::vector<analyze::HeapImageSummary>& images, int6
                             {"unwind", summary.image.unwind},
                             {"samples", summary.image.samples},
                             {"samples_dropped", summary.image.samples_dropped},
-                            {"snapshots", summary.snapshots}};
+                            {"snapshots", summary.snapshots},
+                            {"high_water_bytes", summary.high_water_bytes}};
     image["at_peak"] = summary.peak ? moment_json(*summary.peak, frames) : nlohmann::json();
     image["at_end"] = summary.end ? moment_json(*summary.end, frames) : nlohmann::json();
     list.push_back(std::move(image));

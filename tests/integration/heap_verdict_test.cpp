@@ -81,6 +81,8 @@ TEST_F(HeapVerdict, TheLeakSitesAreLeaksAndTheCacheAndThePeakAreNot) {
       if (image[moment].is_null()) {
         continue;
       }
+      // The high-water estimate is the most the same estimate reached, at any time.
+      EXPECT_GE(image["high_water_bytes"].get<int64_t>(), image[moment]["in_use_bytes"].get<int64_t>());
       for (const auto& stack : image[moment]["stacks"]) {
         std::string name = short_name(stack);
         (std::string(moment) == "at_end" ? at_end : at_peak)[name] = stack;

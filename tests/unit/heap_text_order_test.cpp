@@ -66,6 +66,33 @@ TEST(HeapTextOrder, TheLargestHighWaterMarkComesFirst) {
   EXPECT_EQ(json["images"][2]["pid"], 3);
 }
 
+// Python frees its heap in its finalization, before the exit snapshot, and the last
+// peak snapshot was below its top (the next is sent only a quarter higher): the top
+// comes from the profiler's high-water estimate, and orders the images.
+TEST(HeapTextOrder, AHighWaterMarkBetweenSnapshotsIsSaidAndOrders) {
+  constexpr int64_t kMiB = 1024 * 1024;
+  std::vector<analyze::HeapImageSummary> images = {heap_image(1, "cc1", 40, 70 * kMiB),
+                                                   heap_image(2, "python3", 130, kMiB / 2)};
+  analyze::HeapMoment peak;
+  peak.t_ms = 3424;
+  peak.in_use_bytes = 68 * kMiB;
+  images[1].peak = peak;
+  images[1].high_water_bytes = 82 * kMiB;
+  images[0].high_water_bytes = 72 * kMiB;  // within 5% of its end: the same figure to a reader
+  std::string text = heap_text(images, 0, kNoFrames, {});
+  auto at = title_positions(text, {2, 1});
+  ASSERT_NE(at[0], std::string::npos) << text;
+  EXPECT_LT(at[0], at[1]) << text;
+  EXPECT_NE(text.find("python3 (pid 2): one sample per 512.0 KiB allocated, 130 samples, to its exit\n"
+                      "  its heap reached about 82.0 MiB between snapshots (the profiler's high-water estimate): more "
+                      "than any snapshot below holds\n  at its highest snapshot: 68.0 MiB heap in use at +3.424 s\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("reached about 72.0 MiB"), std::string::npos) << text;
+  auto json = nlohmann::json::parse(heap_json(images, 0, kNoFrames, {}));
+  EXPECT_EQ(json["images"][1]["high_water_bytes"], 82 * kMiB);
+}
+
 TEST(HeapTextOrder, ImagesThatSampledNothingShareOneEntryByCommand) {
   std::vector<analyze::HeapImageSummary> images;
   for (int64_t pid = 10; pid < 15; ++pid) {
