@@ -193,7 +193,8 @@ int wait_for_events(int epoll, epoll_event* events, int max_events, int64_t time
 }  // namespace
 
 Status sampling_loop(Session& s, int signal_fd) {
-  TickSchedule schedule(static_cast<int64_t>(probe::now_monotonic_ns()), s.options.interval_ms * 1'000'000);
+  TickSchedule schedule(static_cast<int64_t>(probe::now_monotonic_ns()), s.options.interval_ms * 1'000'000,
+                        s.run_mode ? TickSchedule::FirstTick::kAfterOneInterval : TickSchedule::FirstTick::kAtStart);
   // epoll, not poll: a build wakes the recorder several times per process it starts,
   // and poll registered with and left every file's wait queue on each wakeup.
   ScopedFd epoll(::epoll_create1(EPOLL_CLOEXEC));

@@ -11,7 +11,13 @@ namespace canopy::record {
 
 class TickSchedule {
  public:
-  TickSchedule(int64_t start_ns, int64_t interval_ns) : next_ns_(start_ns + interval_ns), interval_ns_(interval_ns) {}
+  // A command we run starts at the start and has nothing to show before its first
+  // interval (at the start, the child has not yet exec'd: it is a copy of canopy). A
+  // process we attach to is there already: its tree's figures begin at the start.
+  enum class FirstTick { kAfterOneInterval, kAtStart };
+
+  TickSchedule(int64_t start_ns, int64_t interval_ns, FirstTick first = FirstTick::kAfterOneInterval)
+      : next_ns_(first == FirstTick::kAtStart ? start_ns : start_ns + interval_ns), interval_ns_(interval_ns) {}
 
   bool due(int64_t now_ns) const { return now_ns >= next_ns_; }
   // How long to wait for the next tick: 0 when it is due.

@@ -105,6 +105,26 @@ TEST(Attach, ADurationStopsTheRecordingAndLeavesTheProcessRunning) {
   holder.wait();
 }
 
+TEST(Attach, TheFirstTickIsAtTheStart) {
+  // The attached tree is there from the start: its figures are too, not one interval
+  // later. --duration 1ms ends the recording at the first tick at or after 1 ms: the
+  // one at the start, or else the next; an interval of 10 s tells them apart.
+  Started holder({kWorkload, "hold", "8", "600000"});
+  TempDir dir;
+  std::string path = dir.file("first.canopy");
+  auto result = run({kCanopy, "record", "-q", "--pid", std::to_string(holder.pid()), "--interval", "10s",
+                     "--duration", "1ms", "-o", path});
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+  holder.signal(SIGKILL);
+  holder.wait();
+  auto reader = open_recording(path);
+  auto ticks = reader.ticks();
+  ASSERT_TRUE(ticks);
+  ASSERT_FALSE(ticks->empty());
+  EXPECT_LT(ticks->front().t_ms - *reader.meta().start_ms, 10'000);
+  EXPECT_EQ(ticks->front().processes, 1);
+}
+
 TEST(Attach, MissingPid) {
   pid_t missing = 999999;
   while (std::filesystem::exists("/proc/" + std::to_string(missing))) {

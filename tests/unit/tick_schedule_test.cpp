@@ -17,6 +17,14 @@ TEST(TickSchedule, FirstTickOneIntervalAfterTheStart) {
   EXPECT_EQ(schedule.ns_until_due(1012 * kNsPerMs), 0);
 }
 
+TEST(TickSchedule, AnAttachedTreeIsTickedAtTheStartThenEveryInterval) {
+  TickSchedule schedule(1000 * kNsPerMs, 10 * kNsPerMs, TickSchedule::FirstTick::kAtStart);
+  EXPECT_TRUE(schedule.due(1000 * kNsPerMs));
+  schedule.take(1001 * kNsPerMs);
+  EXPECT_FALSE(schedule.due(1009 * kNsPerMs));
+  EXPECT_TRUE(schedule.due(1010 * kNsPerMs));
+}
+
 TEST(TickSchedule, ALateTickDoesNotMoveTheOnesAfter) {
   TickSchedule schedule(0, 10 * kNsPerMs);
   schedule.take(13 * kNsPerMs);  // taken 3 ms late
