@@ -1,8 +1,10 @@
 // cli/: argument parsing and the subcommands. Thin: it checks what the user typed,
 // turns it into options, and calls record/, store/, analyze/ and report/.
 #include <cctype>
+#include <cerrno>
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -116,6 +118,21 @@ const CLI::App* innermost_parsed(const std::vector<Built>& built) {
   return nullptr;
 }
 
+// What a command printed has all reached stdout, or it fails: a full disk under
+// `canopy report --json > out.json` left the file cut short and the status 0. A failure
+// the command reported already keeps its status and its line. (A pipe whose reader has
+// gone stops a command with SIGPIPE before this, as it does any tool.) Not for `record`,
+// whose status is its command's.
+int after_stdout_flushed(std::string_view name, int status) {
+  errno = 0;
+  const bool written = std::fflush(stdout) == 0 && !std::ferror(stdout);
+  if (written || status != 0 || name == "record") {
+    return status;
+  }
+  canopy::print_error(std::string("cannot write to stdout") + (errno != 0 ? std::string(": ") + std::strerror(errno) : ""));
+  return 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -155,7 +172,8 @@ int main(int argc, char** argv) {
   }
   for (Built& b : built) {
     if (b.app->parsed()) {
-      return b.subcommand->run();
+      const int status = b.subcommand->run();
+      return after_stdout_flushed(command_name(b.app), status);
     }
   }
   return usage_status("");  // require_subcommand(1) leaves no way here

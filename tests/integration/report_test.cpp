@@ -34,6 +34,22 @@ TEST(Report, JsonForScripts) {
   EXPECT_NE(text.out.find("processes          7"), std::string::npos) << text.out;
 }
 
+TEST(Report, AnOutputThatCannotBeWrittenFailsTheCommand) {
+  // `canopy report --json > out.json` on a full disk: the JSON cut short must not exit 0.
+  TempDir dir;
+  std::string path = dir.file("full.canopy");
+  ASSERT_EQ(run({kCanopy, "record", "-q", "-o", path, kWorkload, "exit", "0"}).exit_status, 0);
+  for (const char* flag : {"--json", "--growth"}) {
+    auto result = run({"sh", "-c", kCanopy + " report " + flag + " " + path + " > /dev/full"});
+    EXPECT_EQ(result.exit_status, 1) << flag;
+    EXPECT_EQ(result.err, "canopy: cannot write to stdout: No space left on device\n") << flag;
+  }
+  // record's status stays its command's, whatever becomes of its own output.
+  auto recorded =
+      run({"sh", "-c", kCanopy + " record --capture-output -o " + dir.file("r.canopy") + " -- echo hi > /dev/full"});
+  EXPECT_EQ(recorded.exit_status, 0) << recorded.err;
+}
+
 TEST(Report, NotARecording) {
   TempDir dir;
   std::string text = dir.file("notes.canopy");
