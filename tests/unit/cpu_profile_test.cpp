@@ -159,12 +159,19 @@ std::vector<std::string> names_with_start(int64_t frame_id) {
   return frame_id == 2 ? std::vector<std::string>{"f2", "_start"} : names_by_frame(frame_id);
 }
 
-TEST(CpuProfileAnalysis, TheSelfListHoldsOnlyFunctionsThatRan) {
+// The one list of every sample of the usual recording, its frames named by `names`.
+CpuGroup merged_group(const CpuFrameNames& names) {
   TempDir dir;
-  CpuRecording recording = write_cpu_recording(dir);
-  CpuProfileSummary summary = merged_summary(recording.path, names_with_start);
-  ASSERT_EQ(summary.groups.size(), 1u);
-  const CpuGroup& all = summary.groups[0];
+  CpuProfileSummary summary = merged_summary(write_cpu_recording(dir).path, names);
+  if (summary.groups.size() != 1) {
+    ADD_FAILURE() << summary.groups.size() << " groups";
+    return {};
+  }
+  return summary.groups[0];
+}
+
+TEST(CpuProfileAnalysis, TheSelfListHoldsOnlyFunctionsThatRan) {
+  const CpuGroup all = merged_group(names_with_start);
   ASSERT_EQ(all.by_self.size(), 2u) << "_start never ran itself";
   EXPECT_EQ(all.by_self[0].name, "f1");
   EXPECT_EQ(all.by_self[1].name, "f2");
