@@ -17,6 +17,7 @@ struct Side {
   Summary summary;
   std::vector<store::ProcessRow> processes;  // figures filled in from samples if need be
   std::vector<std::string> keys;             // by index in `processes`
+  bool heap_profiled = false;
 };
 
 // The names from the root down to each process, joined by "/": "sh/make/cc1plus". A
@@ -64,7 +65,8 @@ std::vector<std::string> tree_keys(const std::vector<store::ProcessRow>& process
 Result<Side> read_side(const store::Reader& reader) {
   ASSIGN_OR_RETURN(auto summary, summarize(reader, 0));
   ASSIGN_OR_RETURN(auto processes, processes_with_figures(reader));
-  Side side{std::move(summary), std::move(processes), {}};
+  ASSIGN_OR_RETURN(bool heap_profiled, reader.heap_profiled());
+  Side side{std::move(summary), std::move(processes), {}, heap_profiled};
   side.keys = tree_keys(side.processes);
   return side;
 }
@@ -282,6 +284,10 @@ Result<Diff> diff(const store::Reader& reader_a, const store::Reader& reader_b) 
   d.complete_b = sb.complete;
   d.still_recording_a = sa.still_recording;
   d.still_recording_b = sb.still_recording;
+  d.heap_profiled_a = a->heap_profiled;
+  d.heap_profiled_b = b->heap_profiled;
+  d.interval_ms_a = sa.interval_ms;
+  d.interval_ms_b = sb.interval_ms;
   d.totals.wall_ms = {sa.wall_ms, sb.wall_ms};
   d.totals.cpu_ns = {sa.cpu_user_ns + sa.cpu_system_ns, sb.cpu_user_ns + sb.cpu_system_ns};
   d.totals.peak_tree_rss_bytes = {sa.peak_tree_rss_bytes, sb.peak_tree_rss_bytes};

@@ -79,6 +79,13 @@ struct Diff {
   // Not complete because another canopy still writes it (Summary::still_recording).
   bool still_recording_a = false;
   bool still_recording_b = false;
+  // How each side was recorded, where it moves the figures: the heap profiler loaded in
+  // each process (its tables and time are the process's), and the sampling interval
+  // (a longer one misses more of a peak).
+  bool heap_profiled_a = false;
+  bool heap_profiled_b = false;
+  int64_t interval_ms_a = 0;
+  int64_t interval_ms_b = 0;
   DiffTotals totals;
   // Largest memory growth first (ties: larger CPU growth first), shrinking last.
   std::vector<ProcessPair> pairs;

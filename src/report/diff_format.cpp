@@ -228,6 +228,20 @@ constexpr const char* kMatchedByNames[] = {"command line", "short command", "par
 
 const char* matched_by_name(analyze::MatchedBy by) { return kMatchedByNames[static_cast<size_t>(by)]; }
 
+// What differs in how the two were recorded and moves the figures by itself.
+std::string recorded_differently_text(const analyze::Diff& d) {
+  std::string out;
+  if (d.heap_profiled_a != d.heap_profiled_b) {
+    append_line(out, "  note: only %s was recorded with --heap: the profiler in each of its processes adds "
+                     "memory and CPU time of its own", d.heap_profiled_a ? "A" : "B");
+  }
+  if (d.interval_ms_a != d.interval_ms_b && d.interval_ms_a > 0 && d.interval_ms_b > 0) {
+    out += "  note: A was sampled every " + std::to_string(d.interval_ms_a) + " ms and B every " +
+           std::to_string(d.interval_ms_b) + " ms: the longer interval sees less of a short peak\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string diff_text(const analyze::Diff& d, const std::string& path_a, const std::string& path_b, size_t max_rows) {
@@ -251,6 +265,7 @@ std::string diff_text(const analyze::Diff& d, const std::string& path_a, const s
       append_line(out, "  note: %s was interrupted (its recorder was killed): it ends at its last commit", side.name);
     }
   }
+  out += recorded_differently_text(d);
   out += "\n";
   append_totals(out, d.totals);
 
@@ -306,6 +321,8 @@ std::string diff_json(const analyze::Diff& d, const std::string& path_a, const s
         {"complete", d.complete_b},
         {"still_recording", d.still_recording_b}}},
       {"commands_differ", d.commands_differ},
+      {"heap_profiled", {{"a", d.heap_profiled_a}, {"b", d.heap_profiled_b}}},
+      {"interval_ms", {{"a", d.interval_ms_a}, {"b", d.interval_ms_b}}},
       {"totals",
        {{"wall_ms", change_json(t.wall_ms)},
         {"cpu_ns", change_json(t.cpu_ns)},

@@ -81,6 +81,9 @@ class Reader {
   // a row the profile does not have, or holds a value it cannot (a negative size, a
   // probability outside (0, 1], a time outside the recording).
   Result<HeapProfile> heap_profile() const;
+  // Whether its processes ran with the heap profiler loaded (record --heap, off
+  // included): it has a heap image. Without reading the profile.
+  Result<bool> heap_profiled() const;
   // The CPU profile (record --cpu-profile, reader_cpu.cpp): its samples in the order
   // recorded, with the stacks, frames and modules they name; `recorded` false and all
   // empty for a recording made without it. Refused in one line like the heap profile.

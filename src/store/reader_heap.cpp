@@ -232,6 +232,21 @@ Status Reader::read_heap_rows(const char* order, std::vector<Row>& rows, const P
   return Ok{};
 }
 
+Result<bool> Reader::heap_profiled() const {
+  auto has_heap = has_table(db_.get(), kHeapImageTable.name, &statements_);
+  if (!has_heap) {
+    return read_error();
+  }
+  bool any = false;
+  if (*has_heap) {
+    RETURN_IF_ERROR(each_row("SELECT 1 FROM heap_image LIMIT 1", [&](sqlite3_stmt*) {
+      any = true;
+      return Status(Ok{});
+    }));
+  }
+  return any;
+}
+
 Result<HeapProfile> Reader::heap_profile() const {
   HeapProfile profile;
   auto has_heap = has_table(db_.get(), kHeapImageTable.name, &statements_);

@@ -135,5 +135,28 @@ TEST(Diff, BadInputNamesTheSideAndDifferentCommandsStillDiff) {
   EXPECT_NE(differ.out.find("1 matched (1 by start order), 0 only in A"), std::string::npos) << differ.out;
 }
 
+TEST(Diff, SaysWhenTheTwoWereRecordedDifferently) {
+  // The heap profiler's memory in every process, or a longer interval that misses more
+  // of a peak, would read as a change of the program's own.
+  TempDir dir;
+  std::string plain = dir.file("plain.canopy");
+  std::string profiled = dir.file("profiled.canopy");
+  ASSERT_EQ(run({kCanopy, "record", "-q", "-o", plain, kWorkload, "exit", "0"}).exit_status, 0);
+  ASSERT_EQ(
+      run({kCanopy, "record", "-q", "--heap", "-i", "250ms", "-o", profiled, kWorkload, "exit", "0"}).exit_status, 0);
+  auto text = run({kCanopy, "diff", plain, profiled});
+  ASSERT_EQ(text.exit_status, 0) << text.err;
+  EXPECT_NE(text.out.find("\n  note: only B was recorded with --heap: the profiler in each of its processes adds "
+                          "memory and CPU time of its own\n  note: A was sampled every 100 ms and B every 250 ms: "
+                          "the longer interval sees less of a short peak\n"),
+            std::string::npos)
+      << text.out;
+  auto json = nlohmann::json::parse(run({kCanopy, "diff", "--json", plain, profiled}).out);
+  EXPECT_EQ(json["heap_profiled"], nlohmann::json({{"a", false}, {"b", true}}));
+  EXPECT_EQ(json["interval_ms"], nlohmann::json({{"a", 100}, {"b", 250}}));
+  auto same = run({kCanopy, "diff", plain, plain});
+  EXPECT_EQ(same.out.find("note:"), std::string::npos) << same.out;
+}
+
 }  // namespace
 }  // namespace canopy::testing
