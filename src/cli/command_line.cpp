@@ -225,7 +225,8 @@ CLI::App* add_log_command(CLI::App& app, LogAddCliOptions& options) {
   add->add_option("recording", options.recording, "The .canopy file")->required();
   add->add_option("file", options.file, "The log file")->required();
   take_text(add->add_option("--format", options.format,
-                            std::string("Log format: ") + logs::kLogFormatNames + " (default: detected from the file)"));
+                            std::string("Log format: ") + logs::kLogFormatNames +
+                                " (default: detected from the file)"));
   take_text(add->add_option("--tz", options.tz,
                             "Time zone of timestamps written without one, e.g. Europe/Berlin, UTC, +01:00 "
                             "(default: the zone of the recording's host)"));
@@ -262,8 +263,8 @@ CLI::App* add_export_command(CLI::App& app, ExportOptions& options) {
                                 exporters::kHeapCollapsedMetrics + " (default " +
                                 exporters::kHeapCollapsedDefaultMetric + ")"));
   take_text(one_value_per_use(cmd->add_option("--kind", options.kinds,
-                                              std::string("cutelooker-log: only events of this kind (") +
-                                                  exporters::kEventKinds + "); repeatable")));
+                                              "cutelooker-log: only events of this kind (" +
+                                                  exporters::event_kinds_text() + "); repeatable")));
   auto* pid = take_integer(cmd->add_option("--pid", options.pid, "pprof, collapsed: only the profile of this PID"),
                            1, kPidMaxLimit);
   take_text(cmd->add_option("--command", options.command,
@@ -343,8 +344,8 @@ CLI::App* add_heap_command(CLI::App& app, HeapOptions& options) {
       ->required()
       ->expected(1, 2);
   take_integer(cmd->add_option("--pid", options.pid, "Only the process images of this PID"), 1, kPidMaxLimit);
-  take_text(
-      cmd->add_option("--command", options.command, "Only the processes of this command (its name, as report shows it)"));
+  take_text(cmd->add_option("--command", options.command,
+                            "Only the processes of this command (its name, as report shows it)"));
   take_duration(cmd->add_option("--from", options.from_ms,
                                 "List the stacks that grew from this time on (from the recording's start, e.g. 30s)"),
                 0);

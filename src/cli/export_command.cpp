@@ -121,7 +121,7 @@ Result<Exporter> choose_exporter(const ExportOptions& options) {
   }
   for (const std::string& kind : options.kinds) {
     if (!exporters::is_event_kind(kind)) {  // a typo would export nothing, and say nothing
-      return Error{"unknown --kind '" + kind + "' (known: " + exporters::kEventKinds + ")"};
+      return Error{"unknown --kind '" + kind + "' (known: " + exporters::event_kinds_text() + ")"};
     }
   }
   if (options.long_csv && format != "csv") {

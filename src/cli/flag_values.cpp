@@ -129,7 +129,7 @@ CLI::Option* take_path(CLI::Option* option, bool dash_is_stdout) {
 }
 
 CLI::Option* take_text(CLI::Option* option) {
-  return add_check(option, "TEXT", [](const std::string& text) -> Result<std::string> {
+  return add_check(option, "", [](const std::string& text) -> Result<std::string> {
     if (text.empty()) {
       return Error{"an empty value"};
     }

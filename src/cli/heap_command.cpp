@@ -164,7 +164,7 @@ int run_heap_report(const HeapOptions& options) {
     auto images = analyze::summarize_heap(histories, *processes, *rss, top);
     text = options.json ? report::heap_json(images, start_ms, frames, coverage)
                         : report::heap_text(images, start_ms, frames, coverage,
-                                                           options.processes.value_or(kHeapProcessesDefault));
+                                            options.processes.value_or(kHeapProcessesDefault));
   }
   std::fputs(text.c_str(), stdout);
   return 0;

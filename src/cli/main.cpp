@@ -129,7 +129,8 @@ int after_stdout_flushed(std::string_view name, int status) {
   if (written || status != 0 || name == "record") {
     return status;
   }
-  canopy::print_error(std::string("cannot write to stdout") + (errno != 0 ? std::string(": ") + std::strerror(errno) : ""));
+  const std::string why = errno != 0 ? std::string(": ") + std::strerror(errno) : "";
+  canopy::print_error("cannot write to stdout" + why);
   return 1;
 }
 

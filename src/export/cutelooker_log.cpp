@@ -1,16 +1,22 @@
 #include "export/cutelooker_log.h"
 
+#include <algorithm>
+#include <iterator>
+
 #include "export/json_text.h"
 
 namespace canopy::exporters {
 
 bool is_event_kind(std::string_view kind) {
-  for (std::string_view known : {"log", "stdout", "stderr", "mark", "exec", "signal", "limit"}) {
-    if (kind == known) {
-      return true;
-    }
+  return std::find(std::begin(kEventKindList), std::end(kEventKindList), kind) != std::end(kEventKindList);
+}
+
+std::string event_kinds_text() {
+  std::string text;
+  for (std::string_view kind : kEventKindList) {
+    text += (text.empty() ? "" : ", ") + std::string(kind);
   }
-  return false;
+  return text;
 }
 
 Status write_cutelooker_log(const store::Reader& reader, const std::set<std::string>& kinds,

@@ -15,8 +15,9 @@ namespace canopy::exporters {
 
 // The kinds of event a recording holds: the recorder's (mark, exec, signal, limit),
 // --capture-output's (stdout, stderr) and `canopy log add`'s (log).
-inline constexpr const char* kEventKinds = "log, stdout, stderr, mark, exec, signal, limit";
+inline constexpr std::string_view kEventKindList[] = {"log", "stdout", "stderr", "mark", "exec", "signal", "limit"};
 bool is_event_kind(std::string_view kind);
+std::string event_kinds_text();  // "log, stdout, ...", for help and refusals
 
 // Events of the given kinds (all when empty), in time order, events at the same
 // millisecond under one key. Imported log lines are written as they were; other

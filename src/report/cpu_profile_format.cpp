@@ -30,8 +30,10 @@ void append_list(std::string& out, const char* title, const std::vector<analyze:
   out += std::string("  ") + title + "\n";
   out += "     self          total          function\n";
   for (const analyze::CpuFunction& f : functions) {
-    const std::string total = f.unnamed_code ? "       -       "
-                                             : count_column(f.total_samples) + " " + percent_of(f.total_samples, group_samples);
+    // A count and a share wide: unnamed code has no total of its own.
+    const std::string total = f.unnamed_code
+                                  ? "       -       "
+                                  : count_column(f.total_samples) + " " + percent_of(f.total_samples, group_samples);
     out += "  " + count_column(f.self_samples) + " " + percent_of(f.self_samples, group_samples) + " " + total + "  " +
            f.name + "\n";
   }

@@ -271,7 +271,8 @@ std::string heap_text(const std::vector<analyze::HeapImageSummary>& images, int6
              " between snapshots (the profiler's high-water estimate): more than any snapshot below holds\n";
     }
     if (summary.peak && summary.peak->in_use_bytes > summary.end->in_use_bytes) {
-      append_moment(out, between ? "at its highest snapshot" : "at its peak", *summary.peak, recording_start_ms, frames);
+      const char* what = between ? "at its highest snapshot" : "at its peak";
+      append_moment(out, what, *summary.peak, recording_start_ms, frames);
     }
     append_moment(out, "at its end", *summary.end, recording_start_ms, frames);
     out += "\n";
