@@ -239,7 +239,7 @@ Result<bool> Reader::heap_profiled() const {
   }
   bool any = false;
   if (*has_heap) {
-    RETURN_IF_ERROR(each_row("SELECT 1 FROM heap_image LIMIT 1", [&](sqlite3_stmt*) {
+    RETURN_IF_ERROR(each_row(std::string("SELECT 1 FROM ") + kHeapImageTable.name + " LIMIT 1", [&](sqlite3_stmt*) {
       any = true;
       return Status(Ok{});
     }));
