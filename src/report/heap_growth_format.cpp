@@ -1,5 +1,6 @@
 #include "report/heap_growth_format.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -79,9 +80,21 @@ std::string heap_aged_text(const std::vector<analyze::HeapImageAged>& images, in
   if (images.empty()) {
     return "no process image had a heap snapshot by then\n";
   }
+  // What a reader asks for is the images that hold old memory, the most first: in a
+  // build, the many short processes that hold none would bury them.
+  std::vector<const analyze::HeapImageAged*> holding;
+  for (const analyze::HeapImageAged& image : images) {
+    if (!image.top.empty()) {
+      holding.push_back(&image);
+    }
+  }
+  std::stable_sort(holding.begin(), holding.end(), [](const auto* a, const auto* b) {
+    return a->older_bytes > b->older_bytes;
+  });
   std::string out;
   char line[256];
-  for (const analyze::HeapImageAged& image : images) {
+  for (const analyze::HeapImageAged* held : holding) {
+    const analyze::HeapImageAged& image = *held;
     out += heap_image_title(*image.image, image.process) + ": " +
            format_bytes(std::llround(image.older_bytes)) + " held at " + heap_offset_text(image.t_ms, start_ms) +
            " by allocations older than " + format_duration_ms(age_ms) + "\n";
@@ -93,6 +106,11 @@ std::string heap_aged_text(const std::vector<analyze::HeapImageAged>& images, in
       out += heap_frames_text(stack.stack_id, frames);
     }
     out += heap_more_stacks_text(image.other_stacks, std::llround(image.other_bytes), "more") + "\n";
+  }
+  if (const size_t empty = images.size() - holding.size(); empty > 0) {
+    out += count_of(static_cast<int64_t>(empty), holding.empty() ? "process image" : "more process image",
+                    holding.empty() ? "process images" : "more process images") +
+           " held no allocation older than " + format_duration_ms(age_ms) + " (--json lists every one)\n";
   }
   return out;
 }

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/heap_format.h"
+#include "report/heap_growth_format.h"
 
 namespace canopy::report {
 namespace {
@@ -91,6 +92,42 @@ TEST(HeapTextOrder, AHighWaterMarkBetweenSnapshotsIsSaidAndOrders) {
   EXPECT_EQ(text.find("reached about 72.0 MiB"), std::string::npos) << text;
   auto json = nlohmann::json::parse(heap_json(images, 0, kNoFrames, {}));
   EXPECT_EQ(json["images"][1]["high_water_bytes"], 82 * kMiB);
+}
+
+// `canopy heap --older-than` of a build: the one image that holds old memory leads,
+// and the shells that hold none are one line, not one entry each.
+TEST(HeapTextOrder, OnlyImagesHoldingOldMemoryAreListedTheMostFirst) {
+  std::vector<store::HeapImageRow> rows(4);
+  std::vector<analyze::HeapImageAged> images;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    rows[i].pid = static_cast<int64_t>(10 + i);
+    analyze::HeapImageAged image;
+    image.image = &rows[i];
+    image.t_ms = 2000;
+    images.push_back(image);
+  }
+  for (auto [index, bytes] : {std::pair{1, 300.0 * 1024}, std::pair{3, 5.0 * 1024 * 1024}}) {
+    analyze::HeapStackAged stack;
+    stack.stack_id = index;
+    stack.older.bytes = bytes;
+    stack.older.count = 1;
+    stack.oldest_born_ms = 100;
+    images[static_cast<size_t>(index)].top.push_back(stack);
+    images[static_cast<size_t>(index)].older_bytes = bytes;
+  }
+  std::string text = heap_aged_text(images, 1000, 0, kNoFrames);
+  const size_t most = text.find("(pid 13): 5.0 MiB held at +2.000 s by allocations older than 1.000 s\n");
+  const size_t less = text.find("(pid 11): 300.0 KiB held");
+  ASSERT_NE(most, std::string::npos) << text;
+  ASSERT_NE(less, std::string::npos) << text;
+  EXPECT_LT(most, less) << text;
+  EXPECT_EQ(text.find("(pid 10)"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n2 more process images held no allocation older than 1.000 s (--json lists every one)\n"),
+            std::string::npos)
+      << text;
+  auto json = nlohmann::json::parse(heap_aged_json(images, 1000, 0, kNoFrames));
+  ASSERT_EQ(json["older_than"].size(), images.size()) << "the JSON has every image, in order";
+  EXPECT_EQ(json["older_than"][0]["pid"], 10);
 }
 
 TEST(HeapTextOrder, ImagesThatSampledNothingShareOneEntryByCommand) {
