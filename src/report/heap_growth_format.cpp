@@ -26,17 +26,32 @@ std::string heap_growth_text(const std::vector<analyze::HeapImageGrowth>& images
   if (images.empty()) {
     return "no process image had a heap snapshot in that span\n";
   }
+  // The images where a stack grew, the most growth first; a build's many short
+  // processes where none did are one line.
+  std::vector<const analyze::HeapImageGrowth*> grown;
+  for (const analyze::HeapImageGrowth& image : images) {
+    if (!image.top.empty()) {
+      grown.push_back(&image);
+    }
+  }
+  // By what its stacks that grew gained: its whole heap may have shrunk meanwhile.
+  auto gained = [](const analyze::HeapImageGrowth& image) {
+    int64_t bytes = image.other_bytes;
+    for (const analyze::HeapStackGrowth& stack : image.top) {
+      bytes += stack.to_bytes - stack.from_bytes;
+    }
+    return bytes;
+  };
+  std::stable_sort(grown.begin(), grown.end(),
+                   [&](const auto* a, const auto* b) { return gained(*a) > gained(*b); });
   std::string out;
   char line[256];
-  for (const analyze::HeapImageGrowth& image : images) {
+  for (const analyze::HeapImageGrowth* image_grown : grown) {
+    const analyze::HeapImageGrowth& image = *image_grown;
     out += heap_image_title(*image.image, image.process) + ": heap " + format_bytes(image.from_in_use_bytes) +
            " at " + heap_offset_text(image.from_ms, start_ms) + ", " + format_bytes(image.to_in_use_bytes) + " at " +
            heap_offset_text(image.to_ms, start_ms) + " (" + format_signed_bytes(image.to_in_use_bytes - image.from_in_use_bytes) +
            ")\n";
-    if (image.top.empty()) {
-      out += "    no stack grew\n\n";
-      continue;
-    }
     for (const analyze::HeapStackGrowth& stack : image.top) {
       std::snprintf(line, sizeof line, "    %11s  %10s/s  to %s  ", format_signed_bytes(stack.to_bytes - stack.from_bytes).c_str(),
                     format_bytes(std::llround(stack.bytes_per_second)).c_str(), format_bytes(stack.to_bytes).c_str());
@@ -44,6 +59,11 @@ std::string heap_growth_text(const std::vector<analyze::HeapImageGrowth>& images
       out += heap_frames_text(stack.stack_id, frames);
     }
     out += heap_more_stacks_text(image.other_stacks, image.other_bytes, "more growth") + "\n";
+  }
+  if (const size_t none = images.size() - grown.size(); none > 0) {
+    out += count_of(static_cast<int64_t>(none), grown.empty() ? "process image" : "more process image",
+                    grown.empty() ? "process images" : "more process images") +
+           " in that span where no stack grew (--json lists every one)\n";
   }
   return out;
 }

@@ -130,6 +130,40 @@ TEST(HeapTextOrder, OnlyImagesHoldingOldMemoryAreListedTheMostFirst) {
   EXPECT_EQ(json["older_than"][0]["pid"], 10);
 }
 
+// `canopy heap --from --to` of a build: the compiler whose stacks grew most leads,
+// whatever its whole heap did, and the images where nothing grew are one line.
+TEST(HeapTextOrder, OnlyImagesWhereAStackGrewAreListedTheMostFirst) {
+  constexpr int64_t kMiB = 1024 * 1024;
+  std::vector<store::HeapImageRow> rows(4);
+  std::vector<analyze::HeapImageGrowth> images;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    rows[i].pid = static_cast<int64_t>(20 + i);
+    analyze::HeapImageGrowth image;
+    image.image = &rows[i];
+    image.to_ms = 1000;
+    images.push_back(image);
+  }
+  images[1].top.push_back({.stack_id = 1, .from_bytes = 0, .to_bytes = 2 * kMiB});
+  images[1].to_in_use_bytes = 2 * kMiB;
+  // Its whole heap shrank, but one stack grew more than any of pid 21's.
+  images[2].top.push_back({.stack_id = 2, .from_bytes = kMiB, .to_bytes = 4 * kMiB});
+  images[2].from_in_use_bytes = 10 * kMiB;
+  images[2].to_in_use_bytes = 8 * kMiB;
+  std::string text = heap_growth_text(images, 0, kNoFrames);
+  const size_t most = text.find("(pid 22): heap 10.0 MiB");
+  const size_t less = text.find("(pid 21): heap 0 B");
+  ASSERT_NE(most, std::string::npos) << text;
+  ASSERT_NE(less, std::string::npos) << text;
+  EXPECT_LT(most, less) << text;
+  EXPECT_EQ(text.find("(pid 20)"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n2 more process images in that span where no stack grew (--json lists every one)\n"),
+            std::string::npos)
+      << text;
+  auto json = nlohmann::json::parse(heap_growth_json(images, 0, kNoFrames));
+  ASSERT_EQ(json["growth"].size(), images.size()) << "the JSON has every image, in order";
+  EXPECT_EQ(json["growth"][0]["pid"], 20);
+}
+
 TEST(HeapTextOrder, ImagesThatSampledNothingShareOneEntryByCommand) {
   std::vector<analyze::HeapImageSummary> images;
   for (int64_t pid = 10; pid < 15; ++pid) {
