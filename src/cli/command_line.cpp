@@ -358,7 +358,8 @@ CLI::App* add_heap_command(CLI::App& app, HeapOptions& options) {
   take_integer(cmd->add_option("--top", options.top, "Stacks at each moment (default 5)"), 1, 1'000'000);
   take_integer(cmd->add_option("--frames", options.frames, "Frames of each stack (default 6)"), 1, 1'000);
   take_integer(cmd->add_option("--processes", options.processes,
-                               "Process images listed, the highest heap first (default 10; --json lists every one)"),
+                               "Process images listed: the highest heap first, or the most growth (--from, --to) or "
+                               "old memory (--older-than) (default 10; --json lists every one)"),
                1, 1'000'000);
   cmd->add_flag("--json", options.json, "Print the images, moments and stacks as JSON, in raw units");
   return cmd;

@@ -134,13 +134,14 @@ int run_heap_report(const HeapOptions& options) {
   };
   const int64_t start_ms = reader->meta().start_ms.value_or(0);
   const size_t top = options.top.value_or(kHeapTopDefault);
+  const size_t processes_listed = options.processes.value_or(kHeapProcessesDefault);
   std::string text;
   if (growth_view) {
     int64_t from_ms = start_ms + std::max<int64_t>(options.from_ms, 0);
     int64_t to_ms = options.to_ms >= 0 ? start_ms + options.to_ms : std::numeric_limits<int64_t>::max();
     auto growth = analyze::heap_growth(histories, *processes, from_ms, to_ms, top);
     text = options.json ? report::heap_growth_json(growth, start_ms, frames)
-                        : report::heap_growth_text(growth, start_ms, frames);
+                        : report::heap_growth_text(growth, start_ms, frames, processes_listed);
   } else if (aged_view) {
     std::optional<int64_t> at_ms;
     if (options.to_ms >= 0) {
@@ -148,7 +149,7 @@ int run_heap_report(const HeapOptions& options) {
     }
     auto aged = analyze::heap_older_than(histories, *processes, options.older_than_ms, at_ms, top);
     text = options.json ? report::heap_aged_json(aged, options.older_than_ms, start_ms, frames)
-                        : report::heap_aged_text(aged, options.older_than_ms, start_ms, frames);
+                        : report::heap_aged_text(aged, options.older_than_ms, start_ms, frames, processes_listed);
   } else {
     std::set<int64_t> process_ids;
     for (const analyze::HeapImageHistory& history : histories) {
@@ -163,8 +164,7 @@ int run_heap_report(const HeapOptions& options) {
     }
     auto images = analyze::summarize_heap(histories, *processes, *rss, top);
     text = options.json ? report::heap_json(images, start_ms, frames, coverage)
-                        : report::heap_text(images, start_ms, frames, coverage,
-                                            options.processes.value_or(kHeapProcessesDefault));
+                        : report::heap_text(images, start_ms, frames, coverage, processes_listed);
   }
   std::fputs(text.c_str(), stdout);
   return 0;

@@ -19,10 +19,21 @@ nlohmann::json image_json(const store::HeapImageRow& image, const std::optional<
           {"rate_bytes", image.rate_bytes}};
 }
 
+// The images a text leaves out beyond --processes, in one line: how many, the most any
+// of them has, and how to list them all.
+std::string more_images_text(size_t more, const char* which, int64_t most_bytes, size_t all) {
+  if (more == 0) {
+    return "";
+  }
+  return count_of(static_cast<int64_t>(more), "more process image", "more process images") + " " + which + " " +
+         format_bytes(most_bytes) + ": --processes " + std::to_string(all) + " lists every one, --pid or --command " +
+         "one\n\n";
+}
+
 }  // namespace
 
 std::string heap_growth_text(const std::vector<analyze::HeapImageGrowth>& images, int64_t start_ms,
-                             const StackFrames& frames) {
+                             const StackFrames& frames, size_t processes) {
   if (images.empty()) {
     return "no process image had a heap snapshot in that span\n";
   }
@@ -46,8 +57,9 @@ std::string heap_growth_text(const std::vector<analyze::HeapImageGrowth>& images
                    [&](const auto* a, const auto* b) { return gained(*a) > gained(*b); });
   std::string out;
   char line[256];
-  for (const analyze::HeapImageGrowth* image_grown : grown) {
-    const analyze::HeapImageGrowth& image = *image_grown;
+  const size_t listed = std::min(processes, grown.size());
+  for (size_t i = 0; i < listed; ++i) {
+    const analyze::HeapImageGrowth& image = *grown[i];
     out += heap_image_title(*image.image, image.process) + ": heap " + format_bytes(image.from_in_use_bytes) +
            " at " + heap_offset_text(image.from_ms, start_ms) + ", " + format_bytes(image.to_in_use_bytes) + " at " +
            heap_offset_text(image.to_ms, start_ms) + " (" + format_signed_bytes(image.to_in_use_bytes - image.from_in_use_bytes) +
@@ -60,6 +72,8 @@ std::string heap_growth_text(const std::vector<analyze::HeapImageGrowth>& images
     }
     out += heap_more_stacks_text(image.other_stacks, image.other_bytes, "more growth") + "\n";
   }
+  out += more_images_text(grown.size() - listed, "where a stack grew, each gaining at most",
+                          listed < grown.size() ? gained(*grown[listed]) : 0, grown.size());
   if (const size_t none = images.size() - grown.size(); none > 0) {
     out += count_of(static_cast<int64_t>(none), grown.empty() ? "process image" : "more process image",
                     grown.empty() ? "process images" : "more process images") +
@@ -96,7 +110,7 @@ std::string heap_growth_json(const std::vector<analyze::HeapImageGrowth>& images
 }
 
 std::string heap_aged_text(const std::vector<analyze::HeapImageAged>& images, int64_t age_ms, int64_t start_ms,
-                           const StackFrames& frames) {
+                           const StackFrames& frames, size_t processes) {
   if (images.empty()) {
     return "no process image had a heap snapshot by then\n";
   }
@@ -113,8 +127,9 @@ std::string heap_aged_text(const std::vector<analyze::HeapImageAged>& images, in
   });
   std::string out;
   char line[256];
-  for (const analyze::HeapImageAged* held : holding) {
-    const analyze::HeapImageAged& image = *held;
+  const size_t listed = std::min(processes, holding.size());
+  for (size_t i = 0; i < listed; ++i) {
+    const analyze::HeapImageAged& image = *holding[i];
     out += heap_image_title(*image.image, image.process) + ": " +
            format_bytes(std::llround(image.older_bytes)) + " held at " + heap_offset_text(image.t_ms, start_ms) +
            " by allocations older than " + format_duration_ms(age_ms) + "\n";
@@ -127,6 +142,8 @@ std::string heap_aged_text(const std::vector<analyze::HeapImageAged>& images, in
     }
     out += heap_more_stacks_text(image.other_stacks, std::llround(image.other_bytes), "more") + "\n";
   }
+  out += more_images_text(holding.size() - listed, "holding such memory, each at most",
+                          listed < holding.size() ? std::llround(holding[listed]->older_bytes) : 0, holding.size());
   if (const size_t empty = images.size() - holding.size(); empty > 0) {
     out += count_of(static_cast<int64_t>(empty), holding.empty() ? "process image" : "more process image",
                     holding.empty() ? "process images" : "more process images") +

@@ -115,7 +115,7 @@ TEST(HeapTextOrder, OnlyImagesHoldingOldMemoryAreListedTheMostFirst) {
     images[static_cast<size_t>(index)].top.push_back(stack);
     images[static_cast<size_t>(index)].older_bytes = bytes;
   }
-  std::string text = heap_aged_text(images, 1000, 0, kNoFrames);
+  std::string text = heap_aged_text(images, 1000, 0, kNoFrames, 10);
   const size_t most = text.find("(pid 13): 5.0 MiB held at +2.000 s by allocations older than 1.000 s\n");
   const size_t less = text.find("(pid 11): 300.0 KiB held");
   ASSERT_NE(most, std::string::npos) << text;
@@ -149,7 +149,7 @@ TEST(HeapTextOrder, OnlyImagesWhereAStackGrewAreListedTheMostFirst) {
   images[2].top.push_back({.stack_id = 2, .from_bytes = kMiB, .to_bytes = 4 * kMiB});
   images[2].from_in_use_bytes = 10 * kMiB;
   images[2].to_in_use_bytes = 8 * kMiB;
-  std::string text = heap_growth_text(images, 0, kNoFrames);
+  std::string text = heap_growth_text(images, 0, kNoFrames, 10);
   const size_t most = text.find("(pid 22): heap 10.0 MiB");
   const size_t less = text.find("(pid 21): heap 0 B");
   ASSERT_NE(most, std::string::npos) << text;
@@ -159,6 +159,13 @@ TEST(HeapTextOrder, OnlyImagesWhereAStackGrewAreListedTheMostFirst) {
   EXPECT_NE(text.find("\n2 more process images in that span where no stack grew (--json lists every one)\n"),
             std::string::npos)
       << text;
+  // --processes 1: the one that gained most, and a line for the other.
+  std::string first = heap_growth_text(images, 0, kNoFrames, 1);
+  EXPECT_EQ(first.find("(pid 21)"), std::string::npos) << first;
+  EXPECT_NE(first.find("\n1 more process image where a stack grew, each gaining at most 2.0 MiB: --processes 2 lists "
+                       "every one, --pid or --command one\n"),
+            std::string::npos)
+      << first;
   auto json = nlohmann::json::parse(heap_growth_json(images, 0, kNoFrames));
   ASSERT_EQ(json["growth"].size(), images.size()) << "the JSON has every image, in order";
   EXPECT_EQ(json["growth"][0]["pid"], 20);
