@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "analyze/recorder_alive.h"
 #include "common/text.h"
@@ -49,10 +50,20 @@ Result<Summary> summarize(const store::Reader& reader, size_t top_count, bool wi
 
   int64_t sampled_user_ns = 0;
   int64_t sampled_system_ns = 0;
+  // Attach mode: a process that ran before the recording brings the CPU time of its
+  // whole life (a service's hours); what it used while recorded is its last figure less
+  // its first sample's.
+  std::unordered_map<int64_t, store::Reader::CpuTimes> before_recording;
+  if (s.mode == "attach") {
+    ASSIGN_OR_RETURN(before_recording, reader.cpu_at_first_samples());
+  }
   std::vector<ProcessPeak> peaks;
   for (const auto& p : processes) {
-    sampled_user_ns += p.cpu_user_ns.value_or(0);
-    sampled_system_ns += p.cpu_system_ns.value_or(0);
+    const auto before = p.start_ms < s.start_ms ? before_recording.find(p.id) : before_recording.end();
+    const store::Reader::CpuTimes used_before =
+        before == before_recording.end() ? store::Reader::CpuTimes{} : before->second;
+    sampled_user_ns += std::max<int64_t>(0, p.cpu_user_ns.value_or(0) - used_before.user_ns);
+    sampled_system_ns += std::max<int64_t>(0, p.cpu_system_ns.value_or(0) - used_before.system_ns);
     if (!p.end_ms) {
       ++s.still_running;
     }

@@ -272,6 +272,19 @@ Result<std::vector<CgroupTickRow>> Reader::cgroup_ticks() const {
 
 Result<std::vector<TickRow>> Reader::ticks() const { return rows_in_time_order<TickRow>("a tick"); }
 
+Result<std::unordered_map<int64_t, Reader::CpuTimes>> Reader::cpu_at_first_samples() const {
+  // SQLite takes a bare column beside min() from the row that holds the minimum.
+  const std::string sql = std::string("SELECT process_id, ") + kSampleColumnNames[kCpuUserNs] + ", " +
+                          kSampleColumnNames[kCpuSystemNs] + ", min(rowid) FROM " + kSampleTable.name +
+                          " GROUP BY process_id";
+  std::unordered_map<int64_t, CpuTimes> first;
+  RETURN_IF_ERROR(each_row(sql, [&](sqlite3_stmt* s) {
+    first[sqlite3_column_int64(s, 0)] = {sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2)};
+    return Status(Ok{});
+  }));
+  return first;
+}
+
 Result<std::vector<TickRow>> Reader::ticks_after(int64_t t_ms) const {
   return rows_in_time_order<TickRow>("a tick", t_ms);
 }

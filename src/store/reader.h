@@ -7,6 +7,7 @@
 #include <map>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "common/result.h"
@@ -63,6 +64,14 @@ class Reader {
   // order.
   Result<std::vector<ProcessRow>> processes_changing(int64_t after_id, int64_t ended_since_ms) const;
   Result<std::vector<TickRow>> ticks() const;
+  // Each process's CPU time (user, system) at its first sample, by process id: for a
+  // process attached to, what it had used before the recording. One pass over the
+  // samples.
+  struct CpuTimes {
+    int64_t user_ns = 0;
+    int64_t system_ns = 0;
+  };
+  Result<std::unordered_map<int64_t, CpuTimes>> cpu_at_first_samples() const;
   // Empty when the command ran without a cgroup, or the recording predates them.
   Result<std::vector<CgroupTickRow>> cgroup_ticks() const;
   // Every event in time order (ties in the order they were written).

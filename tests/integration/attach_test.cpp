@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "integration/harness.h"
@@ -123,6 +124,35 @@ TEST(Attach, TheFirstTickIsAtTheStart) {
   ASSERT_FALSE(ticks->empty());
   EXPECT_LT(ticks->front().t_ms - *reader.meta().start_ms, 10'000);
   EXPECT_EQ(ticks->front().processes, 1);
+}
+
+TEST(Attach, TheTreesCpuIsWhatItUsedWhileRecorded) {
+  // A shell that counts to 200000 (CPU time a loop of the shell's own spends, however
+  // fast the machine), then becomes `sleep`, keeping that time (exec does not reset it).
+  // Attached to once it sleeps, its tree used no CPU while recorded: the summary must not
+  // count the time it used before, as a service's hours would read.
+  Started sleeper({"sh", "-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done; exec sleep 600"});
+  const std::string comm = "/proc/" + std::to_string(sleeper.pid()) + "/comm";
+  for (int waited_ms = 0; read_file(comm) != "sleep\n" && waited_ms < 120'000; waited_ms += 10) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(read_file(comm), "sleep\n");
+  TempDir dir;
+  std::string path = dir.file("cpu.canopy");
+  auto result = run({kCanopy, "record", "-q", "--pid", std::to_string(sleeper.pid()), "--duration", "300ms", "-o",
+                     path});
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+  sleeper.signal(SIGKILL);
+  sleeper.wait();
+  auto reader = open_recording(path);
+  auto processes = reader.processes();
+  ASSERT_TRUE(processes);
+  ASSERT_EQ(processes->size(), 1u);
+  const int64_t lifetime_ns = processes->front().cpu_user_ns.value_or(0) + processes->front().cpu_system_ns.value_or(0);
+  ASSERT_GE(lifetime_ns, 10'000'000) << "the loop took at least a clock tick or so of CPU";
+  auto json = nlohmann::json::parse(run({kCanopy, "report", "--json", path}).out);
+  // A sleeping process's CPU moves by at most a few clock ticks in its wakeups.
+  EXPECT_LT(json["cpu_user_ns"].get<int64_t>() + json["cpu_system_ns"].get<int64_t>(), lifetime_ns / 2);
 }
 
 TEST(Attach, MissingPid) {
