@@ -94,10 +94,10 @@ bool find_kb_fields(std::string_view text, const std::array<std::string_view, N>
 }
 
 // The stat fields parse_stat reads, by proc(5) number (state, 3, is read apart):
-// ppid, minflt, majflt, utime, stime, num_threads, starttime, vsize, startcode,
+// ppid, flags, minflt, majflt, utime, stime, num_threads, starttime, vsize, startcode,
 // startstack.
-constexpr uint32_t kStatFieldsRead = 1u << 4 | 1u << 10 | 1u << 12 | 1u << 14 | 1u << 15 | 1u << 20 | 1u << 22 |
-                                     1u << 23 | 1u << 26 | 1u << 28;
+constexpr uint32_t kStatFieldsRead = 1u << 4 | 1u << 9 | 1u << 10 | 1u << 12 | 1u << 14 | 1u << 15 | 1u << 20 |
+                                     1u << 22 | 1u << 23 | 1u << 26 | 1u << 28;
 
 }  // namespace
 
@@ -155,6 +155,7 @@ std::optional<StatFields> parse_stat(std::string_view text) {
     return std::nullopt;
   }
   f.ppid = static_cast<pid_t>(numbers[4]);
+  f.flags = static_cast<uint32_t>(numbers[9]);
   f.minor_faults = numbers[10];
   f.major_faults = numbers[12];
   f.user_ticks = numbers[14];

@@ -22,6 +22,7 @@ struct StatFields {
   std::string name;
   char state = '?';
   pid_t ppid = 0;
+  uint32_t flags = 0;  // the kernel's PF_* flags: PF_KTHREAD marks a kernel thread
   int64_t minor_faults = 0;
   int64_t major_faults = 0;
   int64_t user_ticks = 0;
@@ -35,6 +36,8 @@ struct StatFields {
   uint64_t start_stack = 0;
 };
 std::optional<StatFields> parse_stat(std::string_view text);
+// PF_KTHREAD (include/linux/sched.h): a kernel thread, which has no memory of its own.
+inline constexpr uint32_t kStatFlagKernelThread = 0x00200000;
 
 // /proc/PID/statm, in pages: "1251 997 755 193 0 270 0" = size resident shared text lib data dt.
 // shared counts file-backed and shmem pages, so anon = resident - shared exactly.

@@ -253,6 +253,9 @@ Status RecordRun::check_attached_root() const {
     return Error{cannot + ": it has exited (a zombie: its parent " + std::to_string(stat->ppid) +
                  " has not yet waited for it)"};
   }
+  if (stat->flags & probe::kStatFlagKernelThread) {
+    return Error{cannot + ": it is a kernel thread (" + stat->name + "): it has no user memory to record"};
+  }
   if (!files->has_io() || files->read_exe().empty()) {
     return Error{cannot + ": permission denied (its /proc files need the same user or CAP_SYS_PTRACE)"};
   }

@@ -155,6 +155,22 @@ TEST(Attach, TheTreesCpuIsWhatItUsedWhileRecorded) {
   EXPECT_LT(json["cpu_user_ns"].get<int64_t>() + json["cpu_system_ns"].get<int64_t>(), lifetime_ns / 2);
 }
 
+TEST(Attach, AKernelThreadIsSaidToBeOne) {
+  // kthreadd is PID 2 wherever the kernel's threads are visible (not in a container's
+  // PID namespace): its flags say PF_KTHREAD. It has no exe link, which was taken for
+  // a permission the recorder lacked.
+  const std::string stat = read_file("/proc/2/stat");
+  if (stat.find("(kthreadd)") == std::string::npos) {
+    GTEST_SKIP() << "no kernel thread is visible as PID 2 here: " << stat;
+  }
+  TempDir dir;
+  auto result = run({kCanopy, "record", "-q", "--pid", "2", "-o", dir.file("k.canopy")});
+  EXPECT_EQ(result.exit_status, 125);
+  EXPECT_EQ(result.err, "canopy: cannot attach to PID 2: it is a kernel thread (kthreadd): it has no user memory to "
+                        "record\n");
+  EXPECT_FALSE(std::filesystem::exists(dir.file("k.canopy")));
+}
+
 TEST(Attach, MissingPid) {
   pid_t missing = 999999;
   while (std::filesystem::exists("/proc/" + std::to_string(missing))) {

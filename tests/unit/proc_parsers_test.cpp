@@ -34,6 +34,14 @@ TEST(ParseStat, RealLine) {
   EXPECT_EQ(stat->vm_size_bytes, 5545984);
   EXPECT_EQ(stat->start_code, 94205729107968u);
   EXPECT_EQ(stat->start_stack, 140721516440032u);
+  EXPECT_EQ(stat->flags & kStatFlagKernelThread, 0u);
+}
+
+TEST(ParseStat, AKernelThreadIsFlaggedSo) {
+  auto stat = parse_stat(fixture("stat_kthreadd.txt"));
+  ASSERT_TRUE(stat);
+  EXPECT_EQ(stat->name, "kthreadd");
+  EXPECT_NE(stat->flags & kStatFlagKernelThread, 0u);
 }
 
 TEST(ParseStat, NameWithSpacesParenthesesAndNewline) {
