@@ -106,6 +106,17 @@ TEST(Attach, ADurationStopsTheRecordingAndLeavesTheProcessRunning) {
   holder.wait();
 }
 
+// Records `process` (attached, with `flags`) into `path`, then ends it: a holder or a
+// sleeper that would otherwise outlive the test.
+Finished record_then_kill(Started& process, const std::string& path, const std::vector<std::string>& flags) {
+  std::vector<std::string> argv{kCanopy, "record", "-q", "--pid", std::to_string(process.pid()), "-o", path};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  Finished result = run(argv);
+  process.signal(SIGKILL);
+  process.wait();
+  return result;
+}
+
 TEST(Attach, TheFirstTickIsAtTheStart) {
   // The attached tree is there from the start: its figures are too, not one interval
   // later. --duration 1ms ends the recording at the first tick at or after 1 ms: the
@@ -113,11 +124,8 @@ TEST(Attach, TheFirstTickIsAtTheStart) {
   Started holder({kWorkload, "hold", "8", "600000"});
   TempDir dir;
   std::string path = dir.file("first.canopy");
-  auto result = run({kCanopy, "record", "-q", "--pid", std::to_string(holder.pid()), "--interval", "10s",
-                     "--duration", "1ms", "-o", path});
+  auto result = record_then_kill(holder, path, {"--interval", "10s", "--duration", "1ms"});
   EXPECT_EQ(result.exit_status, 0) << result.err;
-  holder.signal(SIGKILL);
-  holder.wait();
   auto reader = open_recording(path);
   auto ticks = reader.ticks();
   ASSERT_TRUE(ticks);
@@ -139,11 +147,8 @@ TEST(Attach, TheTreesCpuIsWhatItUsedWhileRecorded) {
   ASSERT_EQ(read_file(comm), "sleep\n");
   TempDir dir;
   std::string path = dir.file("cpu.canopy");
-  auto result = run({kCanopy, "record", "-q", "--pid", std::to_string(sleeper.pid()), "--duration", "300ms", "-o",
-                     path});
+  auto result = record_then_kill(sleeper, path, {"--duration", "300ms"});
   EXPECT_EQ(result.exit_status, 0) << result.err;
-  sleeper.signal(SIGKILL);
-  sleeper.wait();
   auto reader = open_recording(path);
   auto processes = reader.processes();
   ASSERT_TRUE(processes);
