@@ -155,6 +155,15 @@ std::string heap_more_stacks_text(int64_t stacks, int64_t bytes, const char* wha
   return "    " + format_bytes(bytes) + " " + what + " in " + count_of(stacks, "other stack", "other stacks") + "\n";
 }
 
+std::string heap_more_images_text(size_t more, const char* which, int64_t most_bytes, size_t all) {
+  if (more == 0) {
+    return "";
+  }
+  return count_of(static_cast<int64_t>(more), "more process image", "more process images") + " " + which + " " +
+         format_bytes(most_bytes) + ": --processes " + std::to_string(all) + " lists every one, --pid or --command " +
+         "one\n\n";
+}
+
 std::string heap_frames_text(int64_t stack_id, const StackFrames& frames) {
   std::string out;
   std::vector<FrameText> named = frames(stack_id);
@@ -277,12 +286,8 @@ std::string heap_text(const std::vector<analyze::HeapImageSummary>& images, int6
     append_moment(out, "at its end", *summary.end, recording_start_ms, frames);
     out += "\n";
   }
-  if (sampled.size() > listed) {
-    const size_t more = sampled.size() - listed;
-    out += count_of(static_cast<int64_t>(more), "more process image", "more process images") +
-           " with samples, each with a heap of at most " + format_bytes(most_held_bytes(*sampled[listed])) +
-           ": --processes " + std::to_string(sampled.size()) + " lists every one, --pid or --command one\n\n";
-  }
+  out += heap_more_images_text(sampled.size() - listed, "with samples, each with a heap of at most",
+                               listed < sampled.size() ? most_held_bytes(*sampled[listed]) : 0, sampled.size());
   return out + unsampled_text(unsampled) + heap_coverage_text(coverage);
 }
 

@@ -31,6 +31,9 @@ std::string heap_image_title(const store::HeapImageRow& image, const std::option
 std::string heap_offset_text(int64_t t_ms, int64_t recording_start_ms);
 // "    4.8 KiB more in 3 other stacks" (`what`: "more"), or nothing when none were left out.
 std::string heap_more_stacks_text(int64_t stacks, int64_t bytes, const char* what);
+// The images a text leaves out beyond --processes, in one line: "2 more process images
+// `which` 25.0 MiB: --processes 4 lists every one, ...", or nothing when none were.
+std::string heap_more_images_text(size_t more, const char* which, int64_t most_bytes, size_t all);
 // The stack's frames, one per line under a stack's line; unnamed frames in a row in one
 // object share a line ("?  cc1plus  (3 frames)").
 std::string heap_frames_text(int64_t stack_id, const StackFrames& frames);

@@ -19,15 +19,15 @@ nlohmann::json image_json(const store::HeapImageRow& image, const std::optional<
           {"rate_bytes", image.rate_bytes}};
 }
 
-// The images a text leaves out beyond --processes, in one line: how many, the most any
-// of them has, and how to list them all.
-std::string more_images_text(size_t more, const char* which, int64_t most_bytes, size_t all) {
-  if (more == 0) {
+// The images with nothing to list, in one line: "24 more process images `what`", or
+// without "more" when none was listed.
+std::string images_without_text(size_t count, bool after_some, const std::string& what) {
+  if (count == 0) {
     return "";
   }
-  return count_of(static_cast<int64_t>(more), "more process image", "more process images") + " " + which + " " +
-         format_bytes(most_bytes) + ": --processes " + std::to_string(all) + " lists every one, --pid or --command " +
-         "one\n\n";
+  return count_of(static_cast<int64_t>(count), after_some ? "more process image" : "process image",
+                  after_some ? "more process images" : "process images") +
+         " " + what + " (--json lists every one)\n";
 }
 
 }  // namespace
@@ -72,14 +72,9 @@ std::string heap_growth_text(const std::vector<analyze::HeapImageGrowth>& images
     }
     out += heap_more_stacks_text(image.other_stacks, image.other_bytes, "more growth") + "\n";
   }
-  out += more_images_text(grown.size() - listed, "where a stack grew, each gaining at most",
-                          listed < grown.size() ? gained(*grown[listed]) : 0, grown.size());
-  if (const size_t none = images.size() - grown.size(); none > 0) {
-    out += count_of(static_cast<int64_t>(none), grown.empty() ? "process image" : "more process image",
-                    grown.empty() ? "process images" : "more process images") +
-           " in that span where no stack grew (--json lists every one)\n";
-  }
-  return out;
+  out += heap_more_images_text(grown.size() - listed, "where a stack grew, each gaining at most",
+                               listed < grown.size() ? gained(*grown[listed]) : 0, grown.size());
+  return out + images_without_text(images.size() - grown.size(), !grown.empty(), "in that span where no stack grew");
 }
 
 std::string heap_growth_json(const std::vector<analyze::HeapImageGrowth>& images, int64_t start_ms,
@@ -142,14 +137,11 @@ std::string heap_aged_text(const std::vector<analyze::HeapImageAged>& images, in
     }
     out += heap_more_stacks_text(image.other_stacks, std::llround(image.other_bytes), "more") + "\n";
   }
-  out += more_images_text(holding.size() - listed, "holding such memory, each at most",
-                          listed < holding.size() ? std::llround(holding[listed]->older_bytes) : 0, holding.size());
-  if (const size_t empty = images.size() - holding.size(); empty > 0) {
-    out += count_of(static_cast<int64_t>(empty), holding.empty() ? "process image" : "more process image",
-                    holding.empty() ? "process images" : "more process images") +
-           " held no allocation older than " + format_duration_ms(age_ms) + " (--json lists every one)\n";
-  }
-  return out;
+  out += heap_more_images_text(holding.size() - listed, "holding such memory, each at most",
+                               listed < holding.size() ? std::llround(holding[listed]->older_bytes) : 0,
+                               holding.size());
+  return out + images_without_text(images.size() - holding.size(), !holding.empty(),
+                                   "held no allocation older than " + format_duration_ms(age_ms));
 }
 
 std::string heap_aged_json(const std::vector<analyze::HeapImageAged>& images, int64_t age_ms, int64_t start_ms,
