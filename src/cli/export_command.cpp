@@ -200,10 +200,8 @@ int run_export_command(const ExportOptions& options) {
   }
   Status status = Ok{};
   if (to_stdout) {
+    // Whether it all got there, main checks for every command (after_stdout_flushed).
     status = (*exporter)(*reader, [](std::string_view bytes) { std::fwrite(bytes.data(), 1, bytes.size(), stdout); });
-    if (status && (std::fflush(stdout) != 0 || std::ferror(stdout))) {
-      status = Error{"cannot write to stdout"};
-    }
   } else {
     auto file = OutputFile::create(options.output, {options.force, "", {options.path}});
     if (!file) {

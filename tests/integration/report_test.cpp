@@ -39,10 +39,10 @@ TEST(Report, AnOutputThatCannotBeWrittenFailsTheCommand) {
   TempDir dir;
   std::string path = dir.file("full.canopy");
   ASSERT_EQ(run({kCanopy, "record", "-q", "-o", path, kWorkload, "exit", "0"}).exit_status, 0);
-  for (const char* flag : {"--json", "--growth"}) {
-    auto result = run({"sh", "-c", kCanopy + " report " + flag + " " + path + " > /dev/full"});
-    EXPECT_EQ(result.exit_status, 1) << flag;
-    EXPECT_EQ(result.err, "canopy: cannot write to stdout: No space left on device\n") << flag;
+  for (const std::string command : {"report --json", "report --growth", "export --format csv"}) {
+    auto result = run({"sh", "-c", kCanopy + " " + command + " " + path + " > /dev/full"});
+    EXPECT_EQ(result.exit_status, 1) << command;
+    EXPECT_EQ(result.err, "canopy: cannot write to stdout: No space left on device\n") << command;
   }
   // record's status stays its command's, whatever becomes of its own output.
   auto recorded =
