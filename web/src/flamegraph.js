@@ -1,5 +1,7 @@
 // A flame graph of a merged stack tree (profile_model.js), drawn as positioned boxes,
-// the root on top and callees below it (an icicle: deep stacks grow down the page).
+// the root on top and callees below it (an icicle). An interpreter's or a compiler's
+// stacks run a hundred frames deep, mostly in slivers: the graph scrolls within a
+// window's share of height (profiles.css), so the panes below it stay in reach.
 // A box's width is its total; a click zooms into it (its ancestors stay above it at
 // full width; a click on one of them, or Reset, zooms back out). The search field
 // marks the frames whose name holds the text and says what share of the root they
@@ -42,7 +44,7 @@ export class FlameGraph {
     this.body = el('div', { className: 'flame-body', dataset: { testid } });
     this.root = el('div', { className: 'flame' },
       el('div', { className: 'flame-tools' }, this.search, this.matchLabel, el('span', { className: 'spacer' }), this.resetButton),
-      this.message, this.body);
+      this.message, el('div', { className: 'flame-scroll', dataset: { testid: `${testid}-scroll` } }, this.body));
     container.append(this.root);
     this.search.addEventListener('input', () => this.setQuery(this.search.value));
     this.resetButton.addEventListener('click', () => this.zoom([]));

@@ -2,6 +2,7 @@
 
 import { el } from './dom.js';
 import { formatAbsolute, formatBytes, formatDuration, formatExit, shellQuote } from './format.js';
+import { drawableProfiles } from './profile_model.js';
 import { treePeak } from './tree_model.js';
 
 // `watched`: the page has followed the recording live (live.js), so once it has ended
@@ -63,5 +64,24 @@ export function renderHeader(root, recording, sourceKind, { watched = false } = 
     if (value == null) continue;
     list.append(el('div', { className: 'fact', title }, el('dt', { text: name }), el('dd', { text: value, title: name === 'cwd' ? value : null })));
   }
+  const profilesLink = profilesFact(root, recording);
+  if (profilesLink) list.append(profilesLink);
   document.title = `canopy: ${(meta.command || []).join(' ').slice(0, 80)}`;
+}
+
+// The profile panes sit below the page's first screen (profiles.css): say they are there,
+// and take the reader to them.
+function profilesFact(root, recording) {
+  const { cpu, heap } = drawableProfiles(recording);
+  if (!cpu && !heap) return null;
+  const panes = root.querySelector('[data-testid="profiles"]');
+  const link = el('button', {
+    type: 'button',
+    className: 'link',
+    text: `${[cpu && 'CPU', heap && 'heap'].filter(Boolean).join(' and ')} ↓`,
+    title: 'scroll down to the profile panes',
+    'data-testid': 'profiles-link',
+    onclick: () => panes && panes.scrollIntoView({ behavior: 'smooth' }),
+  });
+  return el('div', { className: 'fact' }, el('dt', { text: 'profiles' }), el('dd', {}, link));
 }

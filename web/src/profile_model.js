@@ -12,6 +12,16 @@
 // (src/web/profile_view.h kFlameMinShareDivisor): their figures stay in their parent.
 export const kFlameMinShareDivisor = 5000;
 
+// The profiles of a recording (GET /api/recording's `profiles`) that have something to
+// draw: a CPU profile with samples, a heap profile with snapshots; null for the others.
+export function drawableProfiles(recording) {
+  const profiles = (recording && recording.profiles) || {};
+  return {
+    cpu: profiles.cpu && profiles.cpu.samples > 0 ? profiles.cpu : null,
+    heap: profiles.heap && Object.keys(profiles.heap.snapshots || {}).length > 0 ? profiles.heap : null,
+  };
+}
+
 // The cell under time tMs: {second, row}.
 export function cellOf(startMs, rowMs, tMs) {
   const offset = Math.max(0, tMs - startMs);

@@ -13,6 +13,7 @@ import { byTestId } from './dom.js';
 import { FlameGraph } from './flamegraph.js';
 import { formatBytes, formatElapsed } from './format.js';
 import { HeatMap } from './heatmap.js';
+import { drawableProfiles } from './profile_model.js';
 import { profileSource } from './profile_source.js';
 
 function samplesText(n) {
@@ -21,10 +22,9 @@ function samplesText(n) {
 
 export class ProfilePanes {
   constructor(root, { source, recording, store, startMs, alignTo, hook }) {
-    const profiles = recording.profiles || {};
-    // Only what can be drawn: a CPU profile with samples, a heap profile with snapshots.
-    this.cpu = profiles.cpu && profiles.cpu.samples > 0 ? profiles.cpu : null;
-    this.heapInfo = profiles.heap && Object.keys(profiles.heap.snapshots).length > 0 ? profiles.heap : null;
+    const drawable = drawableProfiles(recording);
+    this.cpu = drawable.cpu;
+    this.heapInfo = drawable.heap;
     this.root = root;
     this.store = store;
     this.state = store.state;
@@ -38,6 +38,7 @@ export class ProfilePanes {
     Object.defineProperty(hook, 'profiles', { get: () => this.hookState(), configurable: true });
     if (!this.cpu && !this.heapInfo) return;
     root.hidden = false;
+    root.classList.toggle('heap-only', !this.cpu); // the heap panes take the whole width
     document.body.classList.add('has-profiles');
     if (this.cpu) this.buildCpu(alignTo);
     if (this.heapInfo) this.buildHeap();

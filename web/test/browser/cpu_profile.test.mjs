@@ -64,6 +64,7 @@ async function rangeFlame(page, previous) {
 async function checkPanes(page, env, rec, name) {
   const profiles = await profilesReady(page);
   assert.equal(await page.locator('[data-testid="heap-panel"]').isHidden(), true, 'no heap pane without a heap profile');
+  assert.equal(await page.locator('[data-testid="profiles-link"]').textContent(), 'CPU ↓', 'the header names the profile');
   const recorded = profiles.cpu.samples;
   // The whole tree in full view: every sample in a drawn cell.
   assert.equal(profiles.heatmap.samples, recorded);

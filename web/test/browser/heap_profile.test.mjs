@@ -113,6 +113,55 @@ describe('heap profile panes', () => {
     assert.deepEqual(errors, []);
   });
 
+  test('canopy view: the header leads to the panes, which take the width; a deep graph scrolls in its pane',
+    async () => {
+      // 60vh (profiles.css) of 240 px is 144 px: 8 rows of 18 px, where the parent's
+      // stacks run 11 frames deep (all, _start, libc's two, main, ..., leak_site_a, malloc).
+      const page = await (await suite.browser.newContext({ viewport: { width: 1600, height: 240 } })).newPage();
+      const errors = watchErrors(page);
+      await page.goto(suite.server.url);
+      await waitReady(page);
+      const link = page.locator('[data-testid="profiles-link"]');
+      assert.equal(await link.textContent(), 'heap ↓');
+      const panesTop = () => page.evaluate(() => document.querySelector('[data-testid="profiles"]').getBoundingClientRect().top);
+      assert.ok(await panesTop() >= 240, 'the panes start below the first screen');
+      await link.click();
+      await page.waitForFunction(() => document.querySelector('[data-testid="profiles"]').getBoundingClientRect().top < 1);
+      const widths = await page.evaluate(() => ['profiles', 'heap-panel']
+        .map((id) => document.querySelector(`[data-testid="${id}"]`).getBoundingClientRect().width));
+      assert.ok(widths[1] >= widths[0] - 16, `without a CPU profile the heap panel takes the width: ${widths}`);
+
+      const parent = await page.evaluate(() => window.canopyView.processes.find((p) => p.cmdline[1] === 'parent'));
+      const last = await page.evaluate((id) => window.canopyView.profiles.heapInfo.snapshots[String(id)].at(-1), parent.id);
+      await pinAt(page, last);
+      await page.locator(`[data-testid="tree-node"][data-id="${parent.id}"]`).click();
+      await page.waitForFunction(() => {
+        const p = window.canopyView.profiles;
+        return p.heap && p.heapFlame.root === p.heap.total && p.heap.total > 0;
+      });
+      const pane = await page.evaluate(() => {
+        const scroll = document.querySelector('[data-testid="heap-flame-scroll"]');
+        return { client: scroll.clientHeight, content: scroll.scrollHeight, window: window.innerHeight };
+      });
+      assert.ok(pane.client <= Math.ceil(0.6 * pane.window), `the graph's pane: ${JSON.stringify(pane)}`);
+      assert.ok(pane.content > pane.client, `the graph is deeper than its pane: ${JSON.stringify(pane)}`);
+      // The deepest frame is reached by scrolling the pane, and zooms as any other.
+      // (the widest of the deepest row, so that the click lands on it and not on a sliver).
+      const deepest = await page.evaluate(() => {
+        const boxes = [...document.querySelectorAll('[data-testid="heap-flame"] .flame-box')];
+        const depth = Math.max(...boxes.map((box) => Number(box.dataset.depth)));
+        const row = boxes.filter((box) => Number(box.dataset.depth) === depth);
+        const widest = row.reduce((a, b) => (b.offsetWidth > a.offsetWidth ? b : a));
+        return { depth, path: widest.dataset.path, name: widest.dataset.name };
+      });
+      assert.ok((deepest.depth + 1) * 18 > pane.client, `the deepest frame (${deepest.depth}) is below the pane's first view`);
+      const name = deepest.name;
+      await page.locator(`[data-testid="heap-flame"] .flame-box[data-path="${deepest.path}"]`).click();
+      await page.waitForFunction((n) => window.canopyView.profiles.heapFlame.focus === n, name);
+      assert.ok(await page.evaluate(() => document.querySelector('[data-testid="heap-flame-scroll"]').scrollTop) > 0);
+      assert.deepEqual(errors, []);
+    });
+
   test('report --html: the same panes from the embedded heap profile, offline', async () => {
     const html = path.join(suite.dir, 'heap.html');
     execFileSync(suite.env.bin, ['report', suite.rec.file, '--html', html]);
