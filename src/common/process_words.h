@@ -10,8 +10,9 @@
 
 namespace canopy {
 
-// A command line as a shell would take it back: arguments with spaces or shell
-// characters in single quotes.
+// A command line as a shell would take it back, on one line: a word with anything but
+// letters, digits and _@%+=:,./- in single quotes, or, when it holds a control
+// character (a newline), in $'...' with that character escaped (as bash's printf %q).
 std::string shell_join(const std::vector<std::string>& args);
 
 // What the text reports show after a process's name to tell it from others of that

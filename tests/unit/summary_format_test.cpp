@@ -3,6 +3,10 @@
 // peak beside a process's own, and where the JSON says a process's name came from.
 #include "report/summary_format.h"
 
+#include <cstdio>
+#include <string>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -16,6 +20,36 @@ TEST(ShellJoin, QuotesWhatAShellWouldSplitOrExpand) {
   EXPECT_EQ(shell_join({"echo", ""}), "echo ''");
   // A quote inside ends the quoting, is escaped, and the quoting starts again.
   EXPECT_EQ(shell_join({"sh", "-c", "'/bin/x' hold"}), "sh -c ''\\''/bin/x'\\'' hold'");
+  // What a shell would expand or read as a comment, unquoted.
+  EXPECT_EQ(shell_join({"echo", "#x", "~", "a[1]", "{a,b}", "!!", "a=b"}), "echo '#x' '~' 'a[1]' '{a,b}' '!!' a=b");
+}
+
+TEST(ShellJoin, AControlCharacterIsEscapedSoTheLineStaysOne) {
+  EXPECT_EQ(shell_join({"python3", "-c", "\nimport time\nprint('x')\n"}),
+            "python3 -c $'\\nimport time\\nprint(\\'x\\')\\n'");
+  EXPECT_EQ(shell_join({"printf", "a\tb\\c\x1b[0m\x7f"}), "printf $'a\\tb\\\\c\\x1b[0m\\x7f'");
+}
+
+// The promise itself: bash reads the line back into the same words.
+TEST(ShellJoin, BashReadsTheLineBackIntoTheSameWords) {
+  const std::vector<std::string> words = {"python3", "-c", "\nimport sys\nprint('it''s', sys.argv)\n",
+                                          "a b", "$HOME", "`id`", "#x", "~", "*", "\t\r\x01\x7f\\",
+                                          "caf\xc3\xa9", "", "-"};
+  // printf prints each word and a NUL; the test splits them back.
+  const std::string script = "printf '%s\\0' " + shell_join(words);
+  FILE* pipe = popen(("bash -c " + shell_join({script})).c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string out;
+  char buffer[4096];
+  for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) {
+    out.append(buffer, n);
+  }
+  ASSERT_EQ(pclose(pipe), 0) << script;
+  std::vector<std::string> read_back;
+  for (size_t begin = 0, end; (end = out.find('\0', begin)) != std::string::npos; begin = end + 1) {
+    read_back.push_back(out.substr(begin, end - begin));
+  }
+  EXPECT_EQ(read_back, words) << script;
 }
 
 TEST(SummaryText, OneLineForEachLogAdded) {

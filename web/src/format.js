@@ -89,15 +89,22 @@ export function formatAbsolute(tMs, utcOffsetS) {
   return `${iso.slice(0, 10)} ${iso.slice(11, 19)} ${sign}${hh}:${mm}`;
 }
 
-// A command line as a shell would take it back: words with nothing special stay bare,
-// others are single-quoted ('it'\''s'). Same rule as the terminal report.
+// A command line as a shell would take it back, on one line: words with nothing special
+// stay bare, others are single-quoted ('it'\''s'), and a word with a control character
+// (python3 -c's newlines) is $'...' with it escaped. Same rule as the terminal report
+// (src/common/process_words.h).
 export function shellQuote(argv) {
   return (argv || []).map(quoteWord).join(' ');
 }
 
+const kEscapes = { '\\': '\\\\', "'": "\\'", '\n': '\\n', '\t': '\\t', '\r': '\\r' };
+
 function quoteWord(word) {
   if (word === '') return "''";
   if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
+  if (/[\x00-\x1f\x7f]/.test(word)) {
+    return `$'${word.replace(/[\\'\x00-\x1f\x7f]/g, (c) => kEscapes[c] || `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)}'`;
+  }
   return `'${word.replace(/'/g, "'\\''")}'`;
 }
 

@@ -80,6 +80,12 @@ test('shellQuote quotes what a shell would split or expand', () => {
   assert.equal(shellQuote(["it's"]), `'it'\\''s'`);
   assert.equal(shellQuote(['']), "''");
   assert.equal(shellQuote(['<script>']), "'<script>'");
+  assert.equal(shellQuote(['echo', '#x', '~']), "echo '#x' '~'");
+});
+
+test('shellQuote keeps a word with a control character on one line, as $\'...\'', () => {
+  assert.equal(shellQuote(['python3', '-c', "\nprint('x')\n"]), "python3 -c $'\\nprint(\\'x\\')\\n'");
+  assert.equal(shellQuote(['printf', 'a\tb\\c\x1b[0m\x7f']), "printf $'a\\tb\\\\c\\x1b[0m\\x7f'");
 });
 
 test('signal names and exits', () => {
