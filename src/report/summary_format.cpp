@@ -122,7 +122,7 @@ std::string summary_text(const analyze::Summary& s, const std::string& path) {
   out += "canopy: " + (s.mode == "attach" ? "attached to PID " + std::to_string(s.root_pid) + " " : "") +
          terminal_safe(s.mode == "import" ? "imported from " + s.imported_from : shell_join(s.command)) + "\n";
   if (s.exit_signal) {
-    add("exit", "killed by signal " + std::to_string(*s.exit_signal));
+    add("exit", "killed by signal " + std::to_string(*s.exit_signal) + " (" + signal_name(*s.exit_signal) + ")");
   } else if (s.exit_code) {
     add("exit status", std::to_string(*s.exit_code));
   }

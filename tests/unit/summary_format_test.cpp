@@ -52,6 +52,15 @@ TEST(ShellJoin, BashReadsTheLineBackIntoTheSameWords) {
   EXPECT_EQ(read_back, words) << script;
 }
 
+TEST(SummaryText, AKillingSignalIsNamed) {
+  analyze::Summary s;
+  s.mode = "run";
+  s.command = {"sleep", "5"};
+  s.exit_signal = 15;
+  EXPECT_NE(summary_text(s, "r.canopy").find("\n  exit               killed by signal 15 (SIGTERM)\n"), std::string::npos)
+      << summary_text(s, "r.canopy");
+}
+
 TEST(SummaryText, OneLineForEachLogAdded) {
   analyze::Summary s;
   s.mode = "run";
