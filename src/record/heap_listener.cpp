@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "record/mark_channel.h"
+
 namespace canopy::record {
 namespace {
 
@@ -20,7 +22,7 @@ constexpr uint64_t kListenerTag = 0;
 
 Result<HeapListener> HeapListener::create(const std::string& directory) {
   HeapListener listener;
-  listener.socket_path_ = directory + "/heap.sock";
+  listener.socket_path_ = directory + "/" + kHeapSocketName;
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
   if (listener.socket_path_.size() >= sizeof address.sun_path) {

@@ -1,5 +1,6 @@
 #include "record/mark_channel.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/inotify.h>
@@ -9,6 +10,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -32,6 +34,44 @@ std::string private_base_directory() {
     }
   }
   return "/tmp";
+}
+
+constexpr std::string_view kChannelPrefix = "canopy-";
+constexpr std::string_view kMarksName = "marks";
+// A recorder makes its directory, then its marks file, then locks it: a directory this
+// young may be one whose recorder has not locked it yet.
+constexpr time_t kAbandonedAfterS = 60;
+
+// A recorder killed by SIGKILL (the OOM killer, a CI job's timeout) leaves its directory
+// behind, and its lock went with it. This removes the user's directories of that kind
+// whose marks file nobody locks, with what a recorder puts in them (its marks file, the
+// heap profiler's socket); a directory that holds anything else stays.
+void remove_abandoned_channels(const std::string& base) {
+  DIR* listing = ::opendir(base.c_str());
+  if (!listing) {
+    return;
+  }
+  const time_t now = ::time(nullptr);
+  while (const dirent* entry = ::readdir(listing)) {
+    const std::string_view name = entry->d_name;
+    struct stat st{};
+    const std::string dir = base + "/" + entry->d_name;
+    if (!name.starts_with(kChannelPrefix) || name.size() != kChannelPrefix.size() + 6 ||
+        ::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() ||
+        now - st.st_mtime < kAbandonedAfterS) {
+      continue;
+    }
+    const std::string marks = dir + "/" + std::string(kMarksName);
+    ScopedFd fd(::open(marks.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    if (!fd || ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+      continue;  // its recorder still records, or it is not a recorder's
+    }
+    for (const std::string_view left : {kMarksName, std::string_view(kHeapSocketName)}) {
+      ::unlink((dir + "/" + std::string(left)).c_str());
+    }
+    ::rmdir(dir.c_str());
+  }
+  ::closedir(listing);
 }
 
 Mark parse_mark_line(std::string_view line, const RecordingClock& clock) {
@@ -66,13 +106,15 @@ Mark parse_mark_line(std::string_view line, const RecordingClock& clock) {
 
 Result<MarkChannel> MarkChannel::create() {
   MarkChannel channel;
-  std::string pattern = private_base_directory() + "/canopy-XXXXXX";
+  const std::string base = private_base_directory();
+  remove_abandoned_channels(base);
+  std::string pattern = base + "/" + std::string(kChannelPrefix) + "XXXXXX";
   if (!::mkdtemp(pattern.data())) {
     return Error{"cannot create the marker file for " + std::string(kMarkVariable) + " in " + pattern + ": " +
                  std::strerror(errno)};
   }
   channel.dir_ = pattern;
-  channel.path_ = pattern + "/marks";
+  channel.path_ = pattern + "/" + std::string(kMarksName);
   channel.file_ = ScopedFd(::open(channel.path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
   if (!channel.file_ || ::flock(channel.file_.get(), LOCK_EX | LOCK_NB) != 0) {
     return Error{"cannot create the marker file " + channel.path_ + ": " + std::strerror(errno)};

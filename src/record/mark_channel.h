@@ -24,6 +24,9 @@
 namespace canopy::record {
 
 inline constexpr const char* kMarkVariable = "CANOPY_MARK";
+// What else a recorder puts in its channel's directory: the heap profiler's socket
+// (record/heap_listener.h).
+inline constexpr const char* kHeapSocketName = "heap.sock";
 
 struct Mark {
   int64_t t_ms;

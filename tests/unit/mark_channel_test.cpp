@@ -3,10 +3,18 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "common/scoped_resource.h"
+#include "support/temp_dir.h"
 
 namespace canopy::record {
 namespace {
@@ -50,6 +58,64 @@ TEST(MarkChannel, AfterStopWatchingNoWakeupsButEveryLineIsRead) {
   EXPECT_EQ(read_texts(*channel), (std::vector<std::string>{"linking", "done"}));
   channel->stop_watching();  // twice is harmless
   EXPECT_EQ(read_texts(*channel), std::vector<std::string>{});
+}
+
+// A recorder's directory as it leaves it: its marks file, and with --heap the profiler's
+// socket (a plain file will do: only its name matters here), made `age_s` seconds ago.
+std::string channel_directory(const std::string& base, const std::string& suffix, time_t age_s) {
+  const std::string dir = base + "/canopy-" + suffix;
+  std::filesystem::create_directory(dir);
+  for (const char* name : {"marks", kHeapSocketName}) {
+    ScopedFd(::open((dir + "/" + name).c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+  }
+  const timespec then[2] = {{::time(nullptr) - age_s, 0}, {::time(nullptr) - age_s, 0}};
+  ::utimensat(AT_FDCWD, dir.c_str(), then, 0);
+  return dir;
+}
+
+// Points the channel's base directory at `dir` for one test ($XDG_RUNTIME_DIR comes first).
+class BaseDirectory {
+ public:
+  explicit BaseDirectory(const std::string& dir) {
+    for (const char* name : {"XDG_RUNTIME_DIR", "TMPDIR"}) {
+      const char* value = ::getenv(name);
+      saved_.emplace_back(name, value ? std::optional<std::string>(value) : std::nullopt);
+      ::setenv(name, dir.c_str(), 1);
+    }
+  }
+  ~BaseDirectory() {
+    for (const auto& [name, value] : saved_) {
+      value ? ::setenv(name, value->c_str(), 1) : ::unsetenv(name);
+    }
+  }
+  BaseDirectory(const BaseDirectory&) = delete;
+  BaseDirectory& operator=(const BaseDirectory&) = delete;
+
+ private:
+  std::vector<std::pair<const char*, std::optional<std::string>>> saved_;
+};
+
+// A recorder killed by SIGKILL leaves its directory; the next one removes it, and keeps
+// the directories of recorders still running (their marks file locked) and of one that
+// may have made its directory but not yet locked its file (made within the minute).
+TEST(MarkChannel, ANewRecorderRemovesTheDirectoriesOfKilledOnes) {
+  canopy::testing::TempDir base;
+  const std::string killed = channel_directory(base.path(), "Killed", 600);
+  const std::string running = channel_directory(base.path(), "Runnin", 600);
+  const std::string starting = channel_directory(base.path(), "Starts", 0);
+  const std::string foreign = channel_directory(base.path(), "Extras", 600);
+  ScopedFd(::open((foreign + "/notes.txt").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+  ScopedFd held(::open((running + "/marks").c_str(), O_RDONLY | O_CLOEXEC));
+  ASSERT_EQ(::flock(held.get(), LOCK_EX | LOCK_NB), 0);
+
+  BaseDirectory pointed(base.path());
+  auto channel = MarkChannel::create();
+  ASSERT_TRUE(channel) << channel.error().message;
+  EXPECT_EQ(std::filesystem::path(channel->directory()).parent_path(), base.path());
+  EXPECT_FALSE(std::filesystem::exists(killed));
+  EXPECT_TRUE(std::filesystem::exists(running + "/marks"));
+  EXPECT_TRUE(std::filesystem::exists(starting + "/marks"));
+  EXPECT_TRUE(std::filesystem::exists(foreign + "/notes.txt")) << "only what a recorder puts there is removed";
 }
 
 }  // namespace
