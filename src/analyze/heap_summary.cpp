@@ -69,6 +69,23 @@ std::vector<HeapImageSummary> summarize_heap(const std::vector<HeapImageHistory>
   return summaries;
 }
 
+bool reached_between_snapshots(int64_t high_water_bytes, int64_t highest_snapshot_bytes) {
+  return static_cast<double>(high_water_bytes) > 1.05 * static_cast<double>(highest_snapshot_bytes);
+}
+
+std::optional<int64_t> high_water_between_snapshots(const HeapImageHistory& history, size_t index) {
+  int64_t high_water = 0;
+  int64_t highest_snapshot = 0;
+  for (size_t i = 0; i <= index && i < history.snapshots.size(); ++i) {
+    high_water = std::max(high_water, history.snapshots[i]->peak_in_use_bytes);
+    highest_snapshot = std::max(highest_snapshot, history.snapshots[i]->in_use_bytes);
+  }
+  if (!reached_between_snapshots(high_water, highest_snapshot)) {
+    return std::nullopt;
+  }
+  return high_water;
+}
+
 std::string heap_image_ending_text(const store::HeapImageRow& image, bool recording_ended) {
   if (image.end == "exit") {
     return "to its exit";

@@ -57,6 +57,14 @@ std::vector<HeapImageSummary> summarize_heap(const std::vector<HeapImageHistory>
                                              const std::vector<store::ProcessRow>& processes, const RssSeries& rss,
                                              size_t top);
 
+// Whether a high-water estimate is worth saying beside the snapshots: above the highest
+// of them by more than the 5% a reader would take for the same figure.
+bool reached_between_snapshots(int64_t high_water_bytes, int64_t highest_snapshot_bytes);
+
+// The image's high-water estimate by its snapshot `index` (each snapshot carries the
+// estimate so far), when reached_between_snapshots says it is worth saying then.
+std::optional<int64_t> high_water_between_snapshots(const HeapImageHistory& history, size_t index);
+
 // How far an image's profile goes, for the texts that describe it: "to its exit", or
 // until which snapshot and why. `recording_ended`: false for a recording whose recorder
 // was killed, where an image without an end may have gone on after its last snapshot.

@@ -87,10 +87,8 @@ int64_t most_held_bytes(const analyze::HeapImageSummary& summary) {
   return std::max(summary.high_water_bytes, highest_snapshot_bytes(summary));
 }
 
-// Whether the heap's high-water estimate is worth a line: above its highest snapshot by
-// more than the 5% a reader would take for the same figure.
 bool reached_between_snapshots(const analyze::HeapImageSummary& summary) {
-  return static_cast<double>(summary.high_water_bytes) > 1.05 * static_cast<double>(highest_snapshot_bytes(summary));
+  return analyze::reached_between_snapshots(summary.high_water_bytes, highest_snapshot_bytes(summary));
 }
 
 // The images that sampled nothing, in two lines: in a build of thousands of processes

@@ -7,6 +7,7 @@
 
 #include "analyze/cpu_profile.h"
 #include "analyze/heap_growth.h"
+#include "analyze/heap_summary.h"
 #include "common/text.h"
 #include "symbolize/cpu_frame_names.h"
 #include "symbolize/heap_stack_names.h"
@@ -265,6 +266,9 @@ Result<json> heap_flame_json(const HeapView& heap, int64_t process_id, int64_t t
   json out = image_json(growth, process_id);
   out["t_ms"] = growth.to_ms;  // the snapshot's time
   out["snapshot_in_use_bytes"] = growth.to_in_use_bytes;
+  const analyze::HeapImageHistory& history = *image_at(heap, process_id, t_ms);  // image_growth's image
+  const auto high_water = analyze::high_water_between_snapshots(history, *history.snapshot_at(growth.to_ms));
+  out["high_water_bytes"] = high_water ? json(*high_water) : json(nullptr);
   out["stacks"] = growth.top.size();
   out["tree"] = tree_json(heap.stacks, self, {});
   return out;
@@ -364,9 +368,16 @@ json heap_report_json(const HeapView& heap) {
     }
     json times = json::array();
     json in_use = json::array();
+    json high_water = json::array();  // per snapshot, as GET /api/heap/flame gives it
+    int64_t high_water_so_far = 0;
+    int64_t highest_so_far = 0;
     for (const store::HeapSnapshotRow* snapshot : history.snapshots) {
       times.push_back(snapshot->t_ms);
       in_use.push_back(snapshot->in_use_bytes);
+      high_water_so_far = std::max(high_water_so_far, snapshot->peak_in_use_bytes);
+      highest_so_far = std::max(highest_so_far, snapshot->in_use_bytes);
+      high_water.push_back(analyze::reached_between_snapshots(high_water_so_far, highest_so_far)
+                               ? json(high_water_so_far) : json(nullptr));
     }
     json stacks = json::array();
     for (const auto& [stack_id, changes] : history.stacks) {
@@ -379,7 +390,8 @@ json heap_report_json(const HeapView& heap) {
     }
     images.push_back({{"process", process->second}, {"pid", history.image->pid}, {"image", history.image->id},
                       {"started_ms", history.image->started_ms}, {"snapshots", std::move(times)},
-                      {"in_use", std::move(in_use)}, {"stacks", std::move(stacks)}});
+                      {"in_use", std::move(in_use)}, {"high_water", std::move(high_water)},
+                      {"stacks", std::move(stacks)}});
   }
   return {{"nodes", std::move(nodes)}, {"images", std::move(images)}};
 }

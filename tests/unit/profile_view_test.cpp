@@ -1,8 +1,12 @@
 // web::cpu_report_json: what `report --html` embeds of a CPU profile stays within its
 // bound, coarsening time before it gives up the processes, and still holds every sample.
+// The heap panes' answers give the profiler's high-water estimate where it says more
+// than the snapshots.
 #include "web/profile_view.h"
 
 #include <gtest/gtest.h>
+
+#include "analyze/heap_history.h"
 
 namespace canopy::web {
 namespace {
@@ -66,6 +70,47 @@ TEST(CpuReport, FlameOfARangeIsItsSamples) {
   nlohmann::json heatmap = cpu_heatmap_json(cpu, ProcessSet(std::unordered_set<int64_t>{2}));
   EXPECT_EQ(heatmap["samples"], 50);
   EXPECT_EQ(heatmap["seconds"], 10);
+}
+
+constexpr int64_t kViewMiB = 1024 * 1024;
+
+// Process 1's one image, with snapshots at 1, 2 and 3 s holding 10, 12 and 90 MiB; its
+// heap reached 80 MiB between the first two, and the third holds its highest.
+std::unique_ptr<HeapView> heap_that_rose_between_snapshots() {
+  auto heap = std::make_unique<HeapView>();
+  heap->profile.images.push_back({.id = 1, .process_id = 1, .pid = 100, .started_ms = 0, .rate_bytes = 4096});
+  const int64_t in_use_mib[] = {10, 12, 90};
+  const int64_t high_water_mib[] = {10, 80, 90};
+  for (int64_t i = 0; i < 3; ++i) {
+    heap->profile.snapshots.push_back({.id = i + 1,
+                                       .image_id = 1,
+                                       .t_ms = (i + 1) * 1000,
+                                       .reason = "interval",
+                                       .in_use_bytes = in_use_mib[i] * kViewMiB,
+                                       .peak_in_use_bytes = high_water_mib[i] * kViewMiB});
+  }
+  heap->histories = analyze::heap_histories(heap->profile);
+  store::ProcessRow process;
+  process.id = 1;
+  process.pid = 100;
+  heap->processes = {process};
+  heap->process_of_image[1] = 1;
+  return heap;
+}
+
+TEST(HeapView, TheHighWaterBetweenSnapshotsIsGivenWhereTheSnapshotsMissIt) {
+  const auto heap = heap_that_rose_between_snapshots();
+  auto high_water_at = [&](int64_t t_ms) {
+    auto answer = heap_flame_json(*heap, 1, t_ms);
+    EXPECT_TRUE(answer) << answer.error().message;
+    return answer ? (*answer)["high_water_bytes"] : nlohmann::json("error");
+  };
+  EXPECT_EQ(high_water_at(1500), nullptr) << "the snapshot holds the high-water mark";
+  EXPECT_EQ(high_water_at(2500), 80 * kViewMiB);
+  EXPECT_EQ(high_water_at(3500), nullptr) << "a later snapshot holds more";
+  // `report --html` embeds the same, per snapshot, for the page to answer offline.
+  const nlohmann::json report = heap_report_json(*heap);
+  EXPECT_EQ(report["images"][0]["high_water"], nlohmann::json::array({nullptr, 80 * kViewMiB, nullptr}));
 }
 
 }  // namespace

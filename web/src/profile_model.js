@@ -211,7 +211,7 @@ function imageOf(heap, processId, tMs) {
   return found;
 }
 
-// {image, fromT, toT, fromInUse, toInUse, stacks: [[node, before, after]]} of the
+// {image, fromT, toT, toIndex, fromInUse, toInUse, stacks: [[node, before, after]]} of the
 // stacks that grew from fromMs (nothing before: null) to toMs; an Error when the
 // process had no snapshot by toMs.
 export function heapGrowth(heap, processId, fromMs, toMs) {
@@ -231,6 +231,7 @@ export function heapGrowth(heap, processId, fromMs, toMs) {
     image,
     fromT: from >= 0 ? image.snapshots[from] : image.started_ms,
     toT: image.snapshots[to],
+    toIndex: to,
     fromInUse: from >= 0 ? image.in_use[from] : 0,
     toInUse: image.in_use[to],
     stacks,
@@ -247,7 +248,8 @@ export function heapFlameFromImages(heap, processId, tMs) {
   const growth = heapGrowth(heap, processId, null, tMs);
   const tree = treeFromNodes(heap.nodes, nodeFigures(heap, growth.stacks, (s) => s[2]));
   return { process: processId, pid: growth.image.pid, image: growth.image.image, t_ms: growth.toT,
-    snapshot_in_use_bytes: growth.toInUse, stacks: growth.stacks.length, tree };
+    snapshot_in_use_bytes: growth.toInUse, high_water_bytes: (growth.image.high_water || [])[growth.toIndex] ?? null,
+    stacks: growth.stacks.length, tree };
 }
 
 export function heapDiffFromImages(heap, processId, fromMs, toMs) {

@@ -78,6 +78,9 @@ async function checkHeapPanes(page, env, rec, name) {
   const cliHeld = held.stacks.reduce((sum, s) => sum + s.to_bytes, 0) + held.other_bytes;
   assert.equal(shown.heap.total, cliHeld, 'the root holds what canopy heap says was in use');
   assert.ok(cliHeld > 0);
+  // The high-water estimate, where the snapshots by then miss it, in the pane's note.
+  const note = await page.locator('[data-testid="heap-note"]').textContent();
+  assert.equal(note.includes('between snapshots'), shown.heap.highWater != null, note);
 
   // What grew from the base to the pinned time: the leak sites, by canopy heap's figures.
   const grew = growthOf(env, rec.file, parent.pid, base - recording.start, pinned - recording.start);

@@ -113,7 +113,7 @@ const heap = {
   nodes,
   images: [
     { process: 7, pid: 70, image: 1, started_ms: 50, snapshots: [100, 200, 300], in_use: [110, 150, 210],
-      stacks: [[3, [0, 100, 1, 120, 2, 200]], [4, [0, 10, 2, 5]], [5, [1, 30]]] },
+      high_water: [null, 180, null], stacks: [[3, [0, 100, 1, 120, 2, 200]], [4, [0, 10, 2, 5]], [5, [1, 30]]] },
     { process: 7, pid: 70, image: 2, started_ms: 400, snapshots: [450], in_use: [1], stacks: [[3, [0, 1]]] },
   ],
 };
@@ -131,7 +131,10 @@ test('the heap in use at a time: the image then, at its last snapshot by then', 
   assert.equal(held.t_ms, 200);
   assert.equal(held.tree.v, 120 + 10 + 30);
   assert.equal(held.snapshot_in_use_bytes, 150);
+  assert.equal(held.high_water_bytes, 180, 'the heap reached more between snapshots');
+  assert.equal(heapFlameFromImages(heap, 7, 150).high_water_bytes, null);
   assert.equal(heapFlameFromImages(heap, 7, 500).image, 2, 'the image that started last by then');
+  assert.equal(heapFlameFromImages(heap, 7, 500).high_water_bytes, null, 'a report without the figures');
   assert.throws(() => heapFlameFromImages(heap, 7, 60), /no heap snapshot by then/);
   assert.throws(() => heapFlameFromImages(heap, 8, 260), /no heap snapshot/);
 });
