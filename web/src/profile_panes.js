@@ -16,6 +16,8 @@ import { HeatMap } from './heatmap.js';
 import { drawableProfiles } from './profile_model.js';
 import { profileSource } from './profile_source.js';
 
+const kGrewPrompt = 'Grew: set a base time (pin one, press “Set base”), then pin a later one';
+
 function samplesText(n) {
   return `${n} sample${n === 1 ? '' : 's'}`;
 }
@@ -150,8 +152,14 @@ export class ProfilePanes {
     if (id == null || t == null) {
       note.textContent = id == null ? 'Highlight a process with a heap profile (click its band or its row), then pin a time.'
         : 'Pin a time on the chart to see what the heap held then.';
-      this.heapFlame.setTree(null, '');
-      this.diffFlame.setTree(null, '');
+      this.clearHeapFlames();
+      return;
+    }
+    // Before the process's first snapshot there is nothing to ask for: say when it comes.
+    const first = (this.heapInfo.snapshots[String(id)] || [])[0];
+    if (first != null && t < first) {
+      note.textContent = `no heap snapshot yet: its first is at +${formatElapsed(first - this.startMs, 3)}`;
+      this.clearHeapFlames();
       return;
     }
     try {
@@ -170,10 +178,16 @@ export class ProfilePanes {
     await this.loadDiff(sequence, id, t);
   }
 
+  clearHeapFlames() {
+    this.heapFlame.setTree(null, '');
+    this.diffFlame.setTree(null, '');
+    byTestId('heap-diff-title', this.root).textContent = kGrewPrompt;
+  }
+
   async loadDiff(sequence, id, t) {
     const title = byTestId('heap-diff-title', this.root);
     if (this.baseT == null || this.baseT === t) {
-      title.textContent = 'Grew: set a base time (pin one, press “Set base”), then pin a later one';
+      title.textContent = kGrewPrompt;
       this.diffFlame.setTree(null, '');
       return;
     }

@@ -12,6 +12,7 @@ import { describe, test } from 'node:test';
 import {
   clickChartAt, openReportOffline, paneShot, profileEnvironment, treeViewSuite, waitReady, watchErrors,
 } from './harness.mjs';
+import { formatElapsed } from '../../src/format.js';
 
 const kSampleRateBytes = 4096; // as the heap integration tests record (tests/integration/heap_sites.h)
 
@@ -172,5 +173,31 @@ describe('heap profile panes', () => {
     await checkHeapPanes(page, suite.env, suite.rec, 'report');
     assert.deepEqual(requests, [url], 'the report requested nothing but itself');
     assert.deepEqual(errors, []);
+  });
+});
+
+// `canopy_workload hold 20 800` maps its memory itself: the heap profiler sees no new
+// high and sends its one snapshot at exit, after every tick that saw the process alive.
+describe('heap pane before the first snapshot', () => {
+  const suite = treeViewSuite('canopy-heap-first-', {
+    name: 'hold', recordArgs: ['--heap'], command: (env) => [env.workload, 'hold', '20', '800'],
+  });
+
+  test('canopy view: a time before the first snapshot says when it comes, and asks nothing', async () => {
+    const page = await (await suite.browser.newContext({ viewport: { width: 1600, height: 1000 } })).newPage();
+    const errors = watchErrors(page);
+    await page.goto(suite.server.url);
+    await waitReady(page);
+    const { first, start, tick } = await page.evaluate(() => ({
+      first: Object.values(window.canopyView.profiles.heapInfo.snapshots)[0][0],
+      start: window.canopyView.startMs,
+      tick: window.canopyView.frame.t[0],
+    }));
+    assert.ok(tick < first, `the first tick (${tick}) comes before the exit snapshot (${first})`);
+    await pinAt(page, tick);
+    const expected = `no heap snapshot yet: its first is at +${formatElapsed(first - start, 3)}`;
+    await page.waitForFunction((text) => document.querySelector('[data-testid="heap-note"]').textContent === text,
+      expected);
+    assert.deepEqual(errors, [], 'no request that can only fail (a 404 in the console)');
   });
 });
