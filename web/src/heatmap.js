@@ -1,6 +1,6 @@
 // The sub-second heat map of the CPU samples, as FlameScope draws it: one column per
-// second of the recording, 50 rows of 20 ms within it from the top, each cell as dark
-// as the samples taken in it. Its x axis is the memory chart's: the same visible range,
+// second of the recording, 50 rows of 20 ms within it from the top (their offsets
+// labelled in the gutter on the left), each cell as dark as the samples taken in it. Its x axis is the memory chart's: the same visible range,
 // the cells under the chart's plot area (`alignTo`, the chart's .u-over), so that a
 // second sits under the same second of the chart. A drag from one cell to another
 // selects the time from the earlier to the end of the later (a click: that one cell).
@@ -10,6 +10,7 @@ import { cellOf, cellRange, cellStart } from './profile_model.js';
 const kRowPx = 3;
 const kEmpty = '#f6f8fa';
 const kSelection = 'rgba(9, 105, 218, 0.9)';
+const kLabel = '#656d76';
 
 // White through yellow and orange to dark red, as FlameScope shades its cells.
 export function heatColor(fraction) {
@@ -113,9 +114,25 @@ export class HeatMap {
     }
     this.drawSelection(ctx, g, startMs, rowMs);
     ctx.restore();
-    this.drawn = { cells, samples, max: this.max };
+    const labels = this.drawRowLabels(ctx, g, rows * rowMs, height);
+    this.drawn = { cells, samples, max: this.max, labels };
     this.container.dataset.cells = String(cells);
     this.container.dataset.samples = String(samples);
+  }
+
+  // The rows' offsets within their second, in the gutter left of the cells (under the
+  // chart's y axis), as FlameScope labels them: a row is a time within each column.
+  drawRowLabels(ctx, g, columnMs, height) {
+    const labels = [[0, 'top', '+0 ms'], [height / 2, 'middle', `+${columnMs / 2} ms`], [height, 'bottom', `+${columnMs} ms`]];
+    if (g.left < 30) return [];
+    ctx.fillStyle = kLabel;
+    ctx.font = '10px sans-serif';
+    ctx.textAlign = 'right';
+    for (const [y, baseline, text] of labels) {
+      ctx.textBaseline = baseline;
+      ctx.fillText(text, g.left - 4, y);
+    }
+    return labels.map((label) => label[2]);
   }
 
   // The selected cells outlined: from cell a to cell b in time order, column by column.

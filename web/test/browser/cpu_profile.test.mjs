@@ -69,6 +69,7 @@ async function checkPanes(page, env, rec, name) {
   // The whole tree in full view: every sample in a drawn cell.
   assert.equal(profiles.heatmap.samples, recorded);
   assert.equal(profiles.drawn.samples, recorded, 'the drawn cells hold every sample');
+  assert.deepEqual(profiles.drawn.labels, ['+0 ms', '+500 ms', '+1000 ms'], 'the rows are times within their second');
   const whole = JSON.parse(execFileSync(env.bin, ['profile', rec.file, '--json']).toString());
   assert.equal(recorded, whole.samples, 'the page counts the samples canopy profile counts');
 
