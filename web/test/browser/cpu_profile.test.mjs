@@ -1,7 +1,7 @@
 // The CPU profile panes in a real Chromium, in `canopy view` and in `report --html`, on
 // a real recording of the CPU workload (tests/workload/cpu_workload.c: `split 2` spends
-// 2 s of its CPU time, 7 parts in hot_function for every 3 in cold_function) made with
-// --cpu-profile=999, about 2000 samples. What the page draws is checked against the
+// 2 s of its CPU time, 7 parts in hot_function for every 3 in cold_function; then a
+// shell sleeps 1.2 s) made with --cpu-profile=999, about 2000 samples. What the page draws is checked against the
 // recording's own account: the API's sample count and `canopy profile --from --to`.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -122,10 +122,12 @@ async function checkPanes(page, env, rec, name) {
   await page.click('[data-testid="cpu-flame-reset"]');
   await page.waitForFunction(() => window.canopyView.profiles.flame.focus === 'all');
 
-  // Rows of the last second after the recording ended: the range holds nothing, and
-  // the pane says so.
-  const lastSecond = Math.floor(((await page.evaluate(() => window.canopyView.endMs)) - start) / 1000);
-  await dragCells(page, { second: lastSecond, row: 48 }, { second: lastSecond, row: 49 });
+  // Rows of the idle tail (the command's last 1.2 s sleep): the range holds nothing, and
+  // the pane says so. Taken 600 ms before the end, whose column is drawn 600 ms wide at
+  // least, however the work's wall time fell (stretched when the machine is busy).
+  const idle = (await page.evaluate(() => window.canopyView.endMs)) - start - 600;
+  const a = { second: Math.floor(idle / 1000), row: Math.floor((idle % 1000) / 20) };
+  await dragCells(page, a, { second: a.second, row: Math.min(49, a.row + 5) });
   const empty = await rangeFlame(page, selected.range);
   assert.equal(empty.range.samples, 0);
   assert.match(await page.locator('[data-testid="cpu-flame-message"]').textContent(), /No CPU samples of the whole tree/);
@@ -142,7 +144,7 @@ describe('CPU profile panes', () => {
     env = environment();
     ({ cpuWorkload } = profileEnvironment());
     dir = tempDir('canopy-cpu-');
-    rec = record(env, dir, 'cpu', ['--cpu-profile=999'], [cpuWorkload, 'split', '2']);
+    rec = record(env, dir, 'cpu', ['--cpu-profile=999'], ['sh', '-c', '"$0" split 2; sleep 1.2', cpuWorkload]);
     browser = await launchBrowser();
   });
 
