@@ -200,7 +200,8 @@ class App {
     Object.defineProperty(this.hook, 'events', { get: () => this.events.status(), configurable: true });
     this.hook.revealEvent = (line) => this.events.list.reveal(line);
     this.profiles = new ProfilePanes(byTestId('profiles'), {
-      source: this.source, recording: this.recording, store: this.store, startMs: this.bounds.from,
+      source: this.source, recording: this.recording, processById: this.processById, store: this.store,
+      startMs: this.bounds.from,
       alignTo: () => chartRoot.querySelector('.u-over'), hook: this.hook,
     });
     this.hook.revealTreeNode = (id) => this.tree.reveal(id);

@@ -20,6 +20,7 @@ export function applyLive(app, recording) {
   app.searchBox.setProcesses(app.processes);
   app.info.setRecording(recording);
   app.events.setCounts(app.source.eventKinds(recording));
+  app.profiles.setRecording(recording);
   if (!recording.live && app.controlPanel) app.controlPanel.ended();
   app.showPeakWhenIdle();
   // The processes' starts and ends are drawn from the recording; the markers and

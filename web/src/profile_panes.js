@@ -23,36 +23,67 @@ function samplesText(n) {
 }
 
 export class ProfilePanes {
-  constructor(root, { source, recording, store, startMs, alignTo, hook }) {
-    const drawable = drawableProfiles(recording);
-    this.cpu = drawable.cpu;
-    this.heapInfo = drawable.heap;
+  // processById: the page's index of the recording's processes, refilled in place as a
+  // live recording grows (process_index.js).
+  constructor(root, { source, recording, processById, store, startMs, alignTo, hook }) {
+    this.cpu = null;
+    this.heapInfo = null;
     this.root = root;
     this.store = store;
     this.state = store.state;
     this.startMs = startMs;
-    this.processById = new Map((recording.processes || []).map((p) => [p.id, p]));
+    this.alignTo = alignTo;
+    this.processById = processById;
     this.source = profileSource(source);
     this.range = null;
     this.baseT = null;
     this.sequence = { cpu: 0, flame: 0, heap: 0 };
     this.status = { heatmap: null, flame: null, heap: null, diff: null, range: null };
     Object.defineProperty(hook, 'profiles', { get: () => this.hookState(), configurable: true });
-    if (!this.cpu && !this.heapInfo) return;
-    root.hidden = false;
-    root.classList.toggle('heap-only', !this.cpu); // the heap panes take the whole width
-    document.body.classList.add('has-profiles');
-    if (this.cpu) this.buildCpu(alignTo);
-    if (this.heapInfo) this.buildHeap();
-    store.subscribe((changed) => this.follow(changed));
+    this.setRecording(recording);
   }
 
-  buildCpu(alignTo) {
+  // The recording, at load and after each live update (live_merge.js): a profile that
+  // has come to hold something since gets its panes, and one that grew is asked again.
+  setRecording(recording) {
+    const drawable = drawableProfiles(recording);
+    if (!drawable.cpu && !drawable.heap) return;
+    if (this.root.hidden) {
+      this.root.hidden = false;
+      document.body.classList.add('has-profiles');
+      this.store.subscribe((changed) => this.follow(changed));
+    }
+    this.root.classList.toggle('heap-only', !drawable.cpu); // the heap panes take the whole width
+    const cpuBefore = this.cpu;
+    const heapBefore = this.heapInfo;
+    this.cpu = drawable.cpu;
+    this.heapInfo = drawable.heap;
+    // The flame graphs are left as they are (a reload would undo the reader's zoom): the
+    // CPU one is of the range as it was picked, the heap one is asked again only when
+    // a snapshot it would show has come.
+    if (this.cpu && !cpuBefore) this.buildCpu();
+    else if (this.cpu && this.cpu.samples !== cpuBefore.samples) this.loadHeatmap();
+    if (this.heapInfo && !heapBefore) this.buildHeap();
+    else if (this.heapInfo && this.heapShowsLess(heapBefore)) this.loadHeap();
+  }
+
+  // Whether the heap pane shows less than the snapshots now known would: nothing yet (a
+  // note), or an older snapshot than one that has come for the pinned time.
+  heapShowsLess(before) {
+    const id = this.heapProcess();
+    if (id == null) return false;
+    if (!this.status.heap) return true;
+    const known = (before.snapshots[String(id)] || []).length;
+    const now = this.heapInfo.snapshots[String(id)] || [];
+    return now.slice(known).some((t) => t <= this.state.selectedT);
+  }
+
+  buildCpu() {
     byTestId('cpu-panel', this.root).hidden = false;
     byTestId('cpu-flame-panel', this.root).hidden = false;
     byTestId('cpu-sampling', this.root).textContent = this.cpu.sampling;
     this.heat = new HeatMap(byTestId('cpu-heatmap', this.root), {
-      alignTo,
+      alignTo: this.alignTo,
       onSelect: (range) => this.selectRange(range),
     });
     this.heat.setView(this.state.view);

@@ -7,10 +7,11 @@
 // --from A --to B` says they grew.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import {
-  clickChartAt, openReportOffline, paneShot, profileEnvironment, treeViewSuite, waitReady, watchErrors,
+  clickChartAt, openReportOffline, paneShot, profileEnvironment, servingSuite, treeViewSuite, waitReady, watchErrors,
 } from './harness.mjs';
 import { formatElapsed } from '../../src/format.js';
 
@@ -199,5 +200,36 @@ describe('heap pane before the first snapshot', () => {
     await page.waitForFunction((text) => document.querySelector('[data-testid="heap-note"]').textContent === text,
       expected);
     assert.deepEqual(errors, [], 'no request that can only fail (a 404 in the console)');
+  });
+});
+
+// A live page opened before any heap snapshot: `allocate-on-signal` allocates nothing the
+// profiler samples (one sample per 512 KiB) until SIGUSR1, and with --heap-interval 60s
+// its first snapshot is the one its new high sends then.
+describe('canopy record --serve --heap: the panes come with the first snapshot', () => {
+  const pidOf = (dir) => Number(fs.existsSync(path.join(dir, 'pid')) ? fs.readFileSync(path.join(dir, 'pid'), 'utf8') : 0);
+  const suite = servingSuite('canopy-heap-live-', ({ dir, serving }) => {
+    if (serving && serving.child.exitCode == null && pidOf(dir)) process.kill(pidOf(dir), 'SIGTERM');
+  });
+
+  test('a page that had no heap profile to show shows it once a snapshot comes', async () => {
+    const command = ['sh', '-c', 'echo $$ > "$D/pid"; exec "$W" allocate-on-signal 16'];
+    const { page, errors } = await suite.serve({
+      name: 'live-heap', recordArgs: ['--heap', '--heap-interval', '60s'], command, viewport: { width: 1600, height: 1000 },
+    });
+    const { dir, serving } = suite;
+    while (!pidOf(dir)) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(await page.locator('[data-testid="profiles"]').isHidden(), true, 'no snapshot yet, no pane');
+    process.kill(pidOf(dir), 'SIGUSR1');
+    await page.locator('[data-testid="heap-panel"]').waitFor({ timeout: 60000 });
+    assert.equal(await page.locator('[data-testid="profiles-link"]').textContent(), 'heap ↓');
+    // The one profiled process is the pane's: it asks for a time, not for a process.
+    await page.waitForFunction(() => document.querySelector('[data-testid="heap-note"]').textContent
+      === 'Pin a time on the chart to see what the heap held then.', null, { timeout: 60000 });
+    process.kill(pidOf(dir), 'SIGTERM');
+    await page.locator('[data-testid="ended-badge"]').waitFor({ timeout: 60000 });
+    serving.child.kill('SIGINT');
+    assert.deepEqual(await serving.exited, { code: 0, signal: null }, serving.output());
+    assert.deepEqual(errors, []);
   });
 });
