@@ -57,8 +57,8 @@ TEST(SummaryText, AKillingSignalIsNamed) {
   s.mode = "run";
   s.command = {"sleep", "5"};
   s.exit_signal = 15;
-  EXPECT_NE(summary_text(s, "r.canopy").find("\n  exit               killed by signal 15 (SIGTERM)\n"), std::string::npos)
-      << summary_text(s, "r.canopy");
+  const std::string text = summary_text(s, "r.canopy");
+  EXPECT_NE(text.find("\n  exit               killed by signal 15 (SIGTERM)\n"), std::string::npos) << text;
 }
 
 TEST(SummaryText, OneLineForEachLogAdded) {

@@ -103,7 +103,8 @@ function quoteWord(word) {
   if (word === '') return "''";
   if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
   if (/[\x00-\x1f\x7f]/.test(word)) {
-    return `$'${word.replace(/[\\'\x00-\x1f\x7f]/g, (c) => kEscapes[c] || `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)}'`;
+    const escape = (c) => kEscapes[c] || `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
+    return `$'${word.replace(/[\\'\x00-\x1f\x7f]/g, escape)}'`;
   }
   return `'${word.replace(/'/g, "'\\''")}'`;
 }

@@ -1,9 +1,10 @@
 // The sub-second heat map of the CPU samples, as FlameScope draws it: one column per
 // second of the recording, 50 rows of 20 ms within it from the top (their offsets
-// labelled in the gutter on the left), each cell as dark as the samples taken in it. Its x axis is the memory chart's: the same visible range,
-// the cells under the chart's plot area (`alignTo`, the chart's .u-over), so that a
-// second sits under the same second of the chart. A drag from one cell to another
-// selects the time from the earlier to the end of the later (a click: that one cell).
+// labelled in the gutter on the left), each cell as dark as the samples taken in it.
+// Its x axis is the memory chart's: the same visible range, the cells under the chart's
+// plot area (`alignTo`, the chart's .u-over), so that a second sits under the same
+// second of the chart. A drag from one cell to another selects the time from the
+// earlier to the end of the later (a click: that one cell).
 
 import { cellOf, cellRange, cellStart } from './profile_model.js';
 
@@ -123,8 +124,9 @@ export class HeatMap {
   // The rows' offsets within their second, in the gutter left of the cells (under the
   // chart's y axis), as FlameScope labels them: a row is a time within each column.
   drawRowLabels(ctx, g, columnMs, height) {
-    const labels = [[0, 'top', '+0 ms'], [height / 2, 'middle', `+${columnMs / 2} ms`], [height, 'bottom', `+${columnMs} ms`]];
     if (g.left < 30) return [];
+    const labels = [[0, 'top', '+0 ms'], [height / 2, 'middle', `+${columnMs / 2} ms`],
+      [height, 'bottom', `+${columnMs} ms`]];
     ctx.fillStyle = kLabel;
     ctx.font = '10px sans-serif';
     ctx.textAlign = 'right';

@@ -198,9 +198,10 @@ export class ProfilePanes {
       if (sequence !== this.sequence.heap) return;
       this.status.heap = { process: id, t, snapshotT: held.t_ms, total: held.tree.v, highWater: held.high_water_bytes };
       // A heap that rose and fell between two snapshots: the profiler's estimate of its top.
-      const between = held.high_water_bytes != null
-        ? `; it reached about ${formatBytes(held.high_water_bytes)} between snapshots (the profiler's high-water estimate)` : '';
-      note.textContent = `in use at the snapshot of +${formatElapsed(held.t_ms - this.startMs, 3)}: ${formatBytes(held.tree.v)}${between}`;
+      const between = held.high_water_bytes == null ? ''
+        : `; it reached about ${formatBytes(held.high_water_bytes)} between snapshots (the profiler's high-water estimate)`;
+      const at = formatElapsed(held.t_ms - this.startMs, 3);
+      note.textContent = `in use at the snapshot of +${at}: ${formatBytes(held.tree.v)}${between}`;
       this.heapFlame.setTree(held.tree.v > 0 ? held.tree : null, held.tree.v > 0 ? '' : 'The heap held nothing sampled then.');
     } catch (error) {
       note.textContent = error.message;
