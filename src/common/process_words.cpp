@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/short_command.h"
+#include "common/terminal_text.h"
 #include "common/utf8.h"
 
 namespace canopy {
@@ -19,31 +20,19 @@ bool is_plain_word(std::string_view word) {
   });
 }
 
-bool is_control_byte(char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }
-
-// $'...': bash, zsh, ksh and POSIX.1-2024's sh read each escape back as its byte, so a
-// newline in `python3 -c` stays in the line, as an escape, where single quotes would
-// hold the newline itself and the line would break.
+// $'...', for a word terminal_safe would change: bash, zsh, ksh and POSIX.1-2024's sh
+// read its escapes (\n, \e, \xNN) back as the bytes, so a newline in `python3 -c` or a
+// byte that is not UTF-8 stays in the line as an escape that is also the shell's, where
+// single quotes around terminal_safe's escape would read back as a backslash and an n.
 std::string ansi_c_quoted(std::string_view word) {
-  std::string quoted = "$'";
+  std::string escaped;
   for (char c : word) {
-    switch (c) {
-      case '\\': quoted += "\\\\"; break;
-      case '\'': quoted += "\\'"; break;
-      case '\n': quoted += "\\n"; break;
-      case '\t': quoted += "\\t"; break;
-      case '\r': quoted += "\\r"; break;
-      default:
-        if (is_control_byte(c)) {
-          constexpr std::string_view kHex = "0123456789abcdef";
-          const auto byte = static_cast<unsigned char>(c);
-          quoted += {'\\', 'x', kHex[byte >> 4], kHex[byte & 0xf]};
-        } else {
-          quoted += c;
-        }
+    if (c == '\\' || c == '\'') {
+      escaped += '\\';
     }
+    escaped += c;
   }
-  return quoted + "'";
+  return "$'" + terminal_safe(escaped) + "'";
 }
 
 std::string single_quoted(std::string_view word) {
@@ -59,8 +48,8 @@ std::string single_quoted(std::string_view word) {
 std::string shell_join(const std::vector<std::string>& args) {
   std::string text;
   for (const auto& arg : args) {
-    const bool control = std::any_of(arg.begin(), arg.end(), is_control_byte);
-    text += (text.empty() ? "" : " ") + (is_plain_word(arg) ? arg : control ? ansi_c_quoted(arg) : single_quoted(arg));
+    const bool escaped = terminal_safe(arg) != arg;
+    text += (text.empty() ? "" : " ") + (is_plain_word(arg) ? arg : escaped ? ansi_c_quoted(arg) : single_quoted(arg));
   }
   return text;
 }

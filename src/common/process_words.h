@@ -10,9 +10,10 @@
 
 namespace canopy {
 
-// A command line as a shell would take it back, on one line: a word with anything but
-// letters, digits and _@%+=:,./- in single quotes, or, when it holds a control
-// character (a newline), in $'...' with that character escaped (as bash's printf %q).
+// A command line as a shell would take it back, on one line and terminal_safe: a word
+// with anything but letters, digits and _@%+=:,./- in single quotes, or, when it holds
+// what terminal_safe escapes (a newline, a byte that is not UTF-8), in $'...' with
+// those escaped (as bash's printf %q does).
 std::string shell_join(const std::vector<std::string>& args);
 
 // What the text reports show after a process's name to tell it from others of that

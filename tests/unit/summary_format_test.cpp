@@ -24,17 +24,19 @@ TEST(ShellJoin, QuotesWhatAShellWouldSplitOrExpand) {
   EXPECT_EQ(shell_join({"echo", "#x", "~", "a[1]", "{a,b}", "!!", "a=b"}), "echo '#x' '~' 'a[1]' '{a,b}' '!!' a=b");
 }
 
-TEST(ShellJoin, AControlCharacterIsEscapedSoTheLineStaysOne) {
+TEST(ShellJoin, WhatATerminalWouldObeyIsEscapedAsTheShellReadsIt) {
   EXPECT_EQ(shell_join({"python3", "-c", "\nimport time\nprint('x')\n"}),
             "python3 -c $'\\nimport time\\nprint(\\'x\\')\\n'");
-  EXPECT_EQ(shell_join({"printf", "a\tb\\c\x1b[0m\x7f"}), "printf $'a\\tb\\\\c\\x1b[0m\\x7f'");
+  EXPECT_EQ(shell_join({"printf", "a\tb\\c\x1b[0m\x7f"}), "printf $'a\\tb\\\\c\\e[0m\\x7f'");
+  // A byte that is not UTF-8, and a C1 control, which some terminals obey.
+  EXPECT_EQ(shell_join({"touch", "caf\xe9", "a\xc2\x9b"}), "touch $'caf\\xe9' $'a\\xc2\\x9b'");
 }
 
 // The promise itself: bash reads the line back into the same words.
 TEST(ShellJoin, BashReadsTheLineBackIntoTheSameWords) {
   const std::vector<std::string> words = {"python3", "-c", "\nimport sys\nprint('it''s', sys.argv)\n",
                                           "a b", "$HOME", "`id`", "#x", "~", "*", "\t\r\x01\x7f\\",
-                                          "caf\xc3\xa9", "", "-"};
+                                          "caf\xc3\xa9", "caf\xe9", "\xc2\x9b\x1b[2J", "", "-"};
   // printf prints each word and a NUL; the test splits them back.
   const std::string script = "printf '%s\\0' " + shell_join(words);
   FILE* pipe = popen(("bash -c " + shell_join({script})).c_str(), "r");

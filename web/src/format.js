@@ -97,7 +97,7 @@ export function shellQuote(argv) {
   return (argv || []).map(quoteWord).join(' ');
 }
 
-const kEscapes = { '\\': '\\\\', "'": "\\'", '\n': '\\n', '\t': '\\t', '\r': '\\r' };
+const kEscapes = { '\\': '\\\\', "'": "\\'", '\n': '\\n', '\t': '\\t', '\r': '\\r', '\x1b': '\\e', '\x07': '\\a' };
 
 function quoteWord(word) {
   if (word === '') return "''";

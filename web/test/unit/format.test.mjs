@@ -85,7 +85,7 @@ test('shellQuote quotes what a shell would split or expand', () => {
 
 test('shellQuote keeps a word with a control character on one line, as $\'...\'', () => {
   assert.equal(shellQuote(['python3', '-c', "\nprint('x')\n"]), "python3 -c $'\\nprint(\\'x\\')\\n'");
-  assert.equal(shellQuote(['printf', 'a\tb\\c\x1b[0m\x7f']), "printf $'a\\tb\\\\c\\x1b[0m\\x7f'");
+  assert.equal(shellQuote(['printf', 'a\tb\\c\x1b[0m\x7f']), "printf $'a\\tb\\\\c\\e[0m\\x7f'");
 });
 
 test('signal names and exits', () => {
