@@ -13,6 +13,9 @@ import { VirtualList } from './virtual_list.js';
 
 const kRowHeight = 22;
 const kIndentPx = 14;
+// Levels indented; a deeper row (a recursive make, shells that call shells) is drawn at
+// this indent with its level written before its name, so the name stays in its column.
+const kIndentLevels = 16;
 // A peak between samples (or of a process no sample saw) is known from the kernel's
 // high-water mark, the figure `canopy report` gives too; when, only to within its life.
 const kPeakFromExitTitle = "from the kernel's high-water mark (exit record): higher than any sample saw, reached at some time before the process ended";
@@ -123,8 +126,10 @@ export class TreePanel {
     else row.removeAttribute('aria-expanded');
     row.classList.toggle('lit', Boolean(this.litIds && this.litIds.has(id)));
     row.classList.toggle('subtree-root', this.subtreeRoot === id);
-    name.style.paddingLeft = `${4 + depth * kIndentPx}px`;
-    const [toggle, label, short, badge] = name.children;
+    name.style.paddingLeft = `${4 + Math.min(depth, kIndentLevels) * kIndentPx}px`;
+    const [level, toggle, label, short, badge] = name.children;
+    level.hidden = depth <= kIndentLevels;
+    level.textContent = level.hidden ? '' : `level ${depth + 1}`;
     toggle.textContent = hasChildren ? (expanded ? '▾' : '▸') : '';
     toggle.hidden = !hasChildren;
     label.textContent = p.name;
@@ -156,6 +161,7 @@ export class TreePanel {
     row.setAttribute('role', 'treeitem');
     row.append(
       el('span', { className: 'c-name' },
+        el('span', { className: 'level', title: 'its level in the tree, deeper than the indent goes' }),
         el('button', { className: 'twisty', 'data-action': 'toggle', tabindex: '-1', 'aria-label': 'expand or collapse' }),
         el('span', { className: 'name' }),
         el('span', { className: 'short' }),
