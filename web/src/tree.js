@@ -13,8 +13,9 @@ import { VirtualList } from './virtual_list.js';
 
 const kRowHeight = 22;
 const kIndentPx = 14;
-// Levels indented; a deeper row (a recursive make, shells that call shells) is drawn at
-// this indent with its level written before its name, so the name stays in its column.
+// Levels indented; a row this deep or deeper (a recursive make, shells that call shells)
+// is drawn at the last indent with its level written before its name, so that the name
+// stays in its column.
 const kIndentLevels = 16;
 // A peak between samples (or of a process no sample saw) is known from the kernel's
 // high-water mark, the figure `canopy report` gives too; when, only to within its life.
@@ -128,7 +129,7 @@ export class TreePanel {
     row.classList.toggle('subtree-root', this.subtreeRoot === id);
     name.style.paddingLeft = `${4 + Math.min(depth, kIndentLevels) * kIndentPx}px`;
     const [level, toggle, label, short, badge] = name.children;
-    level.hidden = depth <= kIndentLevels;
+    level.hidden = depth < kIndentLevels;
     level.textContent = level.hidden ? '' : `level ${depth + 1}`;
     toggle.textContent = hasChildren ? (expanded ? '▾' : '▸') : '';
     toggle.hidden = !hasChildren;
