@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "cli/time_range.h"
 #include "common/output_file.h"
 #include "common/terminal_text.h"
 #include "common/text.h"
@@ -58,10 +59,7 @@ Result<analyze::CpuSampleFilter> cpu_filter(const ExportOptions& options) {
   if (!options.metric.empty()) {
     return Error{"--metric applies to the heap profile's collapsed stacks only; the CPU profile's are sample counts"};
   }
-  if (options.from_ms >= 0 && options.to_ms >= 0 && options.to_ms <= options.from_ms) {
-    return Error{"--to " + format_duration_ms(options.to_ms) + " is not after --from " +
-                 format_duration_ms(options.from_ms)};
-  }
+  RETURN_IF_ERROR(check_time_range(options.from_ms, options.to_ms));
   analyze::CpuSampleFilter filter{options.pid, options.command};
   if (options.from_ms >= 0) {
     filter.from_ms = options.from_ms;
@@ -197,6 +195,10 @@ int run_export_command(const ExportOptions& options) {
   if (!reader) {
     print_error(reader.error().message);
     return 1;
+  }
+  if (Status within = check_from_within(options.from_ms, *reader); !within) {
+    print_error(within.error().message);
+    return 2;
   }
   Status status = Ok{};
   if (to_stdout) {

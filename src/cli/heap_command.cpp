@@ -12,6 +12,7 @@
 #include "analyze/heap_summary.h"
 #include "cli/commands.h"
 #include "cli/flag_values.h"
+#include "cli/time_range.h"
 #include "common/terminal_text.h"
 #include "common/text.h"
 #include "record/heap_control.h"
@@ -64,11 +65,7 @@ Status check_heap_view(const HeapOptions& options) {
   if (options.older_than_ms >= 0 && options.from_ms >= 0) {
     return Error{"--older-than looks at one moment (--to, else each process's end); --from is for growth"};
   }
-  if (options.from_ms >= 0 && options.to_ms >= 0 && options.to_ms <= options.from_ms) {
-    return Error{"--to " + format_duration_ms(options.to_ms) + " is not after --from " +
-                 format_duration_ms(options.from_ms)};
-  }
-  return Ok{};
+  return check_time_range(options.from_ms, options.to_ms);
 }
 
 int run_heap_report(const HeapOptions& options) {
@@ -80,6 +77,10 @@ int run_heap_report(const HeapOptions& options) {
   if (!reader) {
     print_error(reader.error().message);
     return 1;
+  }
+  if (Status within = check_from_within(options.from_ms, *reader); !within) {
+    print_error(within.error().message);
+    return 2;
   }
   auto profile = reader->heap_profile();
   auto processes = reader->processes();

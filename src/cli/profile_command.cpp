@@ -4,6 +4,7 @@
 
 #include "analyze/cpu_profile.h"
 #include "cli/commands.h"
+#include "cli/time_range.h"
 #include "common/terminal_text.h"
 #include "common/text.h"
 #include "report/cpu_profile_format.h"
@@ -13,15 +14,18 @@
 namespace canopy::cli {
 
 int run_profile_command(const ProfileOptions& options) {
-  if (options.from_ms >= 0 && options.to_ms >= 0 && options.to_ms <= options.from_ms) {
-    print_error("--to " + format_duration_ms(options.to_ms) + " is not after --from " +
-                format_duration_ms(options.from_ms));
+  if (Status range = check_time_range(options.from_ms, options.to_ms); !range) {
+    print_error(range.error().message);
     return 2;
   }
   auto reader = store::Reader::open(options.path);
   if (!reader) {
     print_error(reader.error().message);
     return 1;
+  }
+  if (Status within = check_from_within(options.from_ms, *reader); !within) {
+    print_error(within.error().message);
+    return 2;
   }
   analyze::CpuSampleFilter filter{options.pid, options.command};
   if (options.from_ms >= 0) {

@@ -353,6 +353,17 @@ TEST(CpuProfile, TheExportsPickTheProfileOrSayWhyNot) {
     EXPECT_EQ(refused.exit_status, 2) << flags[0];
     EXPECT_EQ(refused.err, said);
   }
+  // A span past the recording's end would select nothing: refused, with its length.
+  for (const std::string command : {"export", "profile"}) {
+    std::vector<std::string> argv = {kCanopy, command, both, "--from", "1h"};
+    if (command == "export") {
+      argv.insert(argv.end(), {"--format", "collapsed"});
+    }
+    auto past = run(argv);
+    EXPECT_EQ(past.exit_status, 2) << command;
+    const std::string said = "canopy: --from 1 h 00 m 00 s is not before the end of '" + both + "', which lasts ";
+    EXPECT_EQ(past.err.substr(0, said.size()), said) << past.err;
+  }
   auto not_for_csv = run({kCanopy, "export", both, "--format", "csv", "--profile", "cpu"});
   EXPECT_EQ(not_for_csv.exit_status, 2);
   EXPECT_EQ(not_for_csv.err, "canopy: --profile applies to --format pprof and collapsed only\n");

@@ -170,6 +170,11 @@ TEST_F(HeapVerdict, ABadSpanIsRefusedInOneLine) {
   auto result = run({kCanopy, "heap", "--from", "2s", "--to", "1s", path_});
   EXPECT_EQ(result.exit_status, 2);
   EXPECT_NE(result.err.find("--to 1.000 s is not after --from 2.000 s"), std::string::npos) << result.err;
+  result = run({kCanopy, "heap", "--from", "1h", path_});
+  EXPECT_EQ(result.exit_status, 2);
+  EXPECT_NE(result.err.find("--from 1 h 00 m 00 s is not before the end of '" + path_ + "', which lasts "),
+            std::string::npos)
+      << result.err;
   result = run({kCanopy, "heap", "--from", "1s", "--older-than", "1s", path_});
   EXPECT_EQ(result.exit_status, 2);
   EXPECT_NE(result.err.find("--older-than looks at one moment"), std::string::npos) << result.err;

@@ -1,0 +1,29 @@
+#include "cli/time_range.h"
+
+#include <string>
+
+#include "common/text.h"
+
+namespace canopy::cli {
+
+Status check_time_range(int64_t from_ms, int64_t to_ms) {
+  if (from_ms >= 0 && to_ms >= 0 && to_ms <= from_ms) {
+    return Error{"--to " + format_duration_ms(to_ms) + " is not after --from " + format_duration_ms(from_ms)};
+  }
+  return Ok{};
+}
+
+Status check_from_within(int64_t from_ms, const store::Reader& reader) {
+  const store::RecordingMeta& meta = reader.meta();
+  if (from_ms < 0 || !meta.start_ms || !meta.end_ms) {
+    return Ok{};
+  }
+  const int64_t length_ms = *meta.end_ms - *meta.start_ms;
+  if (from_ms >= length_ms) {
+    return Error{"--from " + format_duration_ms(from_ms) + " is not before the end of '" + reader.path() +
+                 "', which lasts " + format_duration_ms(length_ms)};
+  }
+  return Ok{};
+}
+
+}  // namespace canopy::cli
