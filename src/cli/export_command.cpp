@@ -191,14 +191,10 @@ int run_export_command(const ExportOptions& options) {
     print_error("--format pprof writes gzipped protobuf: give -o FILE, or redirect stdout to a file or a pipe");
     return 2;
   }
-  auto reader = store::Reader::open(options.path);
+  int exit_status = 0;
+  auto reader = open_recording_from(options.path, options.from_ms, exit_status);
   if (!reader) {
-    print_error(reader.error().message);
-    return 1;
-  }
-  if (Status within = check_from_within(options.from_ms, *reader); !within) {
-    print_error(within.error().message);
-    return 2;
+    return exit_status;
   }
   Status status = Ok{};
   if (to_stdout) {

@@ -18,14 +18,10 @@ int run_profile_command(const ProfileOptions& options) {
     print_error(range.error().message);
     return 2;
   }
-  auto reader = store::Reader::open(options.path);
+  int exit_status = 0;
+  auto reader = open_recording_from(options.path, options.from_ms, exit_status);
   if (!reader) {
-    print_error(reader.error().message);
-    return 1;
-  }
-  if (Status within = check_from_within(options.from_ms, *reader); !within) {
-    print_error(within.error().message);
-    return 2;
+    return exit_status;
   }
   analyze::CpuSampleFilter filter{options.pid, options.command};
   if (options.from_ms >= 0) {

@@ -1,7 +1,9 @@
 #include "cli/time_range.h"
 
 #include <string>
+#include <utility>
 
+#include "common/terminal_text.h"
 #include "common/text.h"
 
 namespace canopy::cli {
@@ -12,6 +14,8 @@ Status check_time_range(int64_t from_ms, int64_t to_ms) {
   }
   return Ok{};
 }
+
+namespace {
 
 Status check_from_within(int64_t from_ms, const store::Reader& reader) {
   const store::RecordingMeta& meta = reader.meta();
@@ -24,6 +28,19 @@ Status check_from_within(int64_t from_ms, const store::Reader& reader) {
                  "', which lasts " + format_duration_ms(length_ms)};
   }
   return Ok{};
+}
+
+}  // namespace
+
+std::optional<store::Reader> open_recording_from(const std::string& path, int64_t from_ms, int& exit_status) {
+  auto reader = store::Reader::open(path);
+  Status within = reader ? check_from_within(from_ms, *reader) : Status(reader.error());
+  if (!within) {
+    print_error(within.error().message);
+    exit_status = reader ? 2 : 1;
+    return std::nullopt;
+  }
+  return std::move(*reader);
 }
 
 }  // namespace canopy::cli

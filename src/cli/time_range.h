@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "common/result.h"
 #include "store/reader.h"
@@ -13,9 +15,10 @@ namespace canopy::cli {
 // Before the recording is read: --to after --from (a negative value: the flag not given).
 Status check_time_range(int64_t from_ms, int64_t to_ms);
 
-// Once it is open: --from before the recording's end, which would select nothing. Only a
-// finished recording's end is known from its meta; one still being written, or whose
-// recorder was killed, is not refused.
-Status check_from_within(int64_t from_ms, const store::Reader& reader);
+// The recording, opened, with --from before its end (past it, it would select nothing);
+// else nullopt, after one line saying why, with `exit_status` set: 1 when it cannot be
+// read, 2 for the --from. Only a finished recording's end is known from its meta: one
+// still being written, or whose recorder was killed, takes any --from.
+std::optional<store::Reader> open_recording_from(const std::string& path, int64_t from_ms, int& exit_status);
 
 }  // namespace canopy::cli
