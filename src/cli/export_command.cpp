@@ -192,7 +192,7 @@ int run_export_command(const ExportOptions& options) {
     return 2;
   }
   int exit_status = 0;
-  auto reader = open_recording_from(options.path, options.from_ms, exit_status);
+  auto reader = open_recording_in_range(options.path, options.from_ms, options.to_ms, exit_status);
   if (!reader) {
     return exit_status;
   }

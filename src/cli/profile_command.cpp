@@ -14,12 +14,8 @@
 namespace canopy::cli {
 
 int run_profile_command(const ProfileOptions& options) {
-  if (Status range = check_time_range(options.from_ms, options.to_ms); !range) {
-    print_error(range.error().message);
-    return 2;
-  }
   int exit_status = 0;
-  auto reader = open_recording_from(options.path, options.from_ms, exit_status);
+  auto reader = open_recording_in_range(options.path, options.from_ms, options.to_ms, exit_status);
   if (!reader) {
     return exit_status;
   }

@@ -32,7 +32,13 @@ Status check_from_within(int64_t from_ms, const store::Reader& reader) {
 
 }  // namespace
 
-std::optional<store::Reader> open_recording_from(const std::string& path, int64_t from_ms, int& exit_status) {
+std::optional<store::Reader> open_recording_in_range(const std::string& path, int64_t from_ms, int64_t to_ms,
+                                                     int& exit_status) {
+  if (Status range = check_time_range(from_ms, to_ms); !range) {
+    print_error(range.error().message);
+    exit_status = 2;
+    return std::nullopt;
+  }
   auto reader = store::Reader::open(path);
   Status within = reader ? check_from_within(from_ms, *reader) : Status(reader.error());
   if (!within) {
