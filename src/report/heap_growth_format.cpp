@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -30,6 +31,21 @@ std::string images_without_text(size_t count, bool after_some, const std::string
          " " + what + " (--json lists every one)\n";
 }
 
+// The images with something to list (a stack in `top`), the largest `measure` first:
+// in a build, the many short processes with nothing would bury them.
+template <typename Image, typename Measure>
+std::vector<const Image*> listed_largest_first(const std::vector<Image>& images, Measure measure) {
+  std::vector<const Image*> listed;
+  for (const Image& image : images) {
+    if (!image.top.empty()) {
+      listed.push_back(&image);
+    }
+  }
+  std::stable_sort(listed.begin(), listed.end(),
+                   [&](const Image* a, const Image* b) { return measure(*a) > measure(*b); });
+  return listed;
+}
+
 }  // namespace
 
 std::string heap_growth_text(const std::vector<analyze::HeapImageGrowth>& images, int64_t start_ms,
@@ -37,15 +53,8 @@ std::string heap_growth_text(const std::vector<analyze::HeapImageGrowth>& images
   if (images.empty()) {
     return "no process image had a heap snapshot in that span\n";
   }
-  // The images where a stack grew, the most growth first; a build's many short
-  // processes where none did are one line.
-  std::vector<const analyze::HeapImageGrowth*> grown;
-  for (const analyze::HeapImageGrowth& image : images) {
-    if (!image.top.empty()) {
-      grown.push_back(&image);
-    }
-  }
-  // By what its stacks that grew gained: its whole heap may have shrunk meanwhile.
+  // The images where a stack grew, by what those stacks gained (the whole heap may have
+  // shrunk meanwhile); those where none did are one line.
   auto gained = [](const analyze::HeapImageGrowth& image) {
     int64_t bytes = image.other_bytes;
     for (const analyze::HeapStackGrowth& stack : image.top) {
@@ -53,8 +62,7 @@ std::string heap_growth_text(const std::vector<analyze::HeapImageGrowth>& images
     }
     return bytes;
   };
-  std::stable_sort(grown.begin(), grown.end(),
-                   [&](const auto* a, const auto* b) { return gained(*a) > gained(*b); });
+  const std::vector<const analyze::HeapImageGrowth*> grown = listed_largest_first(images, gained);
   std::string out;
   char line[256];
   const size_t listed = std::min(processes, grown.size());
@@ -109,17 +117,9 @@ std::string heap_aged_text(const std::vector<analyze::HeapImageAged>& images, in
   if (images.empty()) {
     return "no process image had a heap snapshot by then\n";
   }
-  // What a reader asks for is the images that hold old memory, the most first: in a
-  // build, the many short processes that hold none would bury them.
-  std::vector<const analyze::HeapImageAged*> holding;
-  for (const analyze::HeapImageAged& image : images) {
-    if (!image.top.empty()) {
-      holding.push_back(&image);
-    }
-  }
-  std::stable_sort(holding.begin(), holding.end(), [](const auto* a, const auto* b) {
-    return a->older_bytes > b->older_bytes;
-  });
+  // The images that hold old memory, the most first; those that hold none are one line.
+  const std::vector<const analyze::HeapImageAged*> holding =
+      listed_largest_first(images, [](const analyze::HeapImageAged& image) { return image.older_bytes; });
   std::string out;
   char line[256];
   const size_t listed = std::min(processes, holding.size());

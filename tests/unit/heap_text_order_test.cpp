@@ -41,6 +41,17 @@ std::vector<size_t> title_positions(const std::string& text, const std::vector<i
   return positions;
 }
 
+// That each of `pids` has its title in `text`, in that order.
+void expect_titles_in_order(const std::string& text, const std::vector<int64_t>& pids) {
+  const std::vector<size_t> at = title_positions(text, pids);
+  for (size_t i = 0; i < at.size(); ++i) {
+    ASSERT_NE(at[i], std::string::npos) << "pid " << pids[i] << " in\n" << text;
+    if (i > 0) {
+      EXPECT_LT(at[i - 1], at[i]) << text;
+    }
+  }
+}
+
 TEST(HeapTextOrder, TheLargestHighWaterMarkComesFirst) {
   std::vector<analyze::HeapImageSummary> images = {
       heap_image(1, "make", 3, 2 * 1024 * 1024),
@@ -53,12 +64,7 @@ TEST(HeapTextOrder, TheLargestHighWaterMarkComesFirst) {
   peak.in_use_bytes = 500 * 1024 * 1024;
   images[2].peak = peak;
   std::string text = heap_text(images, 0, kNoFrames, {});
-  auto at = title_positions(text, {3, 2, 1});
-  for (size_t position : at) {
-    ASSERT_NE(position, std::string::npos) << text;
-  }
-  EXPECT_LT(at[0], at[1]) << text;
-  EXPECT_LT(at[1], at[2]) << text;
+  expect_titles_in_order(text, {3, 2, 1});
   EXPECT_EQ(text.find("no samples"), std::string::npos) << text;
   // The JSON keeps the order it was given: the images' start.
   auto json = nlohmann::json::parse(heap_json(images, 0, kNoFrames, {}));
@@ -81,9 +87,7 @@ TEST(HeapTextOrder, AHighWaterMarkBetweenSnapshotsIsSaidAndOrders) {
   images[1].high_water_bytes = 82 * kMiB;
   images[0].high_water_bytes = 72 * kMiB;  // within 5% of its end: the same figure to a reader
   std::string text = heap_text(images, 0, kNoFrames, {});
-  auto at = title_positions(text, {2, 1});
-  ASSERT_NE(at[0], std::string::npos) << text;
-  EXPECT_LT(at[0], at[1]) << text;
+  expect_titles_in_order(text, {2, 1});
   EXPECT_NE(text.find("python3 (pid 2): one sample per 512.0 KiB allocated, 130 samples, to its exit\n"
                       "  its heap reached about 82.0 MiB between snapshots (the profiler's high-water estimate): more "
                       "than any snapshot below holds\n  at its highest snapshot: 68.0 MiB heap in use at +3.424 s\n"),
@@ -116,11 +120,10 @@ TEST(HeapTextOrder, OnlyImagesHoldingOldMemoryAreListedTheMostFirst) {
     images[static_cast<size_t>(index)].older_bytes = bytes;
   }
   std::string text = heap_aged_text(images, 1000, 0, kNoFrames, 10);
-  const size_t most = text.find("(pid 13): 5.0 MiB held at +2.000 s by allocations older than 1.000 s\n");
-  const size_t less = text.find("(pid 11): 300.0 KiB held");
-  ASSERT_NE(most, std::string::npos) << text;
-  ASSERT_NE(less, std::string::npos) << text;
-  EXPECT_LT(most, less) << text;
+  expect_titles_in_order(text, {13, 11});
+  EXPECT_NE(text.find("(pid 13): 5.0 MiB held at +2.000 s by allocations older than 1.000 s\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("(pid 11): 300.0 KiB held"), std::string::npos) << text;
   EXPECT_EQ(text.find("(pid 10)"), std::string::npos) << text;
   EXPECT_NE(text.find("\n2 more process images held no allocation older than 1.000 s (--json lists every one)\n"),
             std::string::npos)
@@ -150,11 +153,9 @@ TEST(HeapTextOrder, OnlyImagesWhereAStackGrewAreListedTheMostFirst) {
   images[2].from_in_use_bytes = 10 * kMiB;
   images[2].to_in_use_bytes = 8 * kMiB;
   std::string text = heap_growth_text(images, 0, kNoFrames, 10);
-  const size_t most = text.find("(pid 22): heap 10.0 MiB");
-  const size_t less = text.find("(pid 21): heap 0 B");
-  ASSERT_NE(most, std::string::npos) << text;
-  ASSERT_NE(less, std::string::npos) << text;
-  EXPECT_LT(most, less) << text;
+  expect_titles_in_order(text, {22, 21});
+  EXPECT_NE(text.find("(pid 22): heap 10.0 MiB"), std::string::npos) << text;
+  EXPECT_NE(text.find("(pid 21): heap 0 B"), std::string::npos) << text;
   EXPECT_EQ(text.find("(pid 20)"), std::string::npos) << text;
   EXPECT_NE(text.find("\n2 more process images in that span where no stack grew (--json lists every one)\n"),
             std::string::npos)
