@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <set>
 #include <unordered_map>
 
 #include "analyze/recorder_alive.h"
@@ -122,6 +123,18 @@ Result<Summary> summarize(const store::Reader& reader, size_t top_count, bool wi
     ASSIGN_OR_RETURN(auto growth, analyze_growth(reader, processes, s.interval_ms, last_ms));
     s.growth = std::move(growth);
     ASSIGN_OR_RETURN(auto profile, reader.heap_profile());
+    constexpr size_t kUnprofiledNamed = 3;  // per reason, as canopy heap names them
+    HeapCoverageSummary coverage = summarize_heap_coverage(profile, processes, s.complete, kUnprofiledNamed);
+    if (coverage.state != HeapCoverageSummary::State::kNoHeap) {
+      s.heap_coverage = std::move(coverage);
+      std::set<int64_t> imaged;
+      for (const store::HeapImageRow& image : profile.images) {
+        if (image.process_id) {
+          imaged.insert(*image.process_id);
+        }
+      }
+      s.heap_imaged_processes = static_cast<int64_t>(imaged.size());
+    }
     if (!profile.images.empty()) {
       const std::vector<HeapImageHistory> histories = heap_histories(profile);
       s.heap_leaks = heap_leak_report(histories, processes);

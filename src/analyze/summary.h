@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analyze/growth.h"
+#include "analyze/heap_coverage.h"
 #include "analyze/heap_leaks.h"
 #include "analyze/process_figures.h"
 #include "common/result.h"
@@ -73,6 +74,12 @@ struct Summary {
   // With growth, when the recording has a heap profile: the stacks judged leaks, which
   // the summary shows instead of the resident-memory guess.
   std::optional<HeapLeakReport> heap_leaks;
+  // With growth, for a heap recording (record --heap): which processes the profiler did
+  // not report from, and why; the summary says so next to the CPU profile's line.
+  std::optional<HeapCoverageSummary> heap_coverage;
+  // Processes with at least one image of the heap profiler: all the summary can count
+  // when the recording does not say why the others sent none.
+  int64_t heap_imaged_processes = 0;
   std::vector<store::LogSourceRow> logs;  // imported with `canopy log add`, in order
   // record --cpu-profile: how it sampled ("99 Hz, ..."), or "off: " and why; empty
   // when it was not asked for.

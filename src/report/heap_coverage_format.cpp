@@ -86,6 +86,32 @@ std::string heap_coverage_text(const analyze::HeapCoverageSummary& coverage) {
   return out;
 }
 
+std::string heap_coverage_line(const analyze::HeapCoverageSummary& coverage, int64_t imaged_processes) {
+  using State = analyze::HeapCoverageSummary::State;
+  const std::string imaged = "images from " + std::to_string(imaged_processes) + " of " +
+                             processes_text(coverage.processes);
+  switch (coverage.state) {
+    case State::kNoHeap:
+      return "";
+    case State::kNotRecorded:
+      return imaged + " (a canopy from before it said why the others sent none)";
+    case State::kUnfinished:
+      return imaged + " (the recording did not end: why the others sent none is unknown)";
+    case State::kRecorded:
+      break;
+  }
+  std::string line = std::to_string(coverage.processes - coverage.unprofiled) + " of " +
+                     processes_text(coverage.processes);
+  if (coverage.unprofiled == 0) {
+    return line;
+  }
+  std::string reasons;
+  for (const analyze::UnprofiledGroup& group : coverage.groups) {
+    reasons += (reasons.empty() ? "" : ", ") + std::to_string(group.processes) + " " + terminal_safe(group.reason);
+  }
+  return line + " (not profiled: " + reasons + ")";
+}
+
 nlohmann::json heap_coverage_json(const analyze::HeapCoverageSummary& coverage) {
   using State = analyze::HeapCoverageSummary::State;
   if (coverage.state == State::kNoHeap) {

@@ -13,6 +13,11 @@ namespace canopy::report {
 
 // Empty for a recording without a heap profile.
 std::string heap_coverage_text(const analyze::HeapCoverageSummary& coverage);
+// The summary's "heap profile" line: how many of the tree's processes the profiler
+// reported from, and how many it did not for each reason ("17 of 19 processes (not
+// profiled: 1 static, 1 setuid)"). `imaged_processes`, those with an image of the
+// profiler, is the count when the recording does not say why the others sent none.
+std::string heap_coverage_line(const analyze::HeapCoverageSummary& coverage, int64_t imaged_processes);
 // null for a recording without a heap profile.
 nlohmann::json heap_coverage_json(const analyze::HeapCoverageSummary& coverage);
 

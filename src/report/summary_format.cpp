@@ -9,6 +9,7 @@
 #include "common/terminal_text.h"
 #include "common/text.h"
 #include "report/growth_format.h"
+#include "report/heap_coverage_format.h"
 #include "report/heap_leaks_format.h"
 
 namespace canopy::report {
@@ -168,6 +169,9 @@ std::string summary_text(const analyze::Summary& s, const std::string& path) {
   for (size_t i = 0; i < s.logs.size(); ++i) {
     add(i == 0 ? "logs" : "", log_line(s.logs[i]));
   }
+  if (s.heap_coverage) {
+    add("heap profile", heap_coverage_line(*s.heap_coverage, s.heap_imaged_processes) + "; see canopy heap " + shell_join({path}));
+  }
   if (s.cpu_profile) {
     bool off = s.cpu_profile->rfind("off: ", 0) == 0;
     add("cpu profile", off ? *s.cpu_profile : *s.cpu_profile + "; see canopy profile " + shell_join({path}));
@@ -234,6 +238,10 @@ nlohmann::json summary_json_object(const analyze::Summary& s, const std::string&
   }
   if (s.heap_leaks) {
     json["heap_leaks"] = heap_leaks_json(*s.heap_leaks);
+  }
+  if (s.heap_coverage) {
+    json["heap_coverage"] = heap_coverage_json(*s.heap_coverage);
+    json["heap_coverage"]["imaged_processes"] = s.heap_imaged_processes;
   }
   nlohmann::json logs = nlohmann::json::array();
   for (const store::LogSourceRow& log : s.logs) {

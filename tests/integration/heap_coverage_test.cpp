@@ -221,6 +221,22 @@ TEST(HeapCoverage, EveryProcessNotProfiledIsRecordedWithWhy) {
   EXPECT_NE(text_run.out.find("    pid " + std::to_string(pids["environment"]) + "  " + kChild + "\n"),
             std::string::npos)
       << text_run.out;
+  // The summary counts them too, one reason at a time (each has one process here: in
+  // the order of the reasons' names).
+  std::map<std::string, int> per_reason;
+  for (const auto& [pid, reason] : expected) {
+    ++per_reason[reason];
+  }
+  std::string reasons;
+  for (const auto& [reason, count] : per_reason) {
+    reasons += (reasons.empty() ? "" : ", ") + std::to_string(count) + " " + reason;
+  }
+  auto report_run = run({kCanopy, "report", path});
+  ASSERT_EQ(report_run.exit_status, 0) << report_run.err;
+  EXPECT_NE(report_run.out.find("  heap profile       2 of " + std::to_string(processes->size()) +
+                                " processes (not profiled: " + reasons + "); see canopy heap "),
+            std::string::npos)
+      << report_run.out;
   // Asked about one PID the profiler did not reach, canopy heap says why.
   auto tiny_run = run({kCanopy, "heap", "--pid", std::to_string(pids["tiny"]), path});
   ASSERT_EQ(tiny_run.exit_status, 0) << tiny_run.err;

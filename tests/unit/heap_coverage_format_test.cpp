@@ -91,6 +91,27 @@ TEST(HeapCoverageFormat, OnePidOfManyAndATreeProfiledWhole) {
             "not profiled: none of 1 process\n");
 }
 
+TEST(HeapCoverageFormat, TheSummaryLineCountsTheProfiledAndEachReason) {
+  auto processes = tree_of(9);
+  std::vector<store::HeapUnprofiledRow> rows = {{2, 1002, "no samples", 4096}, {3, 1003, "static", 4096},
+                                                {4, 1004, "no samples", 4096}};
+  auto coverage = analyze::summarize_heap_coverage(profile_with(rows), processes, true, 3);
+  // The recording's word, not the images: an image from an earlier program of a process
+  // does not make its last one profiled.
+  EXPECT_EQ(heap_coverage_line(coverage, 8), "6 of 9 processes (not profiled: 2 no samples, 1 static)");
+  coverage = analyze::summarize_heap_coverage(profile_with({}), processes, true, 3);
+  EXPECT_EQ(heap_coverage_line(coverage, 9), "9 of 9 processes");
+
+  coverage = analyze::summarize_heap_coverage(profile_with({}), processes, false, 3);
+  EXPECT_EQ(heap_coverage_line(coverage, 7),
+            "images from 7 of 9 processes (the recording did not end: why the others sent none is unknown)");
+  store::HeapProfile older;
+  older.images.push_back({.id = 1, .pid = 1001, .unwind = "auto"});
+  EXPECT_EQ(heap_coverage_line(analyze::summarize_heap_coverage(older, processes, true, 3), 1),
+            "images from 1 of 9 processes (a canopy from before it said why the others sent none)");
+  EXPECT_EQ(heap_coverage_line(analyze::summarize_heap_coverage(store::HeapProfile{}, processes, true, 3), 0), "");
+}
+
 TEST(HeapCoverageFormat, WhatTheRecordingCannotSayIsSaid) {
   auto processes = tree_of(2);
   store::HeapProfile older;  // a heap recording from before heap_unprofiled
