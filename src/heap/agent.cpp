@@ -4,7 +4,6 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/eventfd.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -15,6 +14,7 @@
 
 #include "heap/channel.h"
 #include "heap/code_ranges.h"
+#include "heap/fd_identity.h"
 #include "heap/profile.h"
 #include "heap/sampler.h"
 #include "heap/snapshot.h"
@@ -45,6 +45,7 @@ bool sender_ready = false;
 bool restart_pending = false;  // a forked child's tables still speak to the parent's connection
 std::atomic<bool> thread_started{false};
 std::atomic<int> wake_fd{-1};
+FdIdentity wake_identity;  // set before wake_fd, and left so: the file wake_fd names
 bool exiting = false;  // under channel.send_lock
 // The process this state belongs to: a vfork child runs in its parent's memory, and
 // must not speak for it.
@@ -117,9 +118,7 @@ void send_exit_snapshot(bool connect) {
     sender.send(channel, heap_wire::SnapshotReason::kExit);
   }
   exiting = true;
-  if (channel.connected()) {
-    ::shutdown(channel.fd(), SHUT_RDWR);
-  }
+  channel.shutdown();
 }
 
 void obey(int command) {
@@ -145,6 +144,13 @@ int64_t gap_ms(bool peak_pending) {
   return peak_pending && kPeakGapMs < interval_ms ? kPeakGapMs : interval_ms;
 }
 
+// The wake-up, while its number still names the eventfd start_thread opened; else -1
+// (which poll skips).
+int wake_fd_if_ours() {
+  int fd = wake_fd.load();
+  return still_names(fd, wake_identity) ? fd : -1;
+}
+
 void* run_thread(void*) {
   thread_state.in_hook = true;  // for life: this thread's allocations are not the program's
   {
@@ -159,13 +165,31 @@ void* run_thread(void*) {
   for (;;) {
     int64_t now_ms = static_cast<int64_t>(monotonic_ns() / 1'000'000);
     int64_t due_ms = last_snapshot_ms + gap_ms(peak_pending);
-    pollfd fds[2] = {{channel.fd(), POLLIN, 0}, {wake_fd.load(), POLLIN, 0}};
+    int socket = -1;
+    {
+      SendLock locked;
+      socket = channel.fd();
+    }
+    if (socket < 0) {
+      sampling_rate_bytes.store(0);  // the program closed the connection: nothing to send to
+      return nullptr;
+    }
+    pollfd fds[2] = {{socket, POLLIN, 0}, {wake_fd_if_ours(), POLLIN, 0}};
     int ready = ::poll(fds, 2, static_cast<int>(due_ms > now_ms ? due_ms - now_ms : 0));
     if (ready < 0) {
       continue;  // EINTR
     }
+    // What poll saw may be the program's by now: each read checks again.
     if (fds[0].revents) {
-      for (int command; (command = channel.read_command()) != 0;) {
+      for (;;) {
+        int command = 0;
+        {
+          SendLock locked;
+          command = channel.read_command();
+        }
+        if (command == 0) {
+          break;
+        }
         if (command < 0) {
           sampling_rate_bytes.store(0);
           return nullptr;
@@ -173,7 +197,7 @@ void* run_thread(void*) {
         obey(command);
       }
     }
-    if (fds[1].revents) {
+    if (fds[1].revents && still_names(fds[1].fd, wake_identity)) {
       uint64_t count;
       (void)!::read(fds[1].fd, &count, sizeof count);
       peak_pending = true;
@@ -196,6 +220,7 @@ void start_thread() {
   if (fd < 0) {
     return;
   }
+  wake_identity = fd_identity(fd);
   wake_fd.store(fd);
   // The program's signals are the program's threads' business: block them all here.
   sigset_t all, before;
@@ -227,9 +252,9 @@ void after_fork_in_parent() {
 void after_fork_in_child() {
   pthread_mutex_unlock(&profile.lock);
   pthread_mutex_unlock(&channel.send_lock);
-  channel.close();
+  channel.close_in_child();
   int fd = wake_fd.exchange(-1);
-  if (fd >= 0) {
+  if (still_names(fd, wake_identity)) {
     ::close(fd);
   }
   restart_pending = true;
@@ -312,11 +337,16 @@ void agent_on_sample(bool new_peak) {
   if (!thread_started.load(std::memory_order_relaxed) && enabled && !thread_started.exchange(true)) {
     start_thread();
   }
-  int fd = wake_fd.load(std::memory_order_relaxed);
-  if (new_peak && fd >= 0) {
-    uint64_t one = 1;
-    (void)!::write(fd, &one, sizeof one);
+  int fd = wake_fd.load(std::memory_order_acquire);  // and so wake_identity, stored before it
+  if (!new_peak || fd < 0) {
+    return;
   }
+  if (!still_names(fd, wake_identity)) {
+    wake_fd.compare_exchange_strong(fd, -1);  // the program's now: the thread wakes on its interval
+    return;
+  }
+  uint64_t one = 1;
+  (void)!::write(fd, &one, sizeof one);
 }
 
 }  // namespace canopy::heap

@@ -11,6 +11,9 @@
 namespace canopy::heap {
 
 bool Channel::connect_to(const char* path) {
+  if (taken_away_) {
+    return false;
+  }
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
   size_t length = std::strlen(path);
@@ -27,11 +30,24 @@ bool Channel::connect_to(const char* path) {
     return false;
   }
   fd_ = fd;
+  opened_ = fd_identity(fd);
+  return true;
+}
+
+bool Channel::connected() {
+  if (fd_ < 0) {
+    return false;
+  }
+  if (!still_names(fd_, opened_)) {
+    fd_ = -1;  // the number is the program's now
+    taken_away_ = true;
+    return false;
+  }
   return true;
 }
 
 bool Channel::send(heap_wire::MessageType type, const void* payload, size_t bytes) {
-  if (fd_ < 0) {
+  if (!connected()) {
     return false;
   }
   heap_wire::MessageHeader header{static_cast<uint32_t>(type), static_cast<uint32_t>(bytes)};
@@ -65,7 +81,7 @@ bool Channel::send(heap_wire::MessageType type, const void* payload, size_t byte
 }
 
 int Channel::read_command() {
-  if (fd_ < 0) {
+  if (!connected()) {
     return -1;
   }
   char command;
@@ -79,11 +95,22 @@ int Channel::read_command() {
   return -1;
 }
 
-void Channel::close() {
-  if (fd_ >= 0) {
-    ::close(fd_);
-    fd_ = -1;
+void Channel::shutdown() {
+  if (connected()) {
+    ::shutdown(fd_, SHUT_RDWR);
   }
+}
+
+void Channel::close() {
+  if (connected()) {
+    ::close(fd_);
+  }
+  fd_ = -1;
+}
+
+void Channel::close_in_child() {
+  close();
+  taken_away_ = false;
 }
 
 }  // namespace canopy::heap

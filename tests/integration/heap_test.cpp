@@ -109,6 +109,32 @@ TEST(Heap, AForkedChildsImageStartsAtItsForkAndIsTiedToItByTime) {
   EXPECT_EQ(tied->id, child.id);
 }
 
+// A daemon closes every descriptor it did not open, and is given the profiler's numbers
+// for sockets of its own. The profiler must leave them alone: neither read the program's
+// bytes as its commands, nor write snapshots or wake-ups into them, nor close them in a
+// forked child, nor hold the program's fork on a send to a peer that never reads (the
+// profiler before this did all four: the program hung in fork). The workload checks its
+// own sockets, here and in a forked child, and exits 0 when untouched.
+TEST(Heap, AProgramThatClosesTheProfilersDescriptorsKeepsItsOwnFilesOnTheirNumbers) {
+  TempDir dir;
+  std::string path = dir.file("close_all.canopy");
+  auto result = run({kCanopy, "record", "-q", "--heap=" + std::to_string(kHeapRateBytes), "--heap-interval", "100ms",
+                     "-o", path, "--", kHeapWorkload, "close-all"});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  auto reader = open_recording(path);
+  auto profile = reader.heap_profile();
+  ASSERT_TRUE(profile.ok()) << profile.error().message;
+  auto processes = reader.processes();
+  ASSERT_TRUE(processes.ok()) << processes.error().message;
+  ASSERT_FALSE(processes->empty());
+  // The image the profiler had opened before the program took its socket is kept.
+  bool parent_imaged = false;
+  for (const store::HeapImageRow& image : profile->images) {
+    parent_imaged |= image.pid == processes->front().pid;
+  }
+  EXPECT_TRUE(parent_imaged);
+}
+
 // An allocation made by JIT code, whose frame lies in anonymous memory, is named from
 // the perf map its process writes, and its stack goes on past it to main (the copy keeps
 // a frame pointer). Site J is sized as the others (heap_sites.h): 1450 blocks of 3333

@@ -15,6 +15,11 @@
 //                                placed in anonymous memory, as a JIT places its code,
 //                                and named `jit_alloc` in /tmp/perf-PID.map, which it
 //                                leaves behind as V8 does
+//   heap_workload close-all      as a daemon does once the profiler has connected: closes
+//                                every descriptor it did not open, and is given the
+//                                profiler's numbers for sockets of its own; exits 0 when
+//                                the profiler, here and in a forked child, never read,
+//                                wrote or closed them
 //   heap_workload hold BYTES N READY
 //                                N blocks of BYTES bytes, allocated and kept; then its
 //                                PID into the file READY (written whole, by a rename),
@@ -24,7 +29,10 @@
 // has, so a test finds a site's sampled allocations by their size alone. The sizes and
 // counts are the tests' truth (kSites); leaked blocks stay reachable from `leaked`, so
 // that they are alive at exit.
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -306,6 +314,117 @@ int run_hold(const char* block_bytes_text, const char* blocks_text, const char* 
   return 0;
 }
 
+// The descriptor whose link in /proc/self/fd starts with `target` ("socket:"), or -1.
+int descriptor_to(const char* target) {
+  DIR* directory = opendir("/proc/self/fd");
+  if (!directory) {
+    return -1;
+  }
+  int found = -1;
+  while (dirent* entry = readdir(directory)) {
+    char link[64] = {};
+    const std::string path = std::string("/proc/self/fd/") + entry->d_name;
+    if (readlink(path.c_str(), link, sizeof link - 1) > 0 && std::strncmp(link, target, std::strlen(target)) == 0) {
+      found = std::atoi(entry->d_name);
+    }
+  }
+  closedir(directory);
+  return found;
+}
+
+int threads() {
+  DIR* directory = opendir("/proc/self/task");
+  int count = 0;
+  while (dirent* entry = directory ? readdir(directory) : nullptr) {
+    count += entry->d_name[0] != '.';
+  }
+  if (directory) {
+    closedir(directory);
+  }
+  return count;
+}
+
+// A socket of the program's own at `number`, with "host\n" waiting to be read from it;
+// its peer (returned) at 200 or above, out of the way of the other number.
+int place_socket_at(int number) {
+  int pair[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM, 0, pair) != 0) {
+    return -1;
+  }
+  int peer = fcntl(pair[1], F_DUPFD, 200);
+  close(pair[1]);
+  if (pair[0] != number) {
+    dup2(pair[0], number);
+    close(pair[0]);
+  }
+  return write(peer, "host\n", 5) == 5 ? peer : -1;
+}
+
+// What the profiler did to the program's socket at `number` and its peer: nothing, or
+// a line saying what.
+bool left_alone(const char* who, int number, int peer) {
+  if (fcntl(number, F_GETFD) < 0) {
+    std::fprintf(stderr, "%s: descriptor %d was closed\n", who, number);
+    return false;
+  }
+  char bytes[64];
+  ssize_t waiting = recv(number, bytes, sizeof bytes, MSG_PEEK | MSG_DONTWAIT);
+  if (waiting != 5) {
+    std::fprintf(stderr, "%s: descriptor %d has %zd of its 5 bytes left\n", who, number, waiting);
+    return false;
+  }
+  ssize_t written = recv(peer, bytes, sizeof bytes, MSG_PEEK | MSG_DONTWAIT);
+  if (written >= 0) {
+    std::fprintf(stderr, "%s: %zd bytes were written to descriptor %d\n", who, written, number);
+    return false;
+  }
+  return true;
+}
+
+int run_close_all() {
+  // The profiler connects, from a thread of its own, on its first sample.
+  int socket = -1;
+  int wake = -1;
+  for (int round = 0; round < 1000 && (socket < 0 || wake < 0); ++round) {
+    for (int i = 0; i < 10; ++i) {
+      leaked.push_back(std::malloc(4000));
+    }
+    usleep(10 * 1000);
+    socket = descriptor_to("socket:");
+    wake = descriptor_to("anon_inode:[eventfd]");
+  }
+  if (socket < 0 || wake < 0) {
+    std::fprintf(stderr, "close-all: the profiler never connected\n");
+    return 3;
+  }
+  close_range(3, ~0U, 0);
+  int socket_peer = place_socket_at(socket);
+  int wake_peer = place_socket_at(wake);
+  if (socket_peer < 0 || wake_peer < 0) {
+    std::perror("close-all: socketpair");
+    return 3;
+  }
+  // A heap that keeps growing: the profiler wants to wake its thread, and its thread
+  // wants to send snapshots. That thread ends at its next snapshot, when it finds its
+  // socket gone; a profiler that does not notice does its harm in the 30 s given here.
+  for (int round = 0; round < 3000 && threads() > 1; ++round) {
+    for (int i = 0; i < 5; ++i) {
+      leaked.push_back(std::malloc(4000));
+    }
+    usleep(10 * 1000);
+  }
+  pid_t pid = fork();
+  if (pid == 0) {
+    leaked.push_back(std::malloc(100000));
+    bool alone = left_alone("child", socket, socket_peer) && left_alone("child", wake, wake_peer);
+    _exit(alone ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  bool alone = left_alone("parent", socket, socket_peer) && left_alone("parent", wake, wake_peer);
+  return alone && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -327,11 +446,14 @@ int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "jit") == 0) {
     return run_jit();
   }
+  if (argc == 2 && std::strcmp(argv[1], "close-all") == 0) {
+    return run_close_all();
+  }
   if (argc == 5 && std::strcmp(argv[1], "hold") == 0) {
     return run_hold(argv[2], argv[3], argv[4]);
   }
   std::fprintf(stderr,
                "usage: heap_workload parent CHILD | child | fork-child | teardown | underscore-exit | jit | "
-               "hold BYTES N READY\n");
+               "close-all | hold BYTES N READY\n");
   return 2;
 }

@@ -1,0 +1,34 @@
+// Which file a descriptor the library opened refers to. The library's descriptors live
+// in its host's table: a program may close every descriptor it did not open itself (a
+// daemon's close_range, a shell's `exec 3>&-`) and be given the same number for a file
+// of its own. The library then must not read, write, poll or close that number, so it
+// checks the number still names the file it opened (the device and inode fstat gives;
+// every socket and eventfd has an inode of its own) before each use. fstat is a plain
+// system call: safe in a signal handler and after fork, and it allocates nothing.
+#pragma once
+
+#include <sys/stat.h>
+
+namespace canopy::heap {
+
+struct FdIdentity {
+  dev_t device = 0;
+  ino_t inode = 0;
+};
+
+// The identity of the file `fd` names now; {} when it names none.
+inline FdIdentity fd_identity(int fd) {
+  struct stat status;
+  if (fd < 0 || ::fstat(fd, &status) != 0) {
+    return {};
+  }
+  return {status.st_dev, status.st_ino};
+}
+
+// Whether `fd` still names the file whose identity was taken when it was opened.
+inline bool still_names(int fd, const FdIdentity& opened) {
+  FdIdentity now = fd_identity(fd);
+  return fd >= 0 && now.inode != 0 && now.device == opened.device && now.inode == opened.inode;
+}
+
+}  // namespace canopy::heap
