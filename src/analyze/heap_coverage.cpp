@@ -12,6 +12,11 @@ HeapCoverageSummary summarize_heap_coverage(const store::HeapProfile& profile,
   using State = HeapCoverageSummary::State;
   HeapCoverageSummary summary;
   summary.processes = static_cast<int64_t>(processes.size());
+  // Every recording has the heap tables: one made with --heap has an image or a reason
+  // for each process of its tree (the reasons once it ended).
+  if (profile.images.empty() && profile.unprofiled.empty()) {
+    return summary;
+  }
   if (!profile.unprofiled_recorded) {
     summary.state = profile.images.empty() ? State::kNoHeap : State::kNotRecorded;
     return summary;

@@ -20,7 +20,7 @@ struct UnprofiledGroup {
 
 struct HeapCoverageSummary {
   enum class State {
-    kNoHeap,       // not a heap recording: nothing to say
+    kNoHeap,       // not a heap recording (or one killed before any process reported): nothing to say
     kRecorded,     // the groups are the recording's word
     kNotRecorded,  // a heap recording by a canopy from before it recorded this
     kUnfinished,   // the recording did not end (the recorder was killed): it is decided at the end

@@ -91,6 +91,11 @@ TEST(CpuProfile, SharesOfTwoFunctionsComeWithinTenPoints) {
   nlohmann::json json = profile_json(path, 0);
   ASSERT_EQ(json["groups"].size(), 1u) << json.dump();
   expect_the_split(json["groups"][0]);
+  // The CPU profile keeps its stacks in the heap profile's tables, which say nothing of
+  // a heap here: the summary has no heap profile line.
+  auto summary = run({kCanopy, "report", path});
+  EXPECT_NE(summary.out.find("  cpu profile        999 Hz, "), std::string::npos) << summary.out;
+  EXPECT_EQ(summary.out.find("heap profile"), std::string::npos) << summary.out;
 }
 
 TEST(CpuProfile, AChildStartedByForkAndExecIsProfiledToo) {

@@ -99,10 +99,14 @@ TEST(HeapCoverageFormat, TheSummaryLineCountsTheProfiledAndEachReason) {
   // The recording's word, not the images: an image from an earlier program of a process
   // does not make its last one profiled.
   EXPECT_EQ(heap_coverage_line(coverage, 8), "6 of 9 processes (not profiled: 2 no samples, 1 static)");
-  coverage = analyze::summarize_heap_coverage(profile_with({}), processes, true, 3);
+  store::HeapProfile whole = profile_with({});
+  whole.images.push_back({.id = 1, .pid = 1001, .unwind = "auto"});
+  coverage = analyze::summarize_heap_coverage(whole, processes, true, 3);
   EXPECT_EQ(heap_coverage_line(coverage, 9), "9 of 9 processes");
+  // A recording made without --heap has the tables, empty: it has no such line.
+  EXPECT_EQ(heap_coverage_line(analyze::summarize_heap_coverage(profile_with({}), processes, true, 3), 0), "");
 
-  coverage = analyze::summarize_heap_coverage(profile_with({}), processes, false, 3);
+  coverage = analyze::summarize_heap_coverage(whole, processes, false, 3);
   EXPECT_EQ(heap_coverage_line(coverage, 7),
             "images from 7 of 9 processes (the recording did not end: why the others sent none is unknown)");
   store::HeapProfile older;
@@ -123,7 +127,9 @@ TEST(HeapCoverageFormat, WhatTheRecordingCannotSayIsSaid) {
   EXPECT_EQ(heap_coverage_json(coverage)["recorded"], false);
 
   // The rows are written as the recording ends: one killed before has none.
-  coverage = analyze::summarize_heap_coverage(profile_with({}), processes, false, 3);
+  store::HeapProfile unfinished = profile_with({});
+  unfinished.images = older.images;
+  coverage = analyze::summarize_heap_coverage(unfinished, processes, false, 3);
   EXPECT_EQ(coverage.state, analyze::HeapCoverageSummary::State::kUnfinished);
   EXPECT_NE(heap_coverage_text(coverage).find("not profiled: unknown (the recording did not end"), std::string::npos);
 
