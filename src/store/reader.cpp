@@ -1,9 +1,12 @@
 #include "store/reader.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -67,6 +70,39 @@ std::string one_line(std::string_view text) {
   return line;
 }
 
+// Whether the file's header says WAL mode: bytes 18 and 19, the read and write
+// versions, are 2 (sqlite.org/fileformat.html).
+bool header_says_wal(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return false;
+  }
+  unsigned char versions[2] = {};
+  bool read = ::pread(fd, versions, sizeof versions, 18) == sizeof versions;
+  ::close(fd);
+  return read && versions[0] == 2 && versions[1] == 2;
+}
+
+// An SQLite URI naming `path`, read-only and immutable: no lock taken, no file created.
+std::string immutable_uri(const std::string& path) {
+  std::string uri = "file:";
+  size_t start = 0;
+  while (path.size() - start > 1 && path[start] == '/' && path[start + 1] == '/') {
+    ++start;  // "//x" would read as the authority "x"; it is the same file as "/x"
+  }
+  for (size_t i = start; i < path.size(); ++i) {
+    auto byte = static_cast<unsigned char>(path[i]);
+    if (std::isalnum(byte) || byte == '/' || byte == '.' || byte == '_' || byte == '-') {
+      uri += static_cast<char>(byte);
+    } else {
+      char escaped[4];
+      std::snprintf(escaped, sizeof escaped, "%%%02X", byte);
+      uri += escaped;
+    }
+  }
+  return uri + "?immutable=1";
+}
+
 }  // namespace
 
 Error Reader::corrupt(const std::string& detail) const {
@@ -101,8 +137,17 @@ Result<Reader> Reader::open(const std::string& path, Verify verify) {
   // NOMUTEX: a Reader is used by one thread at a time, and SQLite's own locking
   // would otherwise cost a mutex round trip on every column read.
   int flags = (has_wal ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX;
+  std::string name = path;
+  // A file in WAL mode without its WAL: a killed recorder's copied alone, or one whose
+  // recorder is ending it (its WAL checkpointed into it, and removed). All of it is in
+  // the file; but SQLite would create a -wal and a -shm beside it to read it, and
+  // cannot at all in a directory it may not write. Immutable, it creates nothing.
+  if (!has_wal && header_says_wal(path)) {
+    name = immutable_uri(path);
+    flags |= SQLITE_OPEN_URI;
+  }
   sqlite3* db = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+  int rc = sqlite3_open_v2(name.c_str(), &db, flags, nullptr);
   reader.db_ = ScopedDb(db);
   if (rc != SQLITE_OK) {
     return reader.read_error();

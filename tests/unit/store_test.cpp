@@ -343,6 +343,40 @@ TEST(Store, MetaFieldsAreStoredUnderTheirKeysAsText) {
   EXPECT_EQ(read.host, std::nullopt);
 }
 
+// A killed recorder's file is in WAL mode; copied without its -wal (a CI artifact, a
+// read-only mount), it holds everything it committed. Reading it must create no -wal and
+// no -shm beside it: in a directory the reader may not write, SQLite could not.
+TEST(Store, AWalModeFileWithoutItsWalIsReadWithoutWritingBesideIt) {
+  TempDir dir;
+  std::string path = dir.file("with ? and #.canopy");
+  {
+    auto writer = Writer::create(path, false);
+    ASSERT_TRUE(writer) << writer.error().message;
+    ProcessRow root;
+    root.pid = 100;
+    root.name = "make";
+    writer->add_process(root);
+    ASSERT_TRUE(writer->finish());
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);  // the last connection: its WAL is checkpointed and removed
+  ASSERT_FALSE(std::ifstream(path + "-wal").good());
+  char header[20] = {};
+  std::ifstream(path, std::ios::binary).read(header, sizeof header);
+  ASSERT_EQ(header[18], 2) << "still in WAL mode";
+
+  auto reader = Reader::open(path);
+  ASSERT_TRUE(reader) << reader.error().message;
+  auto processes = reader->processes();
+  ASSERT_TRUE(processes) << processes.error().message;
+  ASSERT_EQ(processes->size(), 1u);
+  EXPECT_EQ((*processes)[0].name, "make");
+  EXPECT_FALSE(std::ifstream(path + "-wal").good());
+  EXPECT_FALSE(std::ifstream(path + "-shm").good());
+}
+
 TEST(Store, RefusesToOverwriteWithoutForce) {
   TempDir dir;
   std::string path = dir.file("a.canopy");
