@@ -2,7 +2,8 @@
 // profile (record --cpu-profile) or a heap profile (record --heap):
 // - the CPU heat map (heatmap.js) of the highlighted process, command or subtree, or of
 //   the tree; a drag on it selects a time range;
-// - the CPU flame graph (flamegraph.js) of that range and selection;
+// - the CPU flame graph (flamegraph.js) of that range and selection, and of the whole
+//   recording until a range is picked (or again after "Whole recording");
 // - for the highlighted process, the in-use heap at the pinned time as a flame graph,
 //   and what grew from a base time (set from the pinned time) to the pinned time.
 // They follow the page's state (state.js): the chart's view, the highlight, the pin.
@@ -35,7 +36,9 @@ export class ProfilePanes {
     this.alignTo = alignTo;
     this.processById = processById;
     this.source = profileSource(source);
-    this.range = null;
+    this.range = null; // the range picked on the heat map; null: the whole recording
+    this.whole = null; // the whole recording's extent, {from, to}, from the heat map
+    this.wholeShownFor = undefined; // the highlight whose whole-recording graph is drawn
     this.baseT = null;
     this.sequence = { cpu: 0, flame: 0, heap: 0 };
     this.status = { heatmap: null, flame: null, heap: null, diff: null, range: null };
@@ -88,7 +91,12 @@ export class ProfilePanes {
     });
     this.heat.setView(this.state.view);
     this.flame = new FlameGraph(byTestId('cpu-flame-host', this.root), { testid: 'cpu-flame', format: samplesText });
-    this.flame.setTree(null, 'Drag across the heat map to pick a time range.');
+    this.flame.setTree(null, '');
+    byTestId('cpu-flame-whole', this.root).addEventListener('click', () => {
+      this.range = null;
+      this.heat.setSelection(null);
+      this.loadFlame();
+    });
     this.loadHeatmap();
   }
 
@@ -108,7 +116,7 @@ export class ProfilePanes {
     if (changed.has('highlighted')) {
       if (this.cpu) {
         this.loadHeatmap();
-        this.loadFlame();
+        if (this.range) this.loadFlame(); // else the heat map's answer brings the whole
       }
       if (this.heapInfo) this.loadHeap();
     }
@@ -131,6 +139,10 @@ export class ProfilePanes {
       this.heat.setData(heatmap);
       byTestId('cpu-heatmap-note', this.root).textContent = heatmap.samples === 0
         ? `No CPU samples of ${this.selectionLabel()}.` : `${samplesText(heatmap.samples)}; drag to pick a range`;
+      this.whole = { from: heatmap.start_ms, to: heatmap.start_ms + heatmap.seconds * 1000 };
+      // The whole recording's graph once per selection: a live recording's heat map comes
+      // again with each new sample, and redrawing would undo the reader's zoom.
+      if (!this.range && this.wholeShownFor !== highlight) this.loadFlame();
     } catch (error) {
       byTestId('cpu-heatmap-note', this.root).textContent = `could not load the heat map: ${error.message}`;
     }
@@ -142,20 +154,27 @@ export class ProfilePanes {
   }
 
   async loadFlame() {
-    if (!this.range) return;
+    const range = this.range || this.whole;
+    if (!range) return;
+    const whole = !this.range;
+    const highlight = this.state.highlighted;
     const sequence = ++this.sequence.flame;
     const title = byTestId('cpu-flame-title', this.root);
+    byTestId('cpu-flame-whole', this.root).disabled = whole;
     try {
-      const answer = await this.source.cpuFlame(this.state.highlighted, this.range.from, this.range.to);
+      const answer = await this.source.cpuFlame(highlight, range.from, range.to);
       if (sequence !== this.sequence.flame) return;
+      this.wholeShownFor = whole ? highlight : undefined;
       // The range summed: the one asked for, or (a large report) widened to its buckets.
       const { from, to } = answer;
-      const widened = from !== this.range.from || to !== this.range.to
+      const widened = from !== range.from || to !== range.to
         ? ` (widened to whole ${formatElapsed(answer.bucket_ms)} buckets, as this report keeps the samples)` : '';
-      title.textContent = `${this.selectionLabel()}, +${formatElapsed(from - this.startMs, 3)} – +${formatElapsed(to - this.startMs, 3)}${widened}`;
-      this.status.range = { from, to, samples: answer.samples };
+      title.textContent = whole
+        ? `${this.selectionLabel()}, the whole recording; drag across the heat map to narrow it`
+        : `${this.selectionLabel()}, +${formatElapsed(from - this.startMs, 3)} – +${formatElapsed(to - this.startMs, 3)}${widened}`;
+      this.status.range = { from, to, samples: answer.samples, whole };
       this.flame.setTree(answer.samples > 0 ? answer.tree : null,
-        answer.samples > 0 ? '' : `No CPU samples of ${this.selectionLabel()} in this range.`);
+        answer.samples > 0 ? '' : `No CPU samples of ${this.selectionLabel()} in ${whole ? 'the recording' : 'this range'}.`);
     } catch (error) {
       title.textContent = this.selectionLabel();
       this.flame.setTree(null, `could not load the flame graph: ${error.message}`);

@@ -95,9 +95,17 @@ async function checkPanes(page, env, rec, name) {
   await page.waitForFunction(() => window.canopyView.state.view.from === window.canopyView.startMs
     && window.canopyView.state.view.to === window.canopyView.endMs);
 
+  // Before any drag, the flame graph is the whole recording's: every sample.
+  const wholeFlame = await rangeFlame(page, null);
+  assert.equal(wholeFlame.range.whole, true);
+  assert.equal(wholeFlame.flame.root, recorded, 'the whole recording holds every sample');
+  assert.match(await page.locator('[data-testid="cpu-flame-title"]').textContent(), /the whole tree, the whole recording/);
+  assert.equal(await page.locator('[data-testid="cpu-flame-whole"]').isDisabled(), true);
+
   // From the first cell of second 0 to the middle of second 1: 1.5 s of the 2 s of work.
   await dragCells(page, { second: 0, row: 0 }, { second: 1, row: 24 });
-  const selected = await rangeFlame(page, null);
+  const selected = await rangeFlame(page, wholeFlame.range);
+  assert.equal(selected.range.whole, false);
   const start = await page.evaluate(() => window.canopyView.startMs);
   assert.equal(selected.range.from, start);
   assert.equal(selected.range.to, start + 1500);
@@ -131,6 +139,12 @@ async function checkPanes(page, env, rec, name) {
   const empty = await rangeFlame(page, selected.range);
   assert.equal(empty.range.samples, 0);
   assert.match(await page.locator('[data-testid="cpu-flame-message"]').textContent(), /No CPU samples of the whole tree/);
+
+  // And back to the whole recording.
+  await page.click('[data-testid="cpu-flame-whole"]');
+  const again = await rangeFlame(page, empty.range);
+  assert.equal(again.range.whole, true);
+  assert.equal(again.flame.root, recorded);
 }
 
 describe('CPU profile panes', () => {
