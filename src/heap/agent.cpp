@@ -220,6 +220,7 @@ void start_thread() {
   if (fd < 0) {
     return;
   }
+  fd = away_from_low_numbers(fd);
   wake_identity = fd_identity(fd);
   wake_fd.store(fd);
   // The program's signals are the program's threads' business: block them all here.

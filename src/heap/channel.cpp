@@ -29,8 +29,8 @@ bool Channel::connect_to(const char* path) {
     ::close(fd);
     return false;
   }
-  fd_ = fd;
-  opened_ = fd_identity(fd);
+  fd_ = away_from_low_numbers(fd);
+  opened_ = fd_identity(fd_);
   return true;
 }
 

@@ -7,7 +7,9 @@
 // system call: safe in a signal handler and after fork, and it allocates nothing.
 #pragma once
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace canopy::heap {
 
@@ -15,6 +17,22 @@ struct FdIdentity {
   dev_t device = 0;
   ino_t inode = 0;
 };
+
+// `fd` moved up out of the numbers a program expects to be given: a program started
+// with stdin closed gets 0 from its first open, and a daemon that closes 0, 1 and 2
+// reopens them from /dev/null by number. The lowest free number at or above a floor
+// (the first that the descriptor limit allows), close-on-exec; `fd` itself when none
+// is free.
+inline int away_from_low_numbers(int fd) {
+  for (int floor : {512, 64}) {
+    int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, floor);
+    if (moved >= 0) {
+      ::close(fd);
+      return moved;
+    }
+  }
+  return fd;
+}
 
 // The identity of the file `fd` names now; {} when it names none.
 inline FdIdentity fd_identity(int fd) {

@@ -109,17 +109,19 @@ TEST(Heap, AForkedChildsImageStartsAtItsForkAndIsTiedToItByTime) {
   EXPECT_EQ(tied->id, child.id);
 }
 
-// A daemon closes every descriptor it did not open, and is given the profiler's numbers
-// for sockets of its own. The profiler must leave them alone: neither read the program's
-// bytes as its commands, nor write snapshots or wake-ups into them, nor close them in a
-// forked child, nor hold the program's fork on a send to a peer that never reads (the
-// profiler before this did all four: the program hung in fork). The workload checks its
-// own sockets, here and in a forked child, and exits 0 when untouched.
+// A program started with stdin closed gets 0 from its first open, and the profiler's
+// descriptors must not take it. A daemon closes every descriptor it did not open, and is
+// given the profiler's numbers for sockets of its own. The profiler must leave them
+// alone: neither read the program's bytes as its commands, nor write snapshots or
+// wake-ups into them, nor close them in a forked child, nor hold the program's fork on a
+// send to a peer that never reads (the profiler before this did all four: the program
+// hung in fork). The workload checks its own descriptors, here and in a forked child,
+// and exits 0 when untouched.
 TEST(Heap, AProgramThatClosesTheProfilersDescriptorsKeepsItsOwnFilesOnTheirNumbers) {
   TempDir dir;
   std::string path = dir.file("close_all.canopy");
   auto result = run({kCanopy, "record", "-q", "--heap=" + std::to_string(kHeapRateBytes), "--heap-interval", "100ms",
-                     "-o", path, "--", kHeapWorkload, "close-all"});
+                     "-o", path, "--", "sh", "-c", "exec \"$0\" close-all <&-", kHeapWorkload});
   ASSERT_EQ(result.exit_status, 0) << result.err;
   auto reader = open_recording(path);
   auto profile = reader.heap_profile();

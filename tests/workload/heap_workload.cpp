@@ -18,8 +18,9 @@
 //   heap_workload close-all      as a daemon does once the profiler has connected: closes
 //                                every descriptor it did not open, and is given the
 //                                profiler's numbers for sockets of its own; exits 0 when
-//                                the profiler, here and in a forked child, never read,
-//                                wrote or closed them
+//                                the profiler's descriptors were above the program's next
+//                                one, and the profiler, here and in a forked child, never
+//                                read, wrote or closed the program's
 //   heap_workload hold BYTES N READY
 //                                N blocks of BYTES bytes, allocated and kept; then its
 //                                PID into the file READY (written whole, by a rename),
@@ -36,6 +37,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -397,6 +399,15 @@ int run_close_all() {
     std::fprintf(stderr, "close-all: the profiler never connected\n");
     return 3;
   }
+  // The profiler's descriptors sit above the numbers the program is given next (with
+  // stdin closed, the next is 0), so that it gets what it would get without them.
+  int next = open("/dev/null", O_RDONLY);
+  if (next > std::min(socket, wake)) {
+    std::fprintf(stderr, "close-all: the profiler holds descriptor %d, below the program's next, %d\n",
+                 std::min(socket, wake), next);
+    return 1;
+  }
+  close(next);
   close_range(3, ~0U, 0);
   int socket_peer = place_socket_at(socket);
   int wake_peer = place_socket_at(wake);
