@@ -1,10 +1,11 @@
-// Which file a descriptor the library opened refers to. The library's descriptors live
-// in its host's table: a program may close every descriptor it did not open itself (a
-// daemon's close_range, a shell's `exec 3>&-`) and be given the same number for a file
-// of its own. The library then must not read, write, poll or close that number, so it
-// checks the number still names the file it opened (the device and inode fstat gives;
-// every socket and eventfd has an inode of its own) before each use. fstat is a plain
-// system call: safe in a signal handler and after fork, and it allocates nothing.
+// The library's descriptors in its host's table: where they sit, and which file each
+// refers to. A program expects the lowest free numbers to be its own. It may also close
+// every descriptor it did not open itself (a daemon's close_range, a shell's
+// `exec 3>&-`) and be given the same number for a file of its own. The library then
+// must not read, write, poll or close that number, so it checks the number still names
+// the file it opened (the device and inode fstat gives; every socket and eventfd has an
+// inode of its own) before each use. fstat is a plain system call: safe in a signal
+// handler and after fork, and it allocates nothing.
 #pragma once
 
 #include <fcntl.h>

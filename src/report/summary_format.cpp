@@ -170,7 +170,8 @@ std::string summary_text(const analyze::Summary& s, const std::string& path) {
     add(i == 0 ? "logs" : "", log_line(s.logs[i]));
   }
   if (s.heap_coverage) {
-    add("heap profile", heap_coverage_line(*s.heap_coverage, s.heap_imaged_processes) + "; see canopy heap " + shell_join({path}));
+    add("heap profile",
+        heap_coverage_line(*s.heap_coverage, s.heap_imaged_processes) + "; see canopy heap " + shell_join({path}));
   }
   if (s.cpu_profile) {
     bool off = s.cpu_profile->rfind("off: ", 0) == 0;
