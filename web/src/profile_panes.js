@@ -143,6 +143,10 @@ export class ProfilePanes {
       // The whole recording's graph once per selection: a live recording's heat map comes
       // again with each new sample, and redrawing would undo the reader's zoom.
       if (!this.range && this.wholeShownFor !== highlight) this.loadFlame();
+      // A live recording's whole graph drawn before these samples came: the button redraws it.
+      else if (!this.range) {
+        byTestId('cpu-flame-whole', this.root).disabled = this.status.range?.samples === heatmap.samples;
+      }
     } catch (error) {
       byTestId('cpu-heatmap-note', this.root).textContent = `could not load the heat map: ${error.message}`;
     }
