@@ -4,9 +4,11 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
@@ -44,6 +46,9 @@ SnapshotSender sender;
 bool sender_ready = false;
 bool restart_pending = false;  // a forked child's tables still speak to the parent's connection
 std::atomic<bool> thread_started{false};
+std::atomic<bool> thread_running{false};   // from its start until it returns
+std::atomic<pid_t> thread_tid{0};          // its kernel id, known once it runs
+std::atomic<bool> thread_stopping{false};  // asked to end (agent_before_single_thread_call)
 std::atomic<int> wake_fd{-1};
 FdIdentity wake_identity;  // set before wake_fd, and left so: the file wake_fd names
 bool exiting = false;  // under channel.send_lock
@@ -151,18 +156,20 @@ int wake_fd_if_ours() {
   return still_names(fd, wake_identity) ? fd : -1;
 }
 
-void* run_thread(void*) {
-  thread_state.in_hook = true;  // for life: this thread's allocations are not the program's
+void run_thread_loop() {
   {
     SendLock locked;
     if (!ensure_connected()) {
       sampling_rate_bytes.store(0);  // no recorder to hand samples to
-      return nullptr;
+      return;
     }
   }
   int64_t last_snapshot_ms = static_cast<int64_t>(monotonic_ns() / 1'000'000);
   bool peak_pending = false;
   for (;;) {
+    if (thread_stopping.load()) {
+      return;
+    }
     int64_t now_ms = static_cast<int64_t>(monotonic_ns() / 1'000'000);
     int64_t due_ms = last_snapshot_ms + gap_ms(peak_pending);
     int socket = -1;
@@ -172,12 +179,12 @@ void* run_thread(void*) {
     }
     if (socket < 0) {
       sampling_rate_bytes.store(0);  // the program closed the connection: nothing to send to
-      return nullptr;
+      return;
     }
     pollfd fds[2] = {{socket, POLLIN, 0}, {wake_fd_if_ours(), POLLIN, 0}};
     int ready = ::poll(fds, 2, static_cast<int>(due_ms > now_ms ? due_ms - now_ms : 0));
-    if (ready < 0) {
-      continue;  // EINTR
+    if (ready < 0 || thread_stopping.load()) {
+      continue;  // EINTR, or asked to end
     }
     // What poll saw may be the program's by now: each read checks again.
     if (fds[0].revents) {
@@ -192,7 +199,7 @@ void* run_thread(void*) {
         }
         if (command < 0) {
           sampling_rate_bytes.store(0);
-          return nullptr;
+          return;
         }
         obey(command);
       }
@@ -206,12 +213,20 @@ void* run_thread(void*) {
     if (now_ms >= last_snapshot_ms + gap_ms(peak_pending)) {
       bool go_on = snapshot(peak_pending ? heap_wire::SnapshotReason::kPeak : heap_wire::SnapshotReason::kInterval);
       if (!go_on) {
-        return nullptr;
+        return;
       }
       last_snapshot_ms = now_ms;
       peak_pending = false;
     }
   }
+}
+
+void* run_thread(void*) {
+  thread_state.in_hook = true;  // for life: this thread's allocations are not the program's
+  thread_tid.store(static_cast<pid_t>(::syscall(SYS_gettid)));
+  run_thread_loop();
+  thread_running.store(false);
+  return nullptr;
 }
 
 void start_thread() {
@@ -232,7 +247,10 @@ void start_thread() {
   pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
   pthread_attr_setstacksize(&attributes, kThreadStackBytes);
   pthread_t thread;
-  pthread_create(&thread, &attributes, run_thread, nullptr);
+  thread_running.store(true);
+  if (pthread_create(&thread, &attributes, run_thread, nullptr) != 0) {
+    thread_running.store(false);
+  }
   pthread_attr_destroy(&attributes);
   pthread_sigmask(SIG_SETMASK, &before, nullptr);
 }
@@ -264,6 +282,8 @@ void after_fork_in_child() {
   // image to its process when it ends before the recorder has met it.
   loaded_monotonic_ns = monotonic_ns();
   thread_started.store(false);
+  thread_running.store(false);
+  thread_tid.store(0);
   if (enabled && sampling_rate_bytes.load() == 0 && !thread_started.exchange(true)) {
     start_thread();  // sampling off: listen, so that the recorder can turn it on
   }
@@ -332,6 +352,59 @@ void agent_before_exit() {
   }
   send_exit_snapshot(/*connect=*/false);
   pthread_mutex_unlock(&channel.send_lock);
+}
+
+// The kernel refuses unshare(CLONE_NEWUSER) and setns into a user namespace to a process
+// with more than one thread (container tools, sandboxes: `unshare -U`, bwrap, rootless
+// podman), so the library's thread must not be the second one: it is asked to end, woken,
+// and waited for until the kernel has let it go (tgkill then finds no such thread). Not
+// forever: a thread held in a send to a recorder that does not read is left, and the call
+// fails as it would have. The next sample starts a thread again (the wake-up with it);
+// with sampling off, the thread that listens for the recorder is started again at once.
+void agent_before_single_thread_call() {
+  if (!enabled || !thread_running.load() || getpid() != owner_pid) {
+    return;
+  }
+  HookScope scope;
+  thread_stopping.store(true);
+  int wake = wake_fd_if_ours();
+  if (wake >= 0) {
+    uint64_t one = 1;
+    (void)!::write(wake, &one, sizeof one);
+  }
+  // Until it has returned, then until the kernel has let it go.
+  constexpr int kWaits = 5000;  // of 1 ms: the wake-up ends a poll at once
+  int waits = 0;
+  auto wait_a_millisecond = [&] {
+    timespec millisecond{0, 1'000'000};
+    nanosleep(&millisecond, nullptr);
+    return ++waits < kWaits;
+  };
+  while (thread_running.load() && wait_a_millisecond()) {
+  }
+  pid_t tid = thread_tid.load();
+  bool ended = !thread_running.load();
+  while (ended && tid != 0 && !(::syscall(SYS_tgkill, getpid(), tid, 0) != 0 && errno == ESRCH)) {
+    ended = wait_a_millisecond();
+  }
+  if (!ended) {
+    thread_stopping.store(false);  // it goes on; so does the program, with the kernel's refusal
+    return;
+  }
+  thread_tid.store(0);
+  int old_wake = wake_fd.exchange(-1);  // the next thread opens its own
+  if (still_names(old_wake, wake_identity)) {
+    ::close(old_wake);
+  }
+  thread_stopping.store(false);
+  thread_started.store(false);
+}
+
+void agent_after_single_thread_call() {
+  if (enabled && getpid() == owner_pid && sampling_rate_bytes.load() == 0 && !thread_started.exchange(true)) {
+    HookScope scope;
+    start_thread();
+  }
 }
 
 void agent_on_sample(bool new_peak) {

@@ -17,4 +17,9 @@ void agent_on_sample(bool new_peak);
 // destructor sends when a program leaves by exit().
 void agent_before_exit();
 
+// Around a call the kernel refuses to a process with more than one thread
+// (namespace_hooks.cpp): the library's thread ended before it, started again after.
+void agent_before_single_thread_call();
+void agent_after_single_thread_call();
+
 }  // namespace canopy::heap

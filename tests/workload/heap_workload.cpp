@@ -21,6 +21,10 @@
 //                                the profiler's descriptors were above the program's next
 //                                one, and the profiler, here and in a forked child, never
 //                                read, wrote or closed the program's
+//   heap_workload user-namespace once the profiler's thread runs, enters a new user
+//                                namespace (as `unshare -U` does: the kernel refuses it to a
+//                                process of more than one thread); then site D's blocks,
+//                                kept to the end
 //   heap_workload hold BYTES N READY
 //                                N blocks of BYTES bytes, allocated and kept; then its
 //                                PID into the file READY (written whole, by a rename),
@@ -32,6 +36,7 @@
 // that they are alive at exit.
 #include <dirent.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -436,6 +441,27 @@ int run_close_all() {
   return alone && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 }
 
+int run_user_namespace() {
+  for (int round = 0; round < 1000 && threads() < 2; ++round) {
+    for (int i = 0; i < 10; ++i) {
+      leaked.push_back(std::malloc(4000));
+    }
+    usleep(10 * 1000);
+  }
+  if (threads() < 2) {
+    std::fprintf(stderr, "user-namespace: the profiler's thread never started\n");
+    return 3;
+  }
+  if (unshare(CLONE_NEWUSER) != 0) {
+    std::perror("user-namespace: unshare(CLONE_NEWUSER)");
+    return 1;
+  }
+  for (int i = 0; i < kSiteD.blocks; ++i) {  // site D's blocks, alive at exit
+    leaked.push_back(std::malloc(kSiteD.block_bytes));
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -457,6 +483,9 @@ int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "jit") == 0) {
     return run_jit();
   }
+  if (argc == 2 && std::strcmp(argv[1], "user-namespace") == 0) {
+    return run_user_namespace();
+  }
   if (argc == 2 && std::strcmp(argv[1], "close-all") == 0) {
     return run_close_all();
   }
@@ -465,6 +494,6 @@ int main(int argc, char** argv) {
   }
   std::fprintf(stderr,
                "usage: heap_workload parent CHILD | child | fork-child | teardown | underscore-exit | jit | "
-               "close-all | hold BYTES N READY\n");
+               "close-all | user-namespace | hold BYTES N READY\n");
   return 2;
 }
