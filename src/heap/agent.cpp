@@ -400,6 +400,20 @@ void agent_before_single_thread_call() {
   thread_started.store(false);
 }
 
+// The recorder's socket is in a directory only the recorder's user may enter: a program
+// that gives up its user (a daemon's worker, setuid(nobody)) could not connect after it.
+// So it connects before, on the credentials it still has, and keeps the connection.
+void agent_before_user_change() {
+  if (!enabled || getpid() != owner_pid) {
+    return;
+  }
+  HookScope scope;
+  SendLock locked;
+  if (!exiting) {
+    ensure_connected();
+  }
+}
+
 void agent_after_single_thread_call() {
   if (enabled && getpid() == owner_pid && sampling_rate_bytes.load() == 0 && !thread_started.exchange(true)) {
     HookScope scope;

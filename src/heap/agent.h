@@ -22,4 +22,8 @@ void agent_before_exit();
 void agent_before_single_thread_call();
 void agent_after_single_thread_call();
 
+// Before the program gives up its user (credential_hooks.cpp): the connection to the
+// recorder, made while the recorder's directory is still open to it.
+void agent_before_user_change();
+
 }  // namespace canopy::heap

@@ -161,6 +161,38 @@ TEST(Heap, AProgramEntersAUserNamespaceWhileProfiled) {
   EXPECT_GT(after, 0) << "no block allocated after the namespace change was sampled";
 }
 
+// The recorder's socket is open to its own user only: a daemon's worker that gives up
+// root for nobody before its first sample could not reach it, and its profile was lost.
+// Site D's blocks are all sampled with probability 1 - 0.613^2080 (heap_sites.h).
+TEST(Heap, AChildThatGivesUpItsUserIsProfiled) {
+  if (::geteuid() != 0) {
+    GTEST_SKIP() << "giving up a user needs root";
+  }
+  TempDir dir;
+  std::string path = dir.file("drop_user.canopy");
+  auto result = record_heap_workload(path, {"drop-user"});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  auto reader = open_recording(path);
+  auto profile = reader.heap_profile();
+  ASSERT_TRUE(profile.ok()) << profile.error().message;
+  auto processes = reader.processes();
+  ASSERT_TRUE(processes.ok()) << processes.error().message;
+  ASSERT_EQ(processes->size(), 2u);
+  const int64_t child = (*processes)[0].parent_id ? (*processes)[0].pid : (*processes)[1].pid;
+  std::set<int64_t> child_images;
+  for (const store::HeapImageRow& image : profile->images) {
+    if (image.pid == child) {
+      child_images.insert(image.id);
+    }
+  }
+  ASSERT_EQ(child_images.size(), 1u) << "the child's image";
+  int64_t sampled = 0;
+  for (const store::HeapAllocationRow& allocation : profile->allocations) {
+    sampled += child_images.count(allocation.image_id) && allocation.size_bytes == kSiteD.block_bytes;
+  }
+  EXPECT_GT(sampled, 0);
+}
+
 // An allocation made by JIT code, whose frame lies in anonymous memory, is named from
 // the perf map its process writes, and its stack goes on past it to main (the copy keeps
 // a frame pointer). Site J is sized as the others (heap_sites.h): 1450 blocks of 3333

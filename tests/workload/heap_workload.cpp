@@ -25,6 +25,9 @@
 //                                namespace (as `unshare -U` does: the kernel refuses it to a
 //                                process of more than one thread); then site D's blocks,
 //                                kept to the end
+//   heap_workload drop-user      (as root) forks a child that gives up its user for
+//                                nobody's, as a daemon's worker does, then allocates site
+//                                D's blocks and keeps them to its exit()
 //   heap_workload hold BYTES N READY
 //                                N blocks of BYTES bytes, allocated and kept; then its
 //                                PID into the file READY (written whole, by a rename),
@@ -462,6 +465,24 @@ int run_user_namespace() {
   return 0;
 }
 
+int run_drop_user() {
+  constexpr uid_t kNobody = 65534;
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (setgid(kNobody) != 0 || setuid(kNobody) != 0) {
+      std::perror("drop-user: setuid");
+      _exit(1);
+    }
+    for (int i = 0; i < kSiteD.blocks; ++i) {
+      leaked.push_back(std::malloc(kSiteD.block_bytes));
+    }
+    std::exit(0);  // exit(), not _exit: the profiler's exit snapshot
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -483,6 +504,9 @@ int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "jit") == 0) {
     return run_jit();
   }
+  if (argc == 2 && std::strcmp(argv[1], "drop-user") == 0) {
+    return run_drop_user();
+  }
   if (argc == 2 && std::strcmp(argv[1], "user-namespace") == 0) {
     return run_user_namespace();
   }
@@ -494,6 +518,6 @@ int main(int argc, char** argv) {
   }
   std::fprintf(stderr,
                "usage: heap_workload parent CHILD | child | fork-child | teardown | underscore-exit | jit | "
-               "close-all | user-namespace | hold BYTES N READY\n");
+               "close-all | user-namespace | drop-user | hold BYTES N READY\n");
   return 2;
 }
