@@ -401,9 +401,10 @@ void agent_before_single_thread_call() {
 }
 
 // The recorder's socket is in a directory only the recorder's user may enter: a program
-// that gives up its user (a daemon's worker, setuid(nobody)) could not connect after it.
-// So it connects before, on the credentials it still has, and keeps the connection.
-void agent_before_user_change() {
+// that gives up its user (a daemon's worker, setuid(nobody)) or its root directory
+// (chroot) could not connect after it. So it connects before, while it still may, and
+// keeps the connection.
+void agent_connect_while_reachable() {
   if (!enabled || getpid() != owner_pid) {
     return;
   }

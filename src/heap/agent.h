@@ -22,8 +22,8 @@ void agent_before_exit();
 void agent_before_single_thread_call();
 void agent_after_single_thread_call();
 
-// Before the program gives up its user (credential_hooks.cpp): the connection to the
-// recorder, made while the recorder's directory is still open to it.
-void agent_before_user_change();
+// Before the program gives up its user or its root directory (credential_hooks.cpp,
+// namespace_hooks.cpp): the connection to the recorder, made while it can be.
+void agent_connect_while_reachable();
 
 }  // namespace canopy::heap

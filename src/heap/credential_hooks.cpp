@@ -34,25 +34,25 @@ extern "C" {
 
 __attribute__((visibility("default"))) int setuid(uid_t uid) {
   auto next = next_definition<int (*)(uid_t)>(next_setuid, "setuid");
-  canopy::heap::agent_before_user_change();
+  canopy::heap::agent_connect_while_reachable();
   return next(uid);
 }
 
 __attribute__((visibility("default"))) int seteuid(uid_t uid) {
   auto next = next_definition<int (*)(uid_t)>(next_seteuid, "seteuid");
-  canopy::heap::agent_before_user_change();
+  canopy::heap::agent_connect_while_reachable();
   return next(uid);
 }
 
 __attribute__((visibility("default"))) int setreuid(uid_t real, uid_t effective) {
   auto next = next_definition<int (*)(uid_t, uid_t)>(next_setreuid, "setreuid");
-  canopy::heap::agent_before_user_change();
+  canopy::heap::agent_connect_while_reachable();
   return next(real, effective);
 }
 
 __attribute__((visibility("default"))) int setresuid(uid_t real, uid_t effective, uid_t saved) {
   auto next = next_definition<int (*)(uid_t, uid_t, uid_t)>(next_setresuid, "setresuid");
-  canopy::heap::agent_before_user_change();
+  canopy::heap::agent_connect_while_reachable();
   return next(real, effective, saved);
 }
 

@@ -161,16 +161,23 @@ TEST(Heap, AProgramEntersAUserNamespaceWhileProfiled) {
   EXPECT_GT(after, 0) << "no block allocated after the namespace change was sampled";
 }
 
-// The recorder's socket is open to its own user only: a daemon's worker that gives up
-// root for nobody before its first sample could not reach it, and its profile was lost.
-// Site D's blocks are all sampled with probability 1 - 0.613^2080 (heap_sites.h).
-TEST(Heap, AChildThatGivesUpItsUserIsProfiled) {
+// The recorder's socket is open to its own user only, and out of sight from a chroot: a
+// daemon's worker that gives up root for nobody, or is jailed, before its first sample
+// could not reach it, and its profile was lost. The workload's child does either, then
+// allocates site D's blocks, all sampled with probability 1 - 0.613^2080 (heap_sites.h).
+void expect_the_child_profiled(const std::vector<std::string>& workload) {
   if (::geteuid() != 0) {
-    GTEST_SKIP() << "giving up a user needs root";
+    GTEST_SKIP() << "giving up a user or the root directory needs root";
   }
   TempDir dir;
-  std::string path = dir.file("drop_user.canopy");
-  auto result = record_heap_workload(path, {"drop-user"});
+  std::string path = dir.file("left.canopy");
+  std::vector<std::string> arguments = workload;
+  for (std::string& argument : arguments) {
+    if (argument == "DIR") {
+      argument = dir.path();
+    }
+  }
+  auto result = record_heap_workload(path, arguments);
   ASSERT_EQ(result.exit_status, 0) << result.err;
   auto reader = open_recording(path);
   auto profile = reader.heap_profile();
@@ -192,6 +199,10 @@ TEST(Heap, AChildThatGivesUpItsUserIsProfiled) {
   }
   EXPECT_GT(sampled, 0);
 }
+
+TEST(Heap, AChildThatGivesUpItsUserIsProfiled) { expect_the_child_profiled({"drop-user"}); }
+
+TEST(Heap, AChildInAChrootIsProfiled) { expect_the_child_profiled({"chroot", "DIR"}); }
 
 // An allocation made by JIT code, whose frame lies in anonymous memory, is named from
 // the perf map its process writes, and its stack goes on past it to main (the copy keeps

@@ -28,6 +28,9 @@
 //   heap_workload drop-user      (as root) forks a child that gives up its user for
 //                                nobody's, as a daemon's worker does, then allocates site
 //                                D's blocks and keeps them to its exit()
+//   heap_workload chroot DIR     (as root) forks a child that makes DIR its root, as a
+//                                daemon's jail does, then allocates site D's blocks and
+//                                keeps them to its exit()
 //   heap_workload hold BYTES N READY
 //                                N blocks of BYTES bytes, allocated and kept; then its
 //                                PID into the file READY (written whole, by a rename),
@@ -465,12 +468,13 @@ int run_user_namespace() {
   return 0;
 }
 
-int run_drop_user() {
-  constexpr uid_t kNobody = 65534;
+// A forked child that `leaves` (false: it failed, said why), then allocates site D's
+// blocks and keeps them to its exit().
+template <typename Leave>
+int run_child_that_leaves(Leave leave) {
   pid_t pid = fork();
   if (pid == 0) {
-    if (setgid(kNobody) != 0 || setuid(kNobody) != 0) {
-      std::perror("drop-user: setuid");
+    if (!leave()) {
       _exit(1);
     }
     for (int i = 0; i < kSiteD.blocks; ++i) {
@@ -481,6 +485,27 @@ int run_drop_user() {
   int status = 0;
   waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+int run_drop_user() {
+  return run_child_that_leaves([] {
+    constexpr uid_t kNobody = 65534;
+    if (setgid(kNobody) != 0 || setuid(kNobody) != 0) {
+      std::perror("drop-user: setuid");
+      return false;
+    }
+    return true;
+  });
+}
+
+int run_chroot(const char* directory) {
+  return run_child_that_leaves([directory] {
+    if (chroot(directory) != 0 || chdir("/") != 0) {
+      std::perror("chroot");
+      return false;
+    }
+    return true;
+  });
 }
 
 }  // namespace
@@ -504,6 +529,9 @@ int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "jit") == 0) {
     return run_jit();
   }
+  if (argc == 3 && std::strcmp(argv[1], "chroot") == 0) {
+    return run_chroot(argv[2]);
+  }
   if (argc == 2 && std::strcmp(argv[1], "drop-user") == 0) {
     return run_drop_user();
   }
@@ -518,6 +546,6 @@ int main(int argc, char** argv) {
   }
   std::fprintf(stderr,
                "usage: heap_workload parent CHILD | child | fork-child | teardown | underscore-exit | jit | "
-               "close-all | user-namespace | drop-user | hold BYTES N READY\n");
+               "close-all | user-namespace | drop-user | chroot DIR | hold BYTES N READY\n");
   return 2;
 }
