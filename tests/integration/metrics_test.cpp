@@ -33,12 +33,16 @@ using json = nlohmann::json;
 
 // The workload: a shell and two children that each touch 48 MiB and hold it far
 // longer than any test waits (the test ends them): "canopy_workload" is 2 processes
-// with at least 96 MiB resident, "sh" is 1.
+// with at least 96 MiB resident, "sh" is 1. The holders write nowhere: a holder the
+// shell forked just after the test listed the tree to kill it outlives the shell, and
+// canopy ends with the shell; with canopy's stderr open, it held the test's read of
+// that pipe for its ten minutes (seen once in CI: a timeout at 120 s).
 constexpr int64_t kHolderMiB = 48;
 constexpr int kHolders = 2;
 std::vector<std::string> holders_command() {
   std::string w = "\"" + kWorkload + "\"";
-  return {"sh", "-c", w + " hold 48 600000 & " + w + " hold 48 600000 & wait"};
+  const std::string quiet = " >/dev/null 2>&1 </dev/null &";
+  return {"sh", "-c", w + " hold 48 600000" + quiet + " " + w + " hold 48 600000" + quiet + " wait"};
 }
 
 // Every descendant of `pid`, from the children lists (deepest last).
