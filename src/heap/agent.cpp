@@ -156,6 +156,30 @@ int wake_fd_if_ours() {
   return still_names(fd, wake_identity) ? fd : -1;
 }
 
+// Wakes the library's thread (its poll), while the wake-up is still the library's own;
+// one the program has taken is let go.
+void wake_the_thread() {
+  int fd = wake_fd.load(std::memory_order_acquire);  // and so wake_identity, stored before it
+  if (fd < 0) {
+    return;
+  }
+  if (!still_names(fd, wake_identity)) {
+    wake_fd.compare_exchange_strong(fd, -1);  // the program's now: the thread wakes on its interval
+    return;
+  }
+  uint64_t one = 1;
+  (void)!::write(fd, &one, sizeof one);
+}
+
+// Closes the wake-up, unless the program has taken its number: a forked child's copy,
+// or a stopped thread's (the next thread opens its own).
+void close_the_wake_up() {
+  int fd = wake_fd.exchange(-1);
+  if (still_names(fd, wake_identity)) {
+    ::close(fd);
+  }
+}
+
 void run_thread_loop() {
   {
     SendLock locked;
@@ -272,10 +296,7 @@ void after_fork_in_child() {
   pthread_mutex_unlock(&profile.lock);
   pthread_mutex_unlock(&channel.send_lock);
   channel.close_in_child();
-  int fd = wake_fd.exchange(-1);
-  if (still_names(fd, wake_identity)) {
-    ::close(fd);
-  }
+  close_the_wake_up();
   restart_pending = true;
   owner_pid = getpid();
   // The child is a process image of its own from here: its start is what ties its
@@ -367,11 +388,7 @@ void agent_before_single_thread_call() {
   }
   HookScope scope;
   thread_stopping.store(true);
-  int wake = wake_fd_if_ours();
-  if (wake >= 0) {
-    uint64_t one = 1;
-    (void)!::write(wake, &one, sizeof one);
-  }
+  wake_the_thread();
   // Until it has returned, then until the kernel has let it go.
   constexpr int kWaits = 5000;  // of 1 ms: the wake-up ends a poll at once
   int waits = 0;
@@ -392,10 +409,7 @@ void agent_before_single_thread_call() {
     return;
   }
   thread_tid.store(0);
-  int old_wake = wake_fd.exchange(-1);  // the next thread opens its own
-  if (still_names(old_wake, wake_identity)) {
-    ::close(old_wake);
-  }
+  close_the_wake_up();
   thread_stopping.store(false);
   thread_started.store(false);
 }
@@ -426,16 +440,9 @@ void agent_on_sample(bool new_peak) {
   if (!thread_started.load(std::memory_order_relaxed) && enabled && !thread_started.exchange(true)) {
     start_thread();
   }
-  int fd = wake_fd.load(std::memory_order_acquire);  // and so wake_identity, stored before it
-  if (!new_peak || fd < 0) {
-    return;
+  if (new_peak) {
+    wake_the_thread();
   }
-  if (!still_names(fd, wake_identity)) {
-    wake_fd.compare_exchange_strong(fd, -1);  // the program's now: the thread wakes on its interval
-    return;
-  }
-  uint64_t one = 1;
-  (void)!::write(fd, &one, sizeof one);
 }
 
 }  // namespace canopy::heap

@@ -1,27 +1,16 @@
 // setuid and its kin, in front of the C library's: before a program gives up its user,
 // the library connects to the recorder while it still may (agent.h). The C library's
 // own functions then do the change, in every thread of the process.
-#include <dlfcn.h>
 #include <sys/types.h>
 
 #include <atomic>
 
 #include "heap/agent.h"
+#include "heap/next_definition.h"
 
 namespace {
 
-// The C library's definition, looked up on the first call. Not a function-local static:
-// its guard would need the C++ runtime, which the library does not link. Two threads
-// that look it up at once find the same address.
-template <typename Function>
-Function next_definition(std::atomic<void*>& cached, const char* name) {
-  void* found = cached.load(std::memory_order_relaxed);
-  if (!found) {
-    found = ::dlsym(RTLD_NEXT, name);
-    cached.store(found, std::memory_order_relaxed);
-  }
-  return reinterpret_cast<Function>(found);
-}
+using canopy::heap::next_definition;
 
 std::atomic<void*> next_setuid{nullptr};
 std::atomic<void*> next_seteuid{nullptr};
@@ -33,25 +22,25 @@ std::atomic<void*> next_setresuid{nullptr};
 extern "C" {
 
 __attribute__((visibility("default"))) int setuid(uid_t uid) {
-  auto next = next_definition<int (*)(uid_t)>(next_setuid, "setuid");
+  auto next = next_definition<int(uid_t)>(next_setuid, "setuid");
   canopy::heap::agent_connect_while_reachable();
   return next(uid);
 }
 
 __attribute__((visibility("default"))) int seteuid(uid_t uid) {
-  auto next = next_definition<int (*)(uid_t)>(next_seteuid, "seteuid");
+  auto next = next_definition<int(uid_t)>(next_seteuid, "seteuid");
   canopy::heap::agent_connect_while_reachable();
   return next(uid);
 }
 
 __attribute__((visibility("default"))) int setreuid(uid_t real, uid_t effective) {
-  auto next = next_definition<int (*)(uid_t, uid_t)>(next_setreuid, "setreuid");
+  auto next = next_definition<int(uid_t, uid_t)>(next_setreuid, "setreuid");
   canopy::heap::agent_connect_while_reachable();
   return next(real, effective);
 }
 
 __attribute__((visibility("default"))) int setresuid(uid_t real, uid_t effective, uid_t saved) {
-  auto next = next_definition<int (*)(uid_t, uid_t, uid_t)>(next_setresuid, "setresuid");
+  auto next = next_definition<int(uid_t, uid_t, uid_t)>(next_setresuid, "setresuid");
   canopy::heap::agent_connect_while_reachable();
   return next(real, effective, saved);
 }

@@ -4,31 +4,20 @@
 // std::bad_alloc. So the library needs nothing of libstdc++ (a C program that loads it
 // does not load libstdc++), and no exception ever has to unwind a frame of ours that
 // holds state. Delete forgets the block and frees it.
-#include <dlfcn.h>
-
 #include <atomic>
 #include <cstddef>
 #include <new>
 
 #include "heap/allocate_counted.h"
+#include "heap/next_definition.h"
 #include "heap/real_allocator.h"
 
 using canopy::heap::allocate_counted;
 using canopy::heap::forget;
+using canopy::heap::next_definition;
 using canopy::heap::real;
 
 namespace {
-
-// The next definition of a mangled operator, looked up on its first failure only.
-template <typename F>
-F* next_operator(std::atomic<void*>& cache, const char* mangled) {
-  void* symbol = cache.load(std::memory_order_acquire);
-  if (!symbol) {
-    symbol = dlsym(RTLD_NEXT, mangled);
-    cache.store(symbol, std::memory_order_release);
-  }
-  return reinterpret_cast<F*>(symbol);
-}
 
 inline size_t aligned_size(size_t size, std::align_val_t alignment) {
   auto align = static_cast<size_t>(alignment);
@@ -54,6 +43,7 @@ void counted_delete(void* block) {
   real().free(block);
 }
 
+// The next definitions of the mangled operators, looked up on a failure only.
 std::atomic<void*> real_new{nullptr};
 std::atomic<void*> real_new_array{nullptr};
 std::atomic<void*> real_new_nothrow{nullptr};
@@ -74,39 +64,39 @@ using NewAlignedNothrow = void*(size_t, std::align_val_t, const std::nothrow_t&)
 
 CANOPY_EXPORT void* operator new(size_t size) {
   void* block = counted_new(size);
-  return block ? block : next_operator<New>(real_new, "_Znwm")(size);
+  return block ? block : next_definition<New>(real_new, "_Znwm")(size);
 }
 CANOPY_EXPORT void* operator new[](size_t size) {
   void* block = counted_new(size);
-  return block ? block : next_operator<New>(real_new_array, "_Znam")(size);
+  return block ? block : next_definition<New>(real_new_array, "_Znam")(size);
 }
 CANOPY_EXPORT void* operator new(size_t size, const std::nothrow_t& tag) noexcept {
   void* block = counted_new(size);
-  return block ? block : next_operator<NewNothrow>(real_new_nothrow, "_ZnwmRKSt9nothrow_t")(size, tag);
+  return block ? block : next_definition<NewNothrow>(real_new_nothrow, "_ZnwmRKSt9nothrow_t")(size, tag);
 }
 CANOPY_EXPORT void* operator new[](size_t size, const std::nothrow_t& tag) noexcept {
   void* block = counted_new(size);
-  return block ? block : next_operator<NewNothrow>(real_new_array_nothrow, "_ZnamRKSt9nothrow_t")(size, tag);
+  return block ? block : next_definition<NewNothrow>(real_new_array_nothrow, "_ZnamRKSt9nothrow_t")(size, tag);
 }
 CANOPY_EXPORT void* operator new(size_t size, std::align_val_t alignment) {
   void* block = counted_aligned_new(size, alignment);
-  return block ? block : next_operator<NewAligned>(real_new_aligned, "_ZnwmSt11align_val_t")(size, alignment);
+  return block ? block : next_definition<NewAligned>(real_new_aligned, "_ZnwmSt11align_val_t")(size, alignment);
 }
 CANOPY_EXPORT void* operator new[](size_t size, std::align_val_t alignment) {
   void* block = counted_aligned_new(size, alignment);
   return block ? block
-               : next_operator<NewAligned>(real_new_array_aligned, "_ZnamSt11align_val_t")(size, alignment);
+               : next_definition<NewAligned>(real_new_array_aligned, "_ZnamSt11align_val_t")(size, alignment);
 }
 CANOPY_EXPORT void* operator new(size_t size, std::align_val_t alignment, const std::nothrow_t& tag) noexcept {
   void* block = counted_aligned_new(size, alignment);
   return block ? block
-               : next_operator<NewAlignedNothrow>(real_new_aligned_nothrow,
+               : next_definition<NewAlignedNothrow>(real_new_aligned_nothrow,
                                                   "_ZnwmSt11align_val_tRKSt9nothrow_t")(size, alignment, tag);
 }
 CANOPY_EXPORT void* operator new[](size_t size, std::align_val_t alignment, const std::nothrow_t& tag) noexcept {
   void* block = counted_aligned_new(size, alignment);
   return block ? block
-               : next_operator<NewAlignedNothrow>(real_new_array_aligned_nothrow,
+               : next_definition<NewAlignedNothrow>(real_new_array_aligned_nothrow,
                                                   "_ZnamSt11align_val_tRKSt9nothrow_t")(size, alignment, tag);
 }
 
