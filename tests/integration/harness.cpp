@@ -11,10 +11,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
 #include "probe/cgroup_files.h"
+#include "probe/running_tree.h"
 
 namespace canopy::testing {
 
@@ -55,10 +57,47 @@ Started::Started(const std::vector<std::string>& argv, const RunOptions& options
   err_fd_ = err[0];
 }
 
+namespace {
+
+// Ends `root` and every process below it. Each is stopped before any is killed: a
+// parent killed first would orphan a child the listing has not reached, and a shell
+// still running could start one after it; either would hold the pipes open.
+void end_process_tree(pid_t root) {
+  ::kill(root, SIGSTOP);
+  std::set<pid_t> stopped;
+  for (bool found_more = true; found_more;) {
+    found_more = false;
+    for (pid_t pid : probe::read_descendants(root)) {
+      if (stopped.insert(pid).second) {
+        ::kill(pid, SIGSTOP);
+        found_more = true;
+      }
+    }
+  }
+  ::kill(root, SIGKILL);
+  for (pid_t pid : stopped) {
+    ::kill(pid, SIGKILL);
+  }
+}
+
+}  // namespace
+
+// A test that stops early (a failed ASSERT) leaves its process running, perhaps with a
+// tree below it: it all ends here, and what still holds the pipes after a while (a
+// process that left the tree before) costs the output, not a hang.
 Started::~Started() {
   if (!waited_ && pid_ > 0) {
-    ::kill(pid_, SIGKILL);
-    wait();
+    end_process_tree(pid_);
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while ((out_fd_ >= 0 || err_fd_ >= 0) && std::chrono::steady_clock::now() < deadline) {
+      pump(100);
+    }
+    for (int fd : {out_fd_, err_fd_}) {
+      if (fd >= 0) {
+        ::close(fd);
+      }
+    }
+    ::waitpid(pid_, nullptr, 0);
   }
 }
 
