@@ -110,9 +110,11 @@ TreeSampler::Outcome TreeSampler::sample(Tracked& p, int64_t t_ms, bool first, b
     p.exited = true;
     return stat->ppid == self_ ? Outcome::kZombieChild : Outcome::kEnded;
   }
-  // An exec shows as a new name or, when the name stays (sh running sh, a program
-  // re-executing itself), as a new image; a child caught between fork and exec
-  // would otherwise keep its parent's command line.
+  // An exec shows as a new image, or as a new name with no program mapped yet; a child
+  // caught between fork and exec would otherwise keep its parent's command line. A new
+  // name on the same image is a rename (prctl PR_SET_NAME: stress-ng's workers, a
+  // Node.js process.title), not an exec: the program, its arguments and its
+  // environment are as they were.
   //
   // No program mapped is not a new image: an exiting process lets go of its memory
   // first, and until it is a zombie stat shows start_code and start_stack 0 (freeing
@@ -125,10 +127,14 @@ TreeSampler::Outcome TreeSampler::sample(Tracked& p, int64_t t_ms, bool first, b
   const bool image_gone = stat->start_code == 0;
   const bool new_image = !image_gone && !p.exec_awaits_image &&
                          (stat->start_code != p.start_code || stat->start_stack != p.start_stack);
-  if (!first && (stat->name != p.row.name || new_image)) {
+  const bool renamed = stat->name != p.row.name;
+  if (!first && (new_image || (renamed && image_gone))) {
     p.exec_event_due = true;
     p.exec_awaits_image = image_gone;
     note_exec(p, stat->name, t_ms, 0);
+  } else if (renamed && !first) {
+    p.row.name = stat->name;
+    writer_.update_process_exec(p.row);
   } else if (p.identity_pending && !first) {
     refresh_identity(p);
   }

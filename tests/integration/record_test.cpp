@@ -268,6 +268,23 @@ TEST(Record, ExecUnderTheSameNameUpdatesTheCommandLine) {
   EXPECT_EQ(events->front().text, kWorkload + " hold 12 400");
 }
 
+TEST(Record, AProgramThatRenamesItselfHasNotExeced) {
+  // Renamed at once, then seen by the 50 ticks of its 500 ms under its new name.
+  TempDir dir;
+  std::string path = dir.file("rename.canopy");
+  auto result = run({kCanopy, "record", "-q", "-i", "10ms", "-o", path, "--", kWorkload, "rename", "pool-worker", "500"});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  auto reader = open_recording(path);
+  auto processes = reader.processes();
+  ASSERT_TRUE(processes);
+  ASSERT_EQ(processes->size(), 1u);
+  EXPECT_EQ(processes->front().name, "pool-worker");
+  EXPECT_EQ(processes->front().cmdline, (std::vector<std::string>{kWorkload, "rename", "pool-worker", "500"}));
+  auto events = reader.events();
+  ASSERT_TRUE(events);
+  EXPECT_TRUE(events->empty()) << events->front().kind << " " << events->front().text;
+}
+
 TEST(Record, WithoutAddressRandomisationAnExecOfTheSameProgramIsStillSeen) {
   // setarch -R (as a sanitizer's re-exec does) gives a program that forks and execs
   // itself the very same image: only the command line tells the exec happened.

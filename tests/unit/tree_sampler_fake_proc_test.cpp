@@ -150,6 +150,48 @@ TEST_F(TreeSamplerFakeProc, AnExecThatKeepsTheNameIsToldByItsNewImage) {
   EXPECT_EQ(recording.execs[0].text, "sh -c true");
 }
 
+TEST_F(TreeSamplerFakeProc, AProcessThatRenamesItselfHasNotExeced) {
+  FakeProcess worker{.pid = kRootPid, .name = "stress-ng", .exe = "/usr/bin/stress-ng",
+                     .cmdline = {"stress-ng", "--malloc", "1"}};
+  proc_.write(worker);
+  TreeSampler& sampler = start();
+  ASSERT_TRUE(sampler.add_root(kRootPid, 0));
+  sampler.tick(100);
+  worker.name = "stress-ng-mallo";  // prctl(PR_SET_NAME): the image, executable and arguments stay
+  worker.run_ns += 1'000'000;
+  proc_.write(worker);
+  sampler.tick(200);
+  auto recording = finish(300);
+  ASSERT_EQ(recording.processes.size(), 1u);
+  EXPECT_TRUE(recording.execs.empty());
+  EXPECT_EQ(recording.processes[0].name, "stress-ng-mallo");
+  EXPECT_EQ(recording.processes[0].cmdline, worker.cmdline);
+}
+
+TEST_F(TreeSamplerFakeProc, AnExecCaughtBeforeItsProgramIsMappedIsAnExec) {
+  FakeProcess sh{.pid = kRootPid, .name = "sh", .exe = "/usr/bin/dash", .cmdline = {"sh", "-c", "cc a.c"}};
+  proc_.write(sh);
+  TreeSampler& sampler = start();
+  ASSERT_TRUE(sampler.add_root(kRootPid, 0));
+  sampler.tick(100);
+  // Mid-exec: the new name is set, the new image not yet mapped (start_code 0).
+  FakeProcess execing = sh;
+  exec(execing, "cc", "/usr/bin/gcc", {"cc", "a.c"});
+  const uint64_t start_code = execing.start_code;
+  execing.start_code = 0;
+  proc_.write(execing);
+  sampler.tick(200);
+  execing.start_code = start_code;
+  proc_.write(execing);
+  sampler.tick(300);
+  auto recording = finish(300);
+  ASSERT_EQ(recording.processes.size(), 1u);
+  ASSERT_EQ(recording.execs.size(), 1u);
+  EXPECT_EQ(recording.execs[0].t_ms, 200);
+  EXPECT_EQ(recording.execs[0].text, "cc a.c");
+  EXPECT_EQ(recording.processes[0].name, "cc");
+}
+
 TEST_F(TreeSamplerFakeProc, AProcessLettingGoOfItsImageAsItExitsHasNotExeced) {
   FakeProcess cc{.pid = kRootPid, .name = "cc", .exe = "/usr/bin/gcc", .cmdline = {"cc", "a.c"}};
   proc_.write(cc);

@@ -12,6 +12,8 @@
 //   canopy_workload wait-sigint        print "ready", exit 42 on SIGINT (30 s timeout)
 //   canopy_workload idle N MS          N children that sleep MS ms, then exit
 //   canopy_workload reexec MS ARGS...  sleep MS ms, then exec itself with ARGS (same name)
+//   canopy_workload rename NAME MS     name itself NAME (prctl PR_SET_NAME, no exec), sleep
+//                                      MS ms
 //   canopy_workload churn N MS         N children one after another, each living about
 //                                      MS ms and exiting with status i % 8 (a build's
 //                                      compiler calls, too brief for polling)
@@ -49,6 +51,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -488,6 +491,12 @@ int main(int argc, char** argv) {
     sleep_ms(arg(2));
     exec_self(std::vector<std::string>(argv + 3, argv + argc));
   }
+  if (mode == "rename" && argc >= 4) {
+    // Names itself as a worker pool's processes do (prctl, not exec), then holds it.
+    prctl(PR_SET_NAME, argv[2]);
+    sleep_ms(arg(3));
+    return 0;
+  }
   if (mode == "idle" && argc >= 4) {
     return idle(arg(2), arg(3));
   }
@@ -529,7 +538,7 @@ int main(int argc, char** argv) {
   }
   std::fprintf(stderr,
                "usage: canopy_workload hold MIB MS [TAG] | tree | exit N | signal N | wait-sigint | idle N MS | "
-               "reexec MS ARGS... | churn N MS | linger MS N | shared N MIB MS | leak MIB STEP_MS STEPS IDLE_MS | "
+               "reexec MS ARGS... | rename NAME MS | churn N MS | linger MS N | shared N MIB MS | leak MIB STEP_MS STEPS IDLE_MS | "
                "ramp MIB STEP_MS STEPS SPIKE_MIB SPIKE_MS | untouched MIB MS | spin MS | steps DIR MIB... | "
                "wave MIB UP_MS IDLE_MS | allocate-on-signal MIB\n");
   return 2;
