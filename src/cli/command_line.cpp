@@ -89,8 +89,7 @@ void add_heap_options(CLI::App& cmd, RecordCliOptions& cli) {
         auto bytes = parse_size_bytes(text);
         if (!bytes || *bytes < 1) {
           throw FlagValueError("--heap '" + text + "': " +
-                               (bytes ? std::string("must be at least 1 byte") : bytes.error().message) +
-                               " (a sampling rate such as 512K or 64K, or off)");
+                               (bytes ? "must be at least 1 byte" : "not a sampling rate such as 512K or 64K, or off"));
         }
         options.heap_rate_bytes = *bytes;
       })

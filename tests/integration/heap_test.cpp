@@ -244,7 +244,10 @@ TEST(Heap, AttachingIsRefusedForTheHeapProfiler) {
 TEST(Heap, ABadRateIsRefusedNamingTheFlag) {
   auto result = run({kCanopy, "record", "--heap=lots", "--", "true"});
   EXPECT_EQ(result.exit_status, 125);
-  EXPECT_NE(result.err.find("--heap 'lots'"), std::string::npos) << result.err;
+  EXPECT_EQ(result.err, "canopy: --heap 'lots': not a sampling rate such as 512K or 64K, or off\n");
+  auto zero = run({kCanopy, "record", "--heap=0", "--", "true"});
+  EXPECT_EQ(zero.exit_status, 125);
+  EXPECT_EQ(zero.err, "canopy: --heap '0': must be at least 1 byte\n");
 }
 
 }  // namespace
