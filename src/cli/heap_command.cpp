@@ -125,7 +125,7 @@ int run_heap_report(const HeapOptions& options) {
   report::StackFrames frames = [&](int64_t stack_id) {
     std::vector<report::FrameText> texts;
     for (const symbolize::NamedFrame& frame : names.frames(stack_id, options.frames.value_or(kHeapFramesDefault))) {
-      texts.push_back({frame.function, frame.location, frame.inlined});
+      texts.push_back({frame.function, frame.location, frame.inlined, frame.address_in_object});
     }
     return texts;
   };

@@ -76,7 +76,9 @@ Status write_heap_collapsed(const store::Reader& reader, const HeapExportOptions
     std::string line;
     for (auto frame = frames.rbegin(); frame != frames.rend(); ++frame) {
       bool unnamed = frame->function == "?" && !frame->location.empty();
-      line += (line.empty() ? "" : ";") + folded_frame(unnamed ? frame->location : frame->function);
+      std::string object_and_address =
+          frame->address_in_object.empty() ? frame->location : frame->location + "+" + frame->address_in_object;
+      line += (line.empty() ? "" : ";") + folded_frame(unnamed ? object_and_address : frame->function);
     }
     lines[line.empty() ? std::string(kNoStack) : line] += value;
   }

@@ -174,8 +174,16 @@ std::string heap_frames_text(int64_t stack_id, const StackFrames& frames) {
            named[i + run].location == frame.location) {
       ++run;
     }
+    // Their addresses tell two such stacks apart, and name the code to a build that has
+    // symbols.
+    std::string addresses;
+    for (size_t in_run = 0; in_run < run; ++in_run) {
+      const std::string& address = named[i + in_run].address;
+      addresses += address.empty() ? "" : (addresses.empty() ? "+" : " +") + address;
+    }
     out += "        " + std::string(frame.inlined ? "(inlined) " : "") + terminal_safe(frame.function) + "  " +
-           terminal_safe(frame.location) + (run > 1 ? "  (" + std::to_string(run) + " frames)" : "") + "\n";
+           terminal_safe(frame.location) + terminal_safe(addresses) +
+           (run > 1 ? "  (" + std::to_string(run) + " frames)" : "") + "\n";
     i += run;
   }
   return out;
@@ -185,6 +193,9 @@ nlohmann::json heap_frames_json(int64_t stack_id, const StackFrames& frames) {
   nlohmann::json named = nlohmann::json::array();
   for (const FrameText& frame : frames(stack_id)) {
     named.push_back({{"function", frame.function}, {"location", frame.location}, {"inlined", frame.inlined}});
+    if (!frame.address.empty()) {
+      named.back()["address"] = frame.address;
+    }
   }
   return named;
 }

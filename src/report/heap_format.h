@@ -20,6 +20,7 @@ struct FrameText {
   std::string function;
   std::string location;  // "file.cpp:42", or the object it is in
   bool inlined = false;
+  std::string address = "";  // "0x4a1f3": where in its object a frame nothing names is
 };
 // The named frames of a stack, innermost first.
 using StackFrames = std::function<std::vector<FrameText>(int64_t stack_id)>;
@@ -35,7 +36,7 @@ std::string heap_more_stacks_text(int64_t stacks, int64_t bytes, const char* wha
 // `which` 25.0 MiB: --processes 4 lists every one, ...", or nothing when none were.
 std::string heap_more_images_text(size_t more, const char* which, int64_t most_bytes, size_t all);
 // The stack's frames, one per line under a stack's line; unnamed frames in a row in one
-// object share a line ("?  cc1plus  (3 frames)").
+// object share a line ("?  cc1plus+0x4a1f3 +0x4a0c0  (2 frames)").
 std::string heap_frames_text(int64_t stack_id, const StackFrames& frames);
 nlohmann::json heap_frames_json(int64_t stack_id, const StackFrames& frames);
 // "leak: grew at 4 snapshots, the last at +1.2 s; kept 412 of the 412 sampled

@@ -50,6 +50,9 @@ const std::vector<NamedFrame>& HeapStackNames::names_of(int64_t frame_id) {
   for (const SourceFrame& source : symbolizer_.resolve(ref, static_cast<uint64_t>(row.rel_pc), /*is_return_address=*/true)) {
     NamedFrame named{source.function.empty() ? "?" : source.function, "", source.inlined, source.file, source.line, jit};
     named.location = source.file.empty() ? path_base_name(ref.path) : path_base_name(source.file) + ":" + std::to_string(source.line);
+    if (source.function.empty() && source.file.empty()) {
+      named.address_in_object = hex_address(row.rel_pc);
+    }
     names.push_back(std::move(named));
   }
   if (names.empty()) {

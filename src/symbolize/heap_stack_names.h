@@ -21,6 +21,9 @@ struct NamedFrame {
   std::string file = "";  // the source file as the debug information names it; "" when unknown
   int line = 0;           // 0 when unknown
   bool jit = false;       // code a JIT generated, named (if at all) by its perf map
+  // A frame nothing names in an object that was read: its address in the object
+  // ("0x4a1f3", for addr2line -e on a build with symbols), which tells such frames apart.
+  std::string address_in_object = "";
 };
 
 class HeapStackNames {
