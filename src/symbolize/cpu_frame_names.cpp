@@ -13,7 +13,7 @@ const std::vector<std::string>& CpuFrameNames::names_of(int64_t frame_id) {
   }
   std::vector<std::string>& names = named_[frame_id];
   for (const NamedFrame& frame : names_.names_of(frame_id)) {
-    names.push_back(frame.function == "?" && !frame.location.empty() ? "? (" + frame.location + ")" : frame.function);
+    names.push_back(display_name(frame));
   }
   return names;
 }

@@ -26,6 +26,13 @@ struct NamedFrame {
   std::string address_in_object = "";
 };
 
+// The frame as a flame graph or a list of functions names it: its function, or for a
+// frame nothing names "?" and its object ("? (stress-ng)"), so that unnamed code in two
+// objects does not read as one function.
+inline std::string display_name(const NamedFrame& frame) {
+  return frame.function == "?" && !frame.location.empty() ? "? (" + frame.location + ")" : frame.function;
+}
+
 class HeapStackNames {
  public:
   explicit HeapStackNames(const store::HeapProfile& profile);

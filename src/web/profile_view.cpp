@@ -71,7 +71,7 @@ Status load_heap(const store::Reader& reader, const std::vector<store::ProcessRo
   for (const store::HeapStackRow& stack : heap->profile.stacks) {
     std::vector<std::string> functions;
     for (const symbolize::NamedFrame& frame : names.frames(stack.id, kHeapFramesNamed)) {
-      functions.push_back(frame.function);
+      functions.push_back(symbolize::display_name(frame));
     }
     std::reverse(functions.begin(), functions.end());  // outermost first
     heap->node_of_stack[stack.id] = heap->stacks.add(functions);

@@ -26,6 +26,7 @@
 #include "probe/elf_load_bias.h"
 #include "support/temp_dir.h"
 #include "symbolize/build_id.h"
+#include "symbolize/heap_stack_names.h"
 
 namespace canopy::symbolize {
 namespace {
@@ -280,6 +281,23 @@ TEST_F(SymbolizerTest, TheVdsoIsThisProcesssOwnWhenTheBuildIdsAgree) {
   // Another kernel's, or one recorded before canopy took its build-id.
   EXPECT_EQ(symbolizer.module_state(ModuleRef{std::string(kVdsoMapName), "00112233"}), ModuleState::kBuildIdMismatch);
   EXPECT_EQ(symbolizer.module_state(ModuleRef{std::string(kVdsoMapName), ""}), ModuleState::kBuildIdMismatch);
+}
+
+TEST_F(SymbolizerTest, AFrameNoSymbolCoversIsItsObjectAndItsAddressThere) {
+  // The ELF header of a file that was read: no function covers it, as none covers a
+  // stripped program's own code.
+  auto [module, address] = locate(without_dwarf_->symbol("canopy_fixture_call"));
+  ASSERT_FALSE(module.path.empty());
+  store::HeapProfile profile;
+  profile.modules.push_back({1, module.path, module.build_id_hex});
+  profile.frames.push_back({1, 1, 0x10});
+  HeapStackNames names(profile);
+  const std::vector<NamedFrame>& named = names.names_of(1);
+  ASSERT_EQ(named.size(), 1u);
+  EXPECT_EQ(named[0].function, "?");
+  EXPECT_EQ(named[0].location, std::filesystem::path(module.path).filename().string());
+  EXPECT_EQ(named[0].address_in_object, "0x10");
+  EXPECT_EQ(display_name(named[0]), "? (" + named[0].location + ")");
 }
 
 TEST_F(SymbolizerTest, MissingFileGivesNoNames) {
