@@ -352,10 +352,11 @@ __attribute__((destructor)) void unload() {
 
 // Python's os._exit (multiprocessing's workers end by it) and a forked child's _exit
 // skip the destructors that send the exit snapshot: it is sent here instead, by a
-// process that is already reporting. Never from a vfork child, nor from a signal
-// handler that interrupted the library's own code (its locks may be held below), and
-// not at all when the library's thread does not let go of the lock soon: the image
-// then ends at its last snapshot, as it did without this.
+// process that has sampled, connecting if its thread has not yet (a child that
+// allocates and leaves at once), as exit() does. Never from a vfork child, nor from a
+// signal handler that interrupted the library's own code (its locks may be held
+// below), and not at all when the library's thread does not let go of the lock soon:
+// the image then ends at its last snapshot, as it did without this.
 void agent_before_exit() {
   if (!enabled || thread_state.in_hook || getpid() != owner_pid) {
     return;
@@ -371,7 +372,7 @@ void agent_before_exit() {
   if (pthread_mutex_timedlock(&channel.send_lock, &deadline) != 0) {
     return;
   }
-  send_exit_snapshot(/*connect=*/false);
+  send_exit_snapshot(/*connect=*/thread_started.load());
   pthread_mutex_unlock(&channel.send_lock);
 }
 

@@ -235,6 +235,39 @@ TEST(Heap, AnAllocationMadeByJitCodeIsNamedFromThePerfMapOfItsProcess) {
   EXPECT_NEAR(jit_bytes, truth, truth * kHeapTolerance) << collapsed.out;
 }
 
+// A forked child that allocates and leaves by _exit at once reports what it sampled,
+// as one that calls exit() does: its one block of 128 KiB at a rate of 4 KiB goes
+// unsampled with probability exp(-32) < 1e-13.
+TEST(Heap, AForkedChildLeavingBy_exitAtOnceReportsItsSamples) {
+  constexpr int64_t kBlockBytes = 128 * 1024;  // as in heap_workload.cpp
+  TempDir dir;
+  std::string path = dir.file("fork_exit.canopy");
+  auto result = record_heap_workload(path, {"fork-underscore-exit"});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  auto reader = open_recording(path);
+  auto profile = reader.heap_profile();
+  ASSERT_TRUE(profile.ok()) << profile.error().message;
+  auto processes = reader.processes();
+  ASSERT_TRUE(processes.ok()) << processes.error().message;
+  ASSERT_EQ(processes->size(), 2u);
+  const store::ProcessRow& child = (*processes)[0].parent_id ? (*processes)[0] : (*processes)[1];
+  const store::HeapImageRow* child_image = nullptr;
+  for (const store::HeapImageRow& image : profile->images) {
+    child_image = image.pid == child.pid ? &image : child_image;
+  }
+  ASSERT_NE(child_image, nullptr) << "the child's _exit reports its image";
+  const store::HeapSnapshotRow* last = nullptr;
+  for (const store::HeapSnapshotRow& snapshot : profile->snapshots) {
+    last = snapshot.image_id == child_image->id ? &snapshot : last;
+  }
+  ASSERT_NE(last, nullptr);
+  EXPECT_EQ(last->reason, "exit");
+  EXPECT_GE(last->in_use_bytes, kBlockBytes);
+  for (const store::HeapUnprofiledRow& row : profile->unprofiled) {
+    EXPECT_NE(row.process_id, child.id) << row.reason;
+  }
+}
+
 TEST(Heap, AttachingIsRefusedForTheHeapProfiler) {
   auto result = run({kCanopy, "record", "--heap", "--pid", std::to_string(getpid())});
   EXPECT_EQ(result.exit_status, 125);

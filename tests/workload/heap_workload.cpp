@@ -69,6 +69,7 @@ constexpr Site kSiteB{3003, 1550};
 constexpr Site kSiteC{5005, 1140};
 constexpr Site kSiteD{2002, 2080};
 constexpr Site kSiteJ{3333, 1450};
+constexpr size_t kForkBlockBytes = 128 * 1024;  // also in tests/integration/heap_test.cpp
 constexpr int kRounds = 4;  // each site leaks a quarter of its blocks per round
 // Between rounds: longer than two of the tests' snapshot intervals (--heap-interval
 // 100ms), so that snapshots see each round's growth apart even on a loaded machine.
@@ -247,6 +248,19 @@ int run_fork_child() {
   if (pid == 0) {
     leak_site_c(kSiteC.blocks);
     std::exit(0);  // exit(), not _exit: the profiler's exit snapshot
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+// A forked child that allocates one block and leaves by _exit at once: before the
+// thread its first sample started has connected.
+int run_fork_underscore_exit() {
+  pid_t pid = fork();
+  if (pid == 0) {
+    leaked.push_back(std::malloc(kForkBlockBytes));
+    _exit(0);
   }
   int status = 0;
   waitpid(pid, &status, 0);
@@ -519,6 +533,9 @@ int main(int argc, char** argv) {
   }
   if (argc == 2 && std::strcmp(argv[1], "fork-child") == 0) {
     return run_fork_child();
+  }
+  if (argc == 2 && std::strcmp(argv[1], "fork-underscore-exit") == 0) {
+    return run_fork_underscore_exit();
   }
   if (argc == 2 && std::strcmp(argv[1], "teardown") == 0) {
     return run_teardown();
