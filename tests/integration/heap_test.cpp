@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -74,39 +75,81 @@ TEST(Heap, EveryLeakSiteOfTheTreeIsEstimatedWithinAQuarter) {
   EXPECT_EQ(by_size[512].samples, 0);
 }
 
+// A recording of `heap_workload MODE`, whose program forks one child: its processes
+// (the parent and that child) and its heap profile.
+struct ForkRecording {
+  std::vector<store::ProcessRow> processes;
+  store::HeapProfile profile;
+
+  const store::ProcessRow& parent() const { return processes[0].parent_id ? processes[1] : processes[0]; }
+  const store::ProcessRow& child() const { return processes[0].parent_id ? processes[0] : processes[1]; }
+  // The child's image, or nullptr when it reported none.
+  const store::HeapImageRow* child_image() const {
+    const store::HeapImageRow* found = nullptr;
+    for (const store::HeapImageRow& image : profile.images) {
+      found = image.pid == child().pid ? &image : found;
+    }
+    return found;
+  }
+};
+
+std::optional<ForkRecording> record_fork(const std::string& path, const std::string& mode) {
+  auto result = record_heap_workload(path, {mode});
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+  auto reader = open_recording(path);
+  auto profile = reader.heap_profile();
+  auto processes = reader.processes();
+  EXPECT_TRUE(profile.ok() && processes.ok());
+  if (result.exit_status != 0 || !profile.ok() || !processes.ok() || processes->size() != 2) {
+    ADD_FAILURE() << "not a recording of one parent and its child";
+    return std::nullopt;
+  }
+  return ForkRecording{std::move(*processes), std::move(*profile)};
+}
+
 // A forked child that does not exec runs its parent's program, but its heap image is
 // its own and starts at the fork. Its recorded start must not be the parent's: for a
 // child too short-lived for the recorder to tie its image to its process as it
 // connects, the time is what ties them afterwards (analyze::heap_image_process).
 TEST(Heap, AForkedChildsImageStartsAtItsForkAndIsTiedToItByTime) {
   TempDir dir;
-  std::string path = dir.file("fork.canopy");
-  auto result = record_heap_workload(path, {"fork-child"});
-  ASSERT_EQ(result.exit_status, 0) << result.err;
-  auto reader = open_recording(path);
-  auto profile = reader.heap_profile();
-  ASSERT_TRUE(profile.ok()) << profile.error().message;
-  auto processes = reader.processes();
-  ASSERT_TRUE(processes.ok()) << processes.error().message;
-  ASSERT_EQ(processes->size(), 2u);
-  const store::ProcessRow& parent = (*processes)[0].parent_id ? (*processes)[1] : (*processes)[0];
-  const store::ProcessRow& child = (*processes)[0].parent_id ? (*processes)[0] : (*processes)[1];
+  auto recorded = record_fork(dir.file("fork.canopy"), "fork-child");
+  ASSERT_TRUE(recorded);
+  const store::ProcessRow& parent = recorded->parent();
+  const store::ProcessRow& child = recorded->child();
   ASSERT_EQ(child.ppid, parent.pid);
-  const store::HeapImageRow* child_image = nullptr;
-  for (const store::HeapImageRow& image : profile->images) {
-    if (image.pid == child.pid) {
-      child_image = &image;
-    }
-  }
+  const store::HeapImageRow* child_image = recorded->child_image();
   ASSERT_NE(child_image, nullptr) << "the child's exit() reports its image";
   EXPECT_GE(child_image->started_ms, child.start_ms);
   // The parent slept before the fork: its image began at least that long before.
   EXPECT_GE(child.start_ms - parent.start_ms, 200);
   store::HeapImageRow untied = *child_image;
   untied.process_id.reset();
-  auto tied = analyze::heap_image_process(untied, *processes);
+  auto tied = analyze::heap_image_process(untied, recorded->processes);
   ASSERT_TRUE(tied.has_value());
   EXPECT_EQ(tied->id, child.id);
+}
+
+// A forked child that allocates and leaves by _exit at once reports what it sampled,
+// as one that calls exit() does: its one block of 128 KiB at a rate of 4 KiB goes
+// unsampled with probability exp(-32) < 1e-13.
+TEST(Heap, AForkedChildLeavingBy_exitAtOnceReportsItsSamples) {
+  constexpr int64_t kBlockBytes = 128 * 1024;  // as in heap_workload.cpp
+  TempDir dir;
+  auto recorded = record_fork(dir.file("fork_exit.canopy"), "fork-underscore-exit");
+  ASSERT_TRUE(recorded);
+  const store::HeapImageRow* child_image = recorded->child_image();
+  ASSERT_NE(child_image, nullptr) << "the child's _exit reports its image";
+  const store::HeapSnapshotRow* last = nullptr;
+  for (const store::HeapSnapshotRow& snapshot : recorded->profile.snapshots) {
+    last = snapshot.image_id == child_image->id ? &snapshot : last;
+  }
+  ASSERT_NE(last, nullptr);
+  EXPECT_EQ(last->reason, "exit");
+  EXPECT_GE(last->in_use_bytes, kBlockBytes);
+  for (const store::HeapUnprofiledRow& row : recorded->profile.unprofiled) {
+    EXPECT_NE(row.process_id, recorded->child().id) << row.reason;
+  }
 }
 
 // A program started with stdin closed gets 0 from its first open, and the profiler's
@@ -233,39 +276,6 @@ TEST(Heap, AnAllocationMadeByJitCodeIsNamedFromThePerfMapOfItsProcess) {
   }
   const double truth = static_cast<double>(kSiteJ.block_bytes * kSiteJ.blocks);
   EXPECT_NEAR(jit_bytes, truth, truth * kHeapTolerance) << collapsed.out;
-}
-
-// A forked child that allocates and leaves by _exit at once reports what it sampled,
-// as one that calls exit() does: its one block of 128 KiB at a rate of 4 KiB goes
-// unsampled with probability exp(-32) < 1e-13.
-TEST(Heap, AForkedChildLeavingBy_exitAtOnceReportsItsSamples) {
-  constexpr int64_t kBlockBytes = 128 * 1024;  // as in heap_workload.cpp
-  TempDir dir;
-  std::string path = dir.file("fork_exit.canopy");
-  auto result = record_heap_workload(path, {"fork-underscore-exit"});
-  ASSERT_EQ(result.exit_status, 0) << result.err;
-  auto reader = open_recording(path);
-  auto profile = reader.heap_profile();
-  ASSERT_TRUE(profile.ok()) << profile.error().message;
-  auto processes = reader.processes();
-  ASSERT_TRUE(processes.ok()) << processes.error().message;
-  ASSERT_EQ(processes->size(), 2u);
-  const store::ProcessRow& child = (*processes)[0].parent_id ? (*processes)[0] : (*processes)[1];
-  const store::HeapImageRow* child_image = nullptr;
-  for (const store::HeapImageRow& image : profile->images) {
-    child_image = image.pid == child.pid ? &image : child_image;
-  }
-  ASSERT_NE(child_image, nullptr) << "the child's _exit reports its image";
-  const store::HeapSnapshotRow* last = nullptr;
-  for (const store::HeapSnapshotRow& snapshot : profile->snapshots) {
-    last = snapshot.image_id == child_image->id ? &snapshot : last;
-  }
-  ASSERT_NE(last, nullptr);
-  EXPECT_EQ(last->reason, "exit");
-  EXPECT_GE(last->in_use_bytes, kBlockBytes);
-  for (const store::HeapUnprofiledRow& row : profile->unprofiled) {
-    EXPECT_NE(row.process_id, child.id) << row.reason;
-  }
 }
 
 TEST(Heap, AttachingIsRefusedForTheHeapProfiler) {
