@@ -272,7 +272,8 @@ TEST(Record, AProgramThatRenamesItselfHasNotExeced) {
   // Renamed at once, then seen by the 50 ticks of its 500 ms under its new name.
   TempDir dir;
   std::string path = dir.file("rename.canopy");
-  auto result = run({kCanopy, "record", "-q", "-i", "10ms", "-o", path, "--", kWorkload, "rename", "pool-worker", "500"});
+  auto result =
+      run({kCanopy, "record", "-q", "-i", "10ms", "-o", path, "--", kWorkload, "rename", "pool-worker", "500"});
   ASSERT_EQ(result.exit_status, 0) << result.err;
   auto reader = open_recording(path);
   auto processes = reader.processes();

@@ -538,8 +538,8 @@ int main(int argc, char** argv) {
   }
   std::fprintf(stderr,
                "usage: canopy_workload hold MIB MS [TAG] | tree | exit N | signal N | wait-sigint | idle N MS | "
-               "reexec MS ARGS... | rename NAME MS | churn N MS | linger MS N | shared N MIB MS | leak MIB STEP_MS STEPS IDLE_MS | "
-               "ramp MIB STEP_MS STEPS SPIKE_MIB SPIKE_MS | untouched MIB MS | spin MS | steps DIR MIB... | "
+               "reexec MS ARGS... | rename NAME MS | churn N MS | linger MS N | shared N MIB MS | "
+               "leak MIB STEP_MS STEPS IDLE_MS | ramp MIB STEP_MS STEPS SPIKE_MIB SPIKE_MS | untouched MIB MS | spin MS | steps DIR MIB... | "
                "wave MIB UP_MS IDLE_MS | allocate-on-signal MIB\n");
   return 2;
 }

@@ -5,6 +5,9 @@
 //                                through allocating frames; then fork and exec CHILD
 //   heap_workload child          leak site C (this source built without frame pointers)
 //   heap_workload fork-child     forks, and the child (no exec) allocates and exits
+//   heap_workload fork-underscore-exit
+//                                forks, and the child allocates one 128 KiB block and
+//                                leaves by _exit at once
 //   heap_workload teardown       leak site D, which a static destructor frees at exit
 //                                (as an interpreter's finalization frees what it held)
 //   heap_workload underscore-exit
