@@ -75,26 +75,33 @@ TEST(Heap, EveryLeakSiteOfTheTreeIsEstimatedWithinAQuarter) {
   EXPECT_EQ(by_size[512].samples, 0);
 }
 
-// A recording of `heap_workload MODE`, whose program forks one child: its processes
-// (the parent and that child) and its heap profile.
+// A recording of the heap workload with `arguments` whose program forks one child: its
+// processes (the parent and that child) and its heap profile.
 struct ForkRecording {
   std::vector<store::ProcessRow> processes;
   store::HeapProfile profile;
 
   const store::ProcessRow& parent() const { return processes[0].parent_id ? processes[1] : processes[0]; }
   const store::ProcessRow& child() const { return processes[0].parent_id ? processes[0] : processes[1]; }
-  // The child's image, or nullptr when it reported none.
-  const store::HeapImageRow* child_image() const {
-    const store::HeapImageRow* found = nullptr;
+  // The child's images, in the order they were recorded.
+  std::vector<const store::HeapImageRow*> child_images() const {
+    std::vector<const store::HeapImageRow*> found;
     for (const store::HeapImageRow& image : profile.images) {
-      found = image.pid == child().pid ? &image : found;
+      if (image.pid == child().pid) {
+        found.push_back(&image);
+      }
     }
     return found;
   }
+  // Its last image, or nullptr when it reported none.
+  const store::HeapImageRow* child_image() const {
+    auto images = child_images();
+    return images.empty() ? nullptr : images.back();
+  }
 };
 
-std::optional<ForkRecording> record_fork(const std::string& path, const std::string& mode) {
-  auto result = record_heap_workload(path, {mode});
+std::optional<ForkRecording> record_fork(const std::string& path, const std::vector<std::string>& arguments) {
+  auto result = record_heap_workload(path, arguments);
   EXPECT_EQ(result.exit_status, 0) << result.err;
   auto reader = open_recording(path);
   auto profile = reader.heap_profile();
@@ -113,7 +120,7 @@ std::optional<ForkRecording> record_fork(const std::string& path, const std::str
 // connects, the time is what ties them afterwards (analyze::heap_image_process).
 TEST(Heap, AForkedChildsImageStartsAtItsForkAndIsTiedToItByTime) {
   TempDir dir;
-  auto recorded = record_fork(dir.file("fork.canopy"), "fork-child");
+  auto recorded = record_fork(dir.file("fork.canopy"), {"fork-child"});
   ASSERT_TRUE(recorded);
   const store::ProcessRow& parent = recorded->parent();
   const store::ProcessRow& child = recorded->child();
@@ -136,7 +143,7 @@ TEST(Heap, AForkedChildsImageStartsAtItsForkAndIsTiedToItByTime) {
 TEST(Heap, AForkedChildLeavingBy_exitAtOnceReportsItsSamples) {
   constexpr int64_t kBlockBytes = 128 * 1024;  // as in heap_workload.cpp
   TempDir dir;
-  auto recorded = record_fork(dir.file("fork_exit.canopy"), "fork-underscore-exit");
+  auto recorded = record_fork(dir.file("fork_exit.canopy"), {"fork-underscore-exit"});
   ASSERT_TRUE(recorded);
   const store::HeapImageRow* child_image = recorded->child_image();
   ASSERT_NE(child_image, nullptr) << "the child's _exit reports its image";
@@ -220,25 +227,13 @@ void expect_the_child_profiled(const std::vector<std::string>& workload) {
       argument = dir.path();
     }
   }
-  auto result = record_heap_workload(path, arguments);
-  ASSERT_EQ(result.exit_status, 0) << result.err;
-  auto reader = open_recording(path);
-  auto profile = reader.heap_profile();
-  ASSERT_TRUE(profile.ok()) << profile.error().message;
-  auto processes = reader.processes();
-  ASSERT_TRUE(processes.ok()) << processes.error().message;
-  ASSERT_EQ(processes->size(), 2u);
-  const int64_t child = (*processes)[0].parent_id ? (*processes)[0].pid : (*processes)[1].pid;
-  std::set<int64_t> child_images;
-  for (const store::HeapImageRow& image : profile->images) {
-    if (image.pid == child) {
-      child_images.insert(image.id);
-    }
-  }
-  ASSERT_EQ(child_images.size(), 1u) << "the child's image";
+  auto recorded = record_fork(path, arguments);
+  ASSERT_TRUE(recorded);
+  ASSERT_EQ(recorded->child_images().size(), 1u) << "the child's image";
+  const int64_t child_image = recorded->child_image()->id;
   int64_t sampled = 0;
-  for (const store::HeapAllocationRow& allocation : profile->allocations) {
-    sampled += child_images.count(allocation.image_id) && allocation.size_bytes == kSiteD.block_bytes;
+  for (const store::HeapAllocationRow& allocation : recorded->profile.allocations) {
+    sampled += allocation.image_id == child_image && allocation.size_bytes == kSiteD.block_bytes;
   }
   EXPECT_GT(sampled, 0);
 }

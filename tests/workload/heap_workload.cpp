@@ -565,7 +565,8 @@ int main(int argc, char** argv) {
     return run_hold(argv[2], argv[3], argv[4]);
   }
   std::fprintf(stderr,
-               "usage: heap_workload parent CHILD | child | fork-child | teardown | underscore-exit | jit | "
+               "usage: heap_workload parent CHILD | child | fork-child | fork-underscore-exit | teardown | underscore-exit | "
+               "jit | "
                "close-all | user-namespace | drop-user | chroot DIR | hold BYTES N READY\n");
   return 2;
 }
