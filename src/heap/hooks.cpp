@@ -36,20 +36,28 @@ __attribute__((visibility("default"))) void* calloc(size_t count, size_t size) {
   return allocate_counted(bytes, [&] { return real().calloc(count, size); });
 }
 
-// A realloc is a free of the old block and an allocation of the new one. The old one
-// is forgotten first: once the real realloc has freed it, another thread may be given
-// the same address.
+// A realloc is a free of the old block and an allocation of the new one, when it
+// succeeds. A sampled old block is taken out of the table before the real call: once
+// the real realloc has freed it, another thread may be given the same address. It is
+// counted freed after the call, before the new block is recorded, or put back when the
+// call failed (glibc's realloc to size 0 frees the block and returns null).
 __attribute__((visibility("default"))) void* realloc(void* block, size_t size) {
   if (block && canopy::heap::is_bootstrap_block(block)) {
     return canopy::heap::move_out_of_bootstrap(block, size);
   }
-  if (block) {
-    forget(block);
-  }
+  canopy::heap::LiveAllocation taken{};
+  bool sampled = block && !canopy::heap::thread_state.in_hook && canopy::heap::take_sampled(block, taken);
+  auto reallocate = [&] {
+    void* moved = real().realloc(block, size);
+    if (sampled) [[unlikely]] {
+      canopy::heap::settle_taken(taken, moved || size == 0);
+    }
+    return moved;
+  };
   if (block && size == 0) {
-    return real().realloc(block, size);
+    return reallocate();
   }
-  return allocate_counted(size, [&] { return real().realloc(block, size); });
+  return allocate_counted(size, reallocate);
 }
 
 __attribute__((visibility("default"))) void* reallocarray(void* block, size_t count, size_t size) {

@@ -34,6 +34,29 @@ bool ensure_ready() {
   return profile.ready;
 }
 
+// With the lock held: a survivor the next snapshot must send.
+void note_born(uint64_t address) {
+  if (profile.born_count < kBornCapacity) {
+    profile.born_since_snapshot[profile.born_count++] = address;
+  } else {
+    profile.born_overflowed = true;
+  }
+}
+
+// With the lock held: `freed`, out of the table, is gone.
+void account_free(const LiveAllocation& freed) {
+  if (freed.stack_id != StackTable::kNone) {
+    StackEntry& entry = profile.stacks.entry(freed.stack_id);
+    entry.freed_bytes += static_cast<double>(freed.size_bytes) / freed.probability;
+    entry.freed_count += 1 / freed.probability;
+    entry.changed = true;
+  }
+  profile.in_use_bytes -= static_cast<double>(freed.size_bytes) / freed.probability;
+  if (freed.reported && profile.freed_count < kFreedCapacity) {
+    profile.freed_since_snapshot[profile.freed_count++] = {freed.allocation_id, monotonic_ns()};
+  }
+}
+
 }  // namespace
 
 uint64_t monotonic_ns() {
@@ -67,11 +90,7 @@ void record_allocation(const void* address, size_t size, double probability) {
     entry.allocated_bytes += static_cast<double>(size) / probability;
     entry.allocated_count += 1 / probability;
     entry.changed = true;
-    if (profile.born_count < kBornCapacity) {
-      profile.born_since_snapshot[profile.born_count++] = allocation.address;
-    } else {
-      profile.born_overflowed = true;
-    }
+    note_born(allocation.address);
     profile.in_use_bytes += static_cast<double>(size) / probability;
     if (profile.in_use_bytes > profile.peak_in_use_bytes) {
       profile.peak_in_use_bytes = profile.in_use_bytes;
@@ -85,19 +104,25 @@ void record_allocation(const void* address, size_t size, double probability) {
 void record_free_slow(const void* address) {
   Locked locked;
   LiveAllocation freed;
-  if (!profile.live.remove(address, freed)) {
+  if (profile.live.remove(address, freed)) {
+    account_free(freed);
+  }
+}
+
+bool take_sampled_slow(const void* address, LiveAllocation& taken) {
+  Locked locked;
+  return profile.live.remove(address, taken);
+}
+
+void settle_taken(const LiveAllocation& taken, bool freed) {
+  Locked locked;
+  if (!freed && profile.live.insert(taken)) {
+    if (!taken.reported) {
+      note_born(taken.address);
+    }
     return;
   }
-  if (freed.stack_id != StackTable::kNone) {
-    StackEntry& entry = profile.stacks.entry(freed.stack_id);
-    entry.freed_bytes += static_cast<double>(freed.size_bytes) / freed.probability;
-    entry.freed_count += 1 / freed.probability;
-    entry.changed = true;
-  }
-  profile.in_use_bytes -= static_cast<double>(freed.size_bytes) / freed.probability;
-  if (freed.reported && profile.freed_count < kFreedCapacity) {
-    profile.freed_since_snapshot[profile.freed_count++] = {freed.allocation_id, monotonic_ns()};
-  }
+  account_free(taken);  // freed, or no room to put it back: as a free() would have left it
 }
 
 }  // namespace canopy::heap

@@ -55,4 +55,16 @@ inline void record_free(const void* address) {
   }
 }
 
+// For realloc, whose real call frees the block only when it succeeds. The sampled
+// allocation at `address` leaves the table before the call, since once the block is
+// freed its address may be given to another thread; settle_taken then counts it freed,
+// or puts it back when the call failed and left the block to the caller.
+inline bool take_sampled(const void* address, LiveAllocation& taken);
+bool take_sampled_slow(const void* address, LiveAllocation& taken);
+void settle_taken(const LiveAllocation& taken, bool freed);
+
+inline bool take_sampled(const void* address, LiveAllocation& taken) {
+  return profile.live.may_hold(address) && take_sampled_slow(address, taken);
+}
+
 }  // namespace canopy::heap

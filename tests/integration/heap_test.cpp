@@ -159,6 +159,30 @@ TEST(Heap, AForkedChildLeavingBy_exitAtOnceReportsItsSamples) {
   }
 }
 
+// A realloc that fails leaves the block to the caller, and so alive in the profile: the
+// workload keeps its one block of 100,000 bytes to its exit after a realloc too large
+// to succeed. At a rate of 4 KiB it goes unsampled with probability
+// exp(-100000/4096) < 1e-10.
+TEST(Heap, ABlockAFailedReallocLeftToTheCallerStaysAlive) {
+  constexpr int64_t kBlockBytes = 100 * 1000;  // as in heap_workload.cpp
+  TempDir dir;
+  std::string path = dir.file("failed_realloc.canopy");
+  auto result = record_heap_workload(path, {"failed-realloc"});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  auto profile = open_recording(path).heap_profile();
+  ASSERT_TRUE(profile.ok()) << profile.error().message;
+  int64_t sampled = 0;
+  for (const store::HeapAllocationRow& allocation : profile->allocations) {
+    if (allocation.size_bytes == kBlockBytes) {
+      ++sampled;
+      EXPECT_FALSE(allocation.freed_ms.has_value()) << "freed at " << *allocation.freed_ms << " ms";
+    }
+  }
+  EXPECT_EQ(sampled, 1);
+  ASSERT_FALSE(profile->snapshots.empty());
+  EXPECT_GE(profile->snapshots.back().in_use_bytes, kBlockBytes);
+}
+
 // A program started with stdin closed gets 0 from its first open, and the profiler's
 // descriptors must not take it. A daemon closes every descriptor it did not open, and is
 // given the profiler's numbers for sockets of its own. The profiler must leave them

@@ -8,6 +8,8 @@
 //   heap_workload fork-underscore-exit
 //                                forks, and the child allocates one 128 KiB block and
 //                                leaves by _exit at once
+//   heap_workload failed-realloc one block of kReallocBlockBytes, which a realloc too large
+//                                for any allocator fails to move; kept to its exit()
 //   heap_workload teardown       leak site D, which a static destructor frees at exit
 //                                (as an interpreter's finalization frees what it held)
 //   heap_workload underscore-exit
@@ -52,6 +54,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -73,6 +76,7 @@ constexpr Site kSiteC{5005, 1140};
 constexpr Site kSiteD{2002, 2080};
 constexpr Site kSiteJ{3333, 1450};
 constexpr size_t kForkBlockBytes = 128 * 1024;  // also in tests/integration/heap_test.cpp
+constexpr size_t kReallocBlockBytes = 100 * 1000;  // also in tests/integration/heap_test.cpp
 constexpr int kRounds = 4;  // each site leaks a quarter of its blocks per round
 // Between rounds: longer than two of the tests' snapshot intervals (--heap-interval
 // 100ms), so that snapshots see each round's growth apart even on a loaded machine.
@@ -268,6 +272,17 @@ int run_fork_underscore_exit() {
   int status = 0;
   waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+int run_failed_realloc() {
+  void* block = std::malloc(kReallocBlockBytes);
+  volatile size_t too_large = PTRDIFF_MAX;  // glibc refuses more than PTRDIFF_MAX at once
+  if (!block || std::realloc(block, too_large + 1) != nullptr) {
+    std::fprintf(stderr, "failed-realloc: the realloc did not fail\n");
+    return 1;
+  }
+  leaked.push_back(block);
+  return 0;
 }
 
 // In a section of its own, so that its bytes can be copied whole: it calls the
@@ -540,6 +555,9 @@ int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "fork-underscore-exit") == 0) {
     return run_fork_underscore_exit();
   }
+  if (argc == 2 && std::strcmp(argv[1], "failed-realloc") == 0) {
+    return run_failed_realloc();
+  }
   if (argc == 2 && std::strcmp(argv[1], "teardown") == 0) {
     return run_teardown();
   }
@@ -565,8 +583,8 @@ int main(int argc, char** argv) {
     return run_hold(argv[2], argv[3], argv[4]);
   }
   std::fprintf(stderr,
-               "usage: heap_workload parent CHILD | child | fork-child | fork-underscore-exit | teardown | underscore-exit | "
-               "jit | "
+               "usage: heap_workload parent CHILD | child | fork-child | fork-underscore-exit | failed-realloc | teardown | "
+               "underscore-exit | jit | "
                "close-all | user-namespace | drop-user | chroot DIR | hold BYTES N READY\n");
   return 2;
 }
