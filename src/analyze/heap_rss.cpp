@@ -38,9 +38,13 @@ std::optional<RssPoint> rss_at(const RssSeries& series, int64_t process_id, int6
   auto after = std::upper_bound(points.begin(), points.end(), t_ms,
                                 [](int64_t t, const RssPoint& point) { return t < point.t_ms; });
   if (after == points.begin()) {
-    return std::nullopt;
+    return points.empty() ? std::nullopt : std::optional(points.front());
   }
-  return *std::prev(after);
+  auto before = std::prev(after);
+  if (after != points.end() && after->t_ms - t_ms < t_ms - before->t_ms) {
+    return *after;
+  }
+  return *before;
 }
 
 }  // namespace canopy::analyze

@@ -26,7 +26,9 @@ using RssSeries = std::map<int64_t, std::vector<RssPoint>>;
 // The samples of these processes only (two columns read; the rest stay undecoded).
 Result<RssSeries> read_rss(const store::Reader& reader, const std::set<int64_t>& process_ids);
 
-// The process's last sample at or before t_ms.
+// The process's sample nearest t_ms (the earlier of two as near). Not the last one
+// before: a process's exit snapshot comes just before the recorder's read of it as it
+// exits, which holds its heap at its end, while the tick before may be from its start.
 std::optional<RssPoint> rss_at(const RssSeries& series, int64_t process_id, int64_t t_ms);
 
 }  // namespace canopy::analyze
