@@ -32,6 +32,7 @@ test_packages=(
   protobuf-compiler golang-github-google-pprof-dev  # protoc reads the pprof export with pprof's profile.proto
   golang-go  # builds pprof from those sources: a test opens the export in pprof itself
   heaptrack valgrind linux-perf  # the heap bench's peers, and its profile of a missed target
+  lld  # links a CPU workload as rustc does, code a page off its file offset
   prometheus  # promtool checks /metrics' text, and a test has Prometheus scrape record --metrics
   prometheus-process-exporter  # the metrics bench's peer
 )

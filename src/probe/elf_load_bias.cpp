@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <span>
 #include <vector>
@@ -106,19 +107,33 @@ uint64_t elf_load_bias(const std::string& path, uint64_t map_start, uint64_t fil
   const uint64_t assumed = map_start - file_offset;
   ScopedFd fd;
   std::vector<Elf64_Phdr> segments = program_headers(path, fd);
-  // The mapping starts at the page holding the segment's first byte: the loader maps
-  // p_offset rounded down to a page at p_vaddr rounded down alike.
+  // The loader maps each segment from p_offset rounded down to a page, at p_vaddr
+  // rounded down alike. One page of the file may hold the end of one segment and the
+  // start of the next (lld packs them so: rustc links with it), and so be mapped twice,
+  // at two addresses. Of the segments that hold the mapped offset, the code one is this
+  // mapping's, and then the one whose mapping starts there; one that only holds it
+  // serves for a mapping split inside its segment (mprotect).
+  const Elf64_Phdr* best = nullptr;
+  int best_rank = -1;
   for (const Elf64_Phdr& segment : segments) {
     if (segment.p_type != PT_LOAD || segment.p_align == 0) {
       continue;
     }
-    uint64_t page_mask = ~(std::min<uint64_t>(segment.p_align, 4096) - 1);
-    if ((segment.p_offset & page_mask) <= file_offset && file_offset < segment.p_offset + segment.p_filesz) {
-      uint64_t vaddr_at_start = segment.p_vaddr - (segment.p_offset - file_offset);
-      return map_start - vaddr_at_start;
+    uint64_t first_page = segment.p_offset & ~(std::min<uint64_t>(segment.p_align, 4096) - 1);
+    if (file_offset < first_page || file_offset >= segment.p_offset + segment.p_filesz) {
+      continue;
+    }
+    int rank = ((segment.p_flags & PF_X) != 0 ? 2 : 0) + (first_page == file_offset ? 1 : 0);
+    if (rank > best_rank) {
+      best = &segment;
+      best_rank = rank;
     }
   }
-  return assumed;
+  if (!best) {
+    return assumed;
+  }
+  uint64_t vaddr_at_start = best->p_vaddr - (best->p_offset - file_offset);
+  return map_start - vaddr_at_start;
 }
 
 }  // namespace canopy::probe

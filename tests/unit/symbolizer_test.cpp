@@ -23,7 +23,6 @@
 #include <vector>
 
 #include "common/vdso_image.h"
-#include "probe/elf_load_bias.h"
 #include "support/temp_dir.h"
 #include "symbolize/build_id.h"
 #include "symbolize/heap_stack_names.h"
