@@ -138,4 +138,11 @@ ModuleState ModuleFile::load(const ModuleRef& ref) {
   return ModuleState::kResolved;
 }
 
+const SymbolIndex& ModuleFile::symbols() {
+  if (!symbols_) {
+    symbols_ = std::make_unique<SymbolIndex>(module_);
+  }
+  return *symbols_;
+}
+
 }  // namespace canopy::symbolize

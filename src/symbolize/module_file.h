@@ -4,7 +4,10 @@
 
 #include <elfutils/libdwfl.h>
 
+#include <memory>
+
 #include "symbolize/elf_handles.h"
+#include "symbolize/symbol_index.h"
 #include "symbolize/symbolizer.h"
 
 namespace canopy::symbolize {
@@ -20,6 +23,8 @@ class ModuleFile {
   // Set only when state() is kResolved. The module sits at the file's own addresses
   // (bias 0), so an address in the file is passed to libdwfl as it is.
   Dwfl_Module* dwfl_module() const { return module_; }
+  // Its symbol table by address, read on first use. Only when state() is kResolved.
+  const SymbolIndex& symbols();
 
  private:
   ModuleState load(const ModuleRef& ref);
@@ -27,6 +32,7 @@ class ModuleFile {
   ScopedDwfl dwfl_;
   Dwfl_Module* module_ = nullptr;  // owned by dwfl_
   ModuleState state_ = ModuleState::kMissing;
+  std::unique_ptr<SymbolIndex> symbols_;
 };
 
 }  // namespace canopy::symbolize

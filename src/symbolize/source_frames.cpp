@@ -115,16 +115,9 @@ std::vector<SourceFrame> inline_chain_at(Dwarf_Die* unit, Dwarf_Addr unit_pc) {
   return frames;
 }
 
-std::string symbol_table_name(Dwfl_Module* module, Dwarf_Addr pc) {
-  GElf_Off offset = 0;
-  GElf_Sym symbol;
-  const char* name = dwfl_module_addrinfo(module, pc, &offset, &symbol, nullptr, nullptr, nullptr);
-  return name != nullptr ? demangle_symbol(name) : "";
-}
-
 }  // namespace
 
-std::vector<SourceFrame> source_frames_at(Dwfl_Module* module, uint64_t pc) {
+std::vector<SourceFrame> source_frames_at(Dwfl_Module* module, const SymbolIndex& symbols, uint64_t pc) {
   std::vector<SourceFrame> frames;
   Dwarf_Addr bias = 0;  // from the module's addresses to its DWARF's
   if (Dwarf_Die* unit = dwfl_module_addrdie(module, pc, &bias)) {
@@ -149,7 +142,8 @@ std::vector<SourceFrame> source_frames_at(Dwfl_Module* module, uint64_t pc) {
   // Without DWARF (a stripped library with no debug package), the symbol table still
   // names the concrete function.
   if (frames.back().function.empty()) {
-    frames.back().function = symbol_table_name(module, pc);
+    const SymbolIndex::Symbol* symbol = symbols.symbol_at(pc);
+    frames.back().function = symbol != nullptr ? demangle_symbol(symbol->name.c_str()) : "";
   }
   return frames;
 }
