@@ -1,6 +1,7 @@
 #include "analyze/heap_history.h"
 
 #include <algorithm>
+#include <set>
 #include <unordered_map>
 
 namespace canopy::analyze {
@@ -37,7 +38,59 @@ std::optional<store::ProcessRow> heap_image_process(const store::HeapImageRow& i
   return std::nullopt;
 }
 
-std::vector<HeapImageHistory> heap_histories(const store::HeapProfile& profile) {
+namespace {
+
+// Merges the stacks of `history` that `aliases` names into the ones that stand for them:
+// at each snapshot where any of a group changed, the group's totals are the sum of its
+// members' (each carried forward), and its sampled allocations are theirs, by birth.
+void merge_aliased_stacks(HeapImageHistory& history, const HeapStackAliases& aliases) {
+  std::map<int64_t, std::vector<int64_t>> groups;  // standing id -> its members here
+  for (const auto& [stack_id, changes] : history.stacks) {
+    auto alias = aliases.find(stack_id);
+    groups[alias == aliases.end() ? stack_id : alias->second].push_back(stack_id);
+  }
+  std::map<int64_t, std::vector<HeapStackChange>> merged;
+  for (const auto& [standing, members] : groups) {
+    if (members.size() == 1 && members.front() == standing) {
+      merged[standing] = std::move(history.stacks[standing]);
+      continue;
+    }
+    std::set<size_t> snapshots;
+    for (int64_t member : members) {
+      for (const HeapStackChange& change : history.stacks[member]) {
+        snapshots.insert(change.snapshot);
+      }
+    }
+    std::vector<HeapStackChange>& changes = merged[standing];
+    for (size_t snapshot : snapshots) {
+      HeapStackTotals sum{.stack_id = standing};
+      for (int64_t member : members) {
+        HeapStackTotals t = history.totals_at(member, snapshot);
+        sum.allocated_bytes += t.allocated_bytes;
+        sum.allocated_count += t.allocated_count;
+        sum.freed_bytes += t.freed_bytes;
+        sum.freed_count += t.freed_count;
+      }
+      changes.push_back({snapshot, sum});
+    }
+  }
+  history.stacks = std::move(merged);
+
+  std::map<int64_t, std::vector<const store::HeapAllocationRow*>> allocations;
+  for (auto& [stack_id, rows] : history.allocations) {
+    auto alias = aliases.find(stack_id);
+    auto& into = allocations[alias == aliases.end() ? stack_id : alias->second];
+    into.insert(into.end(), rows.begin(), rows.end());
+  }
+  for (auto& [stack_id, rows] : allocations) {
+    std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) { return a->born_ms < b->born_ms; });
+  }
+  history.allocations = std::move(allocations);
+}
+
+}  // namespace
+
+std::vector<HeapImageHistory> heap_histories(const store::HeapProfile& profile, const HeapStackAliases& aliases) {
   std::vector<HeapImageHistory> histories(profile.images.size());
   std::unordered_map<int64_t, size_t> image_index;
   for (size_t i = 0; i < profile.images.size(); ++i) {
@@ -69,6 +122,11 @@ std::vector<HeapImageHistory> heap_histories(const store::HeapProfile& profile) 
   }
   for (const store::HeapAllocationRow& allocation : profile.allocations) {
     histories[image_index.at(allocation.image_id)].allocations[allocation.stack_id].push_back(&allocation);
+  }
+  if (!aliases.empty()) {
+    for (HeapImageHistory& history : histories) {
+      merge_aliased_stacks(history, aliases);
+    }
   }
   return histories;
 }

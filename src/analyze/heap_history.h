@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -56,9 +57,17 @@ struct HeapImageHistory {
 std::optional<store::ProcessRow> heap_image_process(const store::HeapImageRow& image,
                                                     const std::vector<store::ProcessRow>& processes);
 
-// One history per image of the profile, in the profile's image order. Points into
-// `profile`, which must outlive them.
-std::vector<HeapImageHistory> heap_histories(const store::HeapProfile& profile);
+// Stacks to take as one: a stack's id -> the id of the stack that stands for it. Two
+// recorded stacks can read alike, frame for frame: a compiler that unrolls a loop or
+// copies a call (clang does both) gives one line of source several return addresses,
+// and so one allocation site several stacks (HeapStackNames::stacks_that_read_alike,
+// in symbolize/heap_stack_names.h, finds them).
+using HeapStackAliases = std::unordered_map<int64_t, int64_t>;
+
+// One history per image of the profile, in the profile's image order, each aliased
+// stack merged into the one that stands for it. Points into `profile`, which must
+// outlive them.
+std::vector<HeapImageHistory> heap_histories(const store::HeapProfile& profile, const HeapStackAliases& aliases = {});
 
 // The estimated bytes and count of sampled allocations: each stands for 1 / p of its kind.
 struct HeapEstimate {

@@ -39,8 +39,15 @@ struct HeapLeakReport {
   std::vector<GrowthFinding> growth_beyond = {};
 };
 
-// Names each leak's `where`.
-using HeapLeakNamer = std::function<void(const store::HeapProfile&, std::vector<HeapLeak>&)>;
+// What the summary asks of the symbolizer, which analyze/ does not link (cli/ gives it).
+class HeapStackReading {
+ public:
+  virtual ~HeapStackReading() = default;
+  // The profile's stacks that read alike, for heap_histories.
+  virtual HeapStackAliases stacks_that_read_alike(const store::HeapProfile& profile) = 0;
+  // Names each leak's `where`.
+  virtual void name_leaks(const store::HeapProfile& profile, std::vector<HeapLeak>& leaks) = 0;
+};
 
 // From the profile's histories (heap_histories), which both of these read.
 HeapLeakReport heap_leak_report(const std::vector<HeapImageHistory>& histories,

@@ -12,7 +12,7 @@
 namespace canopy::analyze {
 
 Result<Summary> summarize(const store::Reader& reader, size_t top_count, bool with_growth,
-                          const HeapLeakNamer& name_leaks) {
+                          HeapStackReading* stacks) {
   ASSIGN_OR_RETURN(auto processes, processes_with_figures(reader));
   ASSIGN_OR_RETURN(auto ticks, reader.ticks());
 
@@ -136,11 +136,12 @@ Result<Summary> summarize(const store::Reader& reader, size_t top_count, bool wi
       s.heap_imaged_processes = static_cast<int64_t>(imaged.size());
     }
     if (!profile.images.empty()) {
-      const std::vector<HeapImageHistory> histories = heap_histories(profile);
+      const std::vector<HeapImageHistory> histories =
+          heap_histories(profile, stacks ? stacks->stacks_that_read_alike(profile) : HeapStackAliases{});
       s.heap_leaks = heap_leak_report(histories, processes);
       s.heap_leaks->growth_beyond = growth_beyond_heap(*s.growth, *s.heap_leaks, histories, processes);
-      if (name_leaks) {
-        name_leaks(profile, s.heap_leaks->leaks);
+      if (stacks) {
+        stacks->name_leaks(profile, s.heap_leaks->leaks);
       }
     }
   }

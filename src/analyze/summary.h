@@ -86,8 +86,9 @@ struct Summary {
   std::optional<std::string> cpu_profile;
 };
 
-// `name_leaks` names the heap leaks' code (see heap_leaks.h); without it they go unnamed.
+// `stacks` merges the heap's stacks that read alike and names the leaks' code (see
+// heap_leaks.h); without it every recorded stack stands alone and leaks go unnamed.
 Result<Summary> summarize(const store::Reader& reader, size_t top_count = 5, bool with_growth = false,
-                          const HeapLeakNamer& name_leaks = {});
+                          HeapStackReading* stacks = nullptr);
 
 }  // namespace canopy::analyze

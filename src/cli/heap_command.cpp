@@ -89,7 +89,8 @@ int run_heap_report(const HeapOptions& options) {
     print_error("'" + options.path + "' has no heap profile: record with --heap (canopy record --heap -- COMMAND)");
     return 1;
   }
-  std::vector<analyze::HeapImageHistory> histories = analyze::heap_histories(*profile);
+  symbolize::HeapStackNames names(*profile);
+  std::vector<analyze::HeapImageHistory> histories = analyze::heap_histories(*profile, names.stacks_that_read_alike());
   std::erase_if(histories, [&](const analyze::HeapImageHistory& history) {
     if (options.pid != 0 && history.image->pid != options.pid) {
       return true;
@@ -121,7 +122,6 @@ int run_heap_report(const HeapOptions& options) {
                                "(canopy heap without --from, --to or --older-than says why)");
     return 1;
   }
-  symbolize::HeapStackNames names(*profile);
   report::StackFrames frames = [&](int64_t stack_id) {
     std::vector<report::FrameText> texts;
     for (const symbolize::NamedFrame& frame : names.frames(stack_id, options.frames.value_or(kHeapFramesDefault))) {

@@ -12,13 +12,24 @@ constexpr size_t kFramesToSearch = 64;
 
 }  // namespace
 
-void name_heap_leaks(const store::HeapProfile& profile, std::vector<analyze::HeapLeak>& leaks) {
-  if (leaks.empty()) {
-    return;
+SymbolizedHeapStacks::SymbolizedHeapStacks() = default;
+SymbolizedHeapStacks::~SymbolizedHeapStacks() = default;
+
+symbolize::HeapStackNames& SymbolizedHeapStacks::names_of(const store::HeapProfile& profile) {
+  if (profile_ != &profile) {
+    names_ = std::make_unique<symbolize::HeapStackNames>(profile);
+    profile_ = &profile;
   }
-  symbolize::HeapStackNames names(profile);
+  return *names_;
+}
+
+analyze::HeapStackAliases SymbolizedHeapStacks::stacks_that_read_alike(const store::HeapProfile& profile) {
+  return names_of(profile).stacks_that_read_alike();
+}
+
+void SymbolizedHeapStacks::name_leaks(const store::HeapProfile& profile, std::vector<analyze::HeapLeak>& leaks) {
   for (analyze::HeapLeak& leak : leaks) {
-    leak.where = symbolize::leak_site(names.frames(leak.stack_id, kFramesToSearch));
+    leak.where = symbolize::leak_site(names_of(profile).frames(leak.stack_id, kFramesToSearch));
   }
 }
 

@@ -39,7 +39,8 @@ void print_summary(const std::string& path) {
     print_error(reader.error().message);
     return;
   }
-  auto summary = analyze::summarize(*reader, 5, /*with_growth=*/true, name_heap_leaks);
+  SymbolizedHeapStacks heap_stacks;
+  auto summary = analyze::summarize(*reader, 5, /*with_growth=*/true, &heap_stacks);
   if (!summary) {
     print_error(summary.error().message);
     return;

@@ -65,7 +65,8 @@ int run_report_command(const ReportOptions& options) {
     print_error(reader.error().message);
     return 1;
   }
-  auto summary = analyze::summarize(*reader, 5, /*with_growth=*/true, name_heap_leaks);
+  SymbolizedHeapStacks heap_stacks;
+  auto summary = analyze::summarize(*reader, 5, /*with_growth=*/true, &heap_stacks);
   if (!summary) {
     print_error(summary.error().message);
     return 1;

@@ -1,6 +1,7 @@
 #include "symbolize/heap_stack_names.h"
 
 #include <cstdio>
+#include <map>
 
 #include "common/perf_map_path.h"
 #include "common/text.h"
@@ -16,7 +17,7 @@ std::string hex_address(int64_t address) {
 
 }  // namespace
 
-HeapStackNames::HeapStackNames(const store::HeapProfile& profile) {
+HeapStackNames::HeapStackNames(const store::HeapProfile& profile) : profile_(profile) {
   for (const auto& stack : profile.stacks) {
     stacks_[stack.id] = &stack;
   }
@@ -87,6 +88,36 @@ std::vector<NamedFrame> HeapStackNames::frames(int64_t stack_id, size_t most) {
     }
   }
   return out;
+}
+
+std::unordered_map<int64_t, int64_t> HeapStackNames::stacks_that_read_alike() {
+  // Each frame as a number that two frames which read alike share, then each stack as
+  // its frames' numbers.
+  std::map<std::string, int64_t> reading_number;
+  std::unordered_map<int64_t, int64_t> frame_reading;  // frame id -> its reading's number
+  for (const store::HeapFrameRow& frame : profile_.frames) {
+    std::string reading;
+    for (const NamedFrame& named : names_of(frame.id)) {
+      reading += named.function + '\x1f' + named.location + '\x1f' + named.address_in_object + '\x1f' +
+                 (named.inlined ? "i" : "") + '\x1e';
+    }
+    frame_reading[frame.id] = reading_number.try_emplace(reading, static_cast<int64_t>(reading_number.size())).first->second;
+  }
+  std::map<std::vector<int64_t>, int64_t> first_of_reading;
+  std::unordered_map<int64_t, int64_t> aliases;
+  for (const store::HeapStackRow& stack : profile_.stacks) {
+    std::vector<int64_t> reading;
+    reading.reserve(stack.frame_ids.size());
+    for (int64_t frame_id : stack.frame_ids) {
+      auto known = frame_reading.find(frame_id);
+      reading.push_back(known != frame_reading.end() ? known->second : -1 - frame_id);  // a frame the profile lacks
+    }
+    auto [first, added] = first_of_reading.try_emplace(std::move(reading), stack.id);
+    if (!added) {
+      aliases[stack.id] = first->second;
+    }
+  }
+  return aliases;
 }
 
 }  // namespace canopy::symbolize

@@ -49,12 +49,19 @@ class HeapStackNames {
   // Whether the module's file gives names (heap_module's id).
   ModuleState module_state(int64_t module_id);
 
+  // The profile's stacks that read alike, every frame down to the last (functions, the
+  // frames inlined into them, files and lines; for a frame nothing names, its object
+  // and address): each one after the first of its kind -> the first's id, for
+  // analyze::heap_histories. Names every frame of the profile.
+  std::unordered_map<int64_t, int64_t> stacks_that_read_alike();
+
  private:
   Symbolizer symbolizer_;
   std::unordered_map<int64_t, const store::HeapStackRow*> stacks_;
   std::unordered_map<int64_t, const store::HeapFrameRow*> frames_;
   std::unordered_map<int64_t, const store::HeapModuleRow*> modules_;
   std::unordered_map<int64_t, std::vector<NamedFrame>> named_;  // by frame id
+  const store::HeapProfile& profile_;
 };
 
 }  // namespace canopy::symbolize

@@ -60,14 +60,14 @@ Status load_heap(const store::Reader& reader, const std::vector<store::ProcessRo
   }
   auto heap = std::make_unique<HeapView>();
   heap->profile = std::move(profile);
-  heap->histories = analyze::heap_histories(heap->profile);
+  symbolize::HeapStackNames names(heap->profile);
+  heap->histories = analyze::heap_histories(heap->profile, names.stacks_that_read_alike());
   heap->processes = processes;
   for (const store::HeapImageRow& image : heap->profile.images) {
     if (auto process = analyze::heap_image_process(image, processes)) {
       heap->process_of_image[image.id] = process->id;
     }
   }
-  symbolize::HeapStackNames names(heap->profile);
   for (const store::HeapStackRow& stack : heap->profile.stacks) {
     std::vector<std::string> functions;
     for (const symbolize::NamedFrame& frame : names.frames(stack.id, kHeapFramesNamed)) {

@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -228,6 +229,30 @@ TEST_F(SymbolizerTest, SymbolTableNamesTheFunctionWithoutDwarf) {
   EXPECT_EQ(frames[0].file, "");
   EXPECT_EQ(frames[0].line, 0);
   EXPECT_FALSE(frames[0].inlined);
+}
+
+// Stacks whose frames all read alike stand for one another. In a library without DWARF
+// the symbol table names the function alone, so two return addresses in it read alike;
+// with DWARF their lines tell them apart.
+TEST_F(SymbolizerTest, StacksThatReadAlikeFrameForFrameStandForOneAnother) {
+  const char* outer = "_ZN14canopy_fixture14outer_functionEi";
+  auto [plain, plain_return] = locate(without_dwarf_->return_address_in_outer_function());
+  auto [plain_too, plain_entry] = locate(without_dwarf_->symbol(outer));
+  auto [debug, debug_return] = locate(with_dwarf_->return_address_in_outer_function());
+  auto [debug_too, debug_entry] = locate(with_dwarf_->symbol(outer));
+  store::HeapProfile profile;
+  profile.modules = {{1, plain.path, plain.build_id_hex}, {2, debug.path, debug.build_id_hex}};
+  // As return addresses: one past the entry names the entry's code.
+  profile.frames = {{10, 1, static_cast<int64_t>(plain_return)},
+                    {11, 1, static_cast<int64_t>(plain_entry + 1)},
+                    {20, 2, static_cast<int64_t>(debug_return)},
+                    {21, 2, static_cast<int64_t>(debug_entry + 1)}};
+  profile.stacks = {{100, {10}}, {101, {11}}, {102, {10, 11}}, {103, {20}}, {104, {21}}, {105, {11, 11}}};
+  HeapStackNames names(profile);
+  ASSERT_EQ(names.frames(100, 8).front().function, kFixtureFunction);
+  ASSERT_EQ(names.frames(101, 8).front().function, kFixtureFunction);
+  std::unordered_map<int64_t, int64_t> aliases = names.stacks_that_read_alike();
+  EXPECT_EQ(aliases, (std::unordered_map<int64_t, int64_t>{{101, 100}, {105, 102}}));
 }
 
 TEST_F(SymbolizerTest, SeparateDebugInfoGivesTheSameFrames) {

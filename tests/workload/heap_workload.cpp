@@ -10,6 +10,9 @@
 //                                leaves by _exit at once
 //   heap_workload failed-realloc one block of kReallocBlockBytes, which a realloc too large
 //                                for any allocator fails to move; kept to its exit()
+//   heap_workload unrolled       leak site E in four rounds, through four calls to malloc
+//                                on one line, as a compiler that unrolled a loop leaves
+//                                them: four return addresses, one line of source
 //   heap_workload teardown       leak site D, which a static destructor frees at exit
 //                                (as an interpreter's finalization frees what it held)
 //   heap_workload underscore-exit
@@ -74,6 +77,7 @@ constexpr Site kSiteA{1001, 3700};
 constexpr Site kSiteB{3003, 1550};
 constexpr Site kSiteC{5005, 1140};
 constexpr Site kSiteD{2002, 2080};
+constexpr Site kSiteE{4004, 1312};
 constexpr Site kSiteJ{3333, 1450};
 constexpr size_t kForkBlockBytes = 128 * 1024;  // also in tests/integration/heap_test.cpp
 constexpr size_t kReallocBlockBytes = 100 * 1000;  // also in tests/integration/heap_test.cpp
@@ -202,6 +206,29 @@ void grow_site_d(AfterRound after_round) {
     usleep(kPause);
     after_round(round);
   }
+}
+
+void* site_e_blocks[kSiteE.blocks];
+
+// One line, four calls: a compiler that unrolls a loop of one call leaves the same.
+#define FOUR_SITE_E_BLOCKS(at)                                                                   \
+  site_e_blocks[(at)] = std::malloc(kSiteE.block_bytes), site_e_blocks[(at) + 1] = std::malloc(kSiteE.block_bytes), \
+  site_e_blocks[(at) + 2] = std::malloc(kSiteE.block_bytes), site_e_blocks[(at) + 3] = std::malloc(kSiteE.block_bytes)
+
+__attribute__((noinline)) void leak_site_unrolled(int from, int count) {
+  for (int i = from; i < from + count; i += 4) {
+    FOUR_SITE_E_BLOCKS(i);
+  }
+}
+
+int run_unrolled() {
+  const int per_round = kSiteE.blocks / kRounds;
+  for (int round = 0; round < kRounds; ++round) {
+    leak_site_unrolled(round * per_round, per_round);
+    usleep(kPause);
+  }
+  // Read, so that the compiler keeps the calls: blocks never used would not be made.
+  return std::count(std::begin(site_e_blocks), std::end(site_e_blocks), nullptr) == 0 ? 0 : 1;
 }
 
 int run_teardown() {
@@ -558,6 +585,9 @@ int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "failed-realloc") == 0) {
     return run_failed_realloc();
   }
+  if (argc == 2 && std::strcmp(argv[1], "unrolled") == 0) {
+    return run_unrolled();
+  }
   if (argc == 2 && std::strcmp(argv[1], "teardown") == 0) {
     return run_teardown();
   }
@@ -583,8 +613,8 @@ int main(int argc, char** argv) {
     return run_hold(argv[2], argv[3], argv[4]);
   }
   std::fprintf(stderr,
-               "usage: heap_workload parent CHILD | child | fork-child | fork-underscore-exit | failed-realloc | teardown | "
-               "underscore-exit | jit | "
+               "usage: heap_workload parent CHILD | child | fork-child | fork-underscore-exit | failed-realloc | unrolled | "
+               "teardown | underscore-exit | jit | "
                "close-all | user-namespace | drop-user | chroot DIR | hold BYTES N READY\n");
   return 2;
 }
