@@ -9,17 +9,25 @@ namespace {
 
 // The allocator's own entry points and the wrappers programs call it through: the C++
 // library's, GNU's x* functions (libiberty, gnulib: gcc's cc1 allocates through xcalloc),
-// GLib's and CPython's. The frame that called them says which data grew.
+// GLib's, CPython's, and Rust's (its alloc crate, its impls for other types, the
+// hashbrown tables behind its HashMap). The frame that called them says which data grew.
 bool allocates_for_everyone(std::string_view function) {
-  constexpr std::array<std::string_view, 13> prefixes = {
-      "std::",    "__gnu_cxx::", "operator new", "__cxa_",       "__libc_",       "g_malloc",     "g_realloc",
-      "g_slice_", "PyMem_",      "_PyMem_",      "PyObject_Malloc", "_PyObject_Malloc", "PyObject_Realloc"};
+  constexpr std::array<std::string_view, 19> prefixes = {
+      "std::",      "__gnu_cxx::",     "operator new",     "__cxa_",         "__libc_",
+      "g_malloc",   "g_realloc",       "g_slice_",         "PyMem_",         "_PyMem_",
+      "PyObject_Malloc", "_PyObject_Malloc", "PyObject_Realloc",
+      "alloc::",    "<alloc::",        "__rust_",          "__rdl_",         "hashbrown::",
+      "<hashbrown::"};
   constexpr std::array<std::string_view, 8> wrappers = {"xmalloc", "xcalloc", "xrealloc", "xzalloc",
                                                         "xstrdup", "xmemdup", "_PyObject_Calloc", "_PyObject_Realloc"};
   for (std::string_view prefix : prefixes) {
     if (function.starts_with(prefix)) {
       return true;
     }
+  }
+  // A Rust impl of the alloc crate's traits for another type: `<u8 as alloc::vec::...>`.
+  if (function.starts_with("<") && function.find(" as alloc::") != std::string_view::npos) {
+    return true;
   }
   return std::find(wrappers.begin(), wrappers.end(), function) != wrappers.end();
 }

@@ -28,6 +28,20 @@ TEST(LeakSite, IsTheFrameThatCalledTheAllocatorAndItsWrappers) {
   EXPECT_EQ(leak_site({}), "");
 }
 
+// A Rust program's debug build, as the symbolizer names it: vec![7u8; n] through the
+// alloc crate's frames, inlined and not, then the program's.
+TEST(LeakSite, PassesRustsAllocCrate) {
+  EXPECT_EQ(leak_site({native("<alloc::raw_vec::RawVecInner>::try_allocate_in", "rl"),
+                       native("alloc::raw_vec::RawVecInner<A>::with_capacity_in", "mod.rs:433"),
+                       native("<u8 as alloc::vec::spec_from_elem::SpecFromElem>::from_elem", "spec_from_elem.rs:53"),
+                       native("alloc::vec::from_elem", "mod.rs:3651"), native("rl::remember", "main.rs:2"),
+                       native("rl::main", "main.rs:5")}),
+            "rl::remember (main.rs:2)");
+  EXPECT_EQ(leak_site({native("__rust_alloc", "rl"), native("<hashbrown::raw::RawTableInner>::fallible_with_capacity", "rl"),
+                       native("rl::index", "main.rs:9")}),
+            "rl::index (main.rs:9)");
+}
+
 TEST(LeakSite, ARuntimesCodeUnderJitCodeIsFollowedByTheProgramsFrame) {
   // Node's Buffer.alloc in a function of the program, as V8 names it with
   // --perf-basic-prof: the runtime's C++, an unnamed stub, Node's own JavaScript, then
