@@ -145,4 +145,11 @@ const SymbolIndex& ModuleFile::symbols() {
   return *symbols_;
 }
 
+UnitIndex& ModuleFile::units() {
+  if (!units_) {
+    units_ = std::make_unique<UnitIndex>(module_);
+  }
+  return *units_;
+}
+
 }  // namespace canopy::symbolize

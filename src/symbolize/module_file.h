@@ -8,6 +8,7 @@
 
 #include "symbolize/elf_handles.h"
 #include "symbolize/symbol_index.h"
+#include "symbolize/unit_index.h"
 #include "symbolize/symbolizer.h"
 
 namespace canopy::symbolize {
@@ -25,6 +26,8 @@ class ModuleFile {
   Dwfl_Module* dwfl_module() const { return module_; }
   // Its symbol table by address, read on first use. Only when state() is kResolved.
   const SymbolIndex& symbols();
+  // Its DWARF units by address, read on first use. Only when state() is kResolved.
+  UnitIndex& units();
 
  private:
   ModuleState load(const ModuleRef& ref);
@@ -33,6 +36,7 @@ class ModuleFile {
   Dwfl_Module* module_ = nullptr;  // owned by dwfl_
   ModuleState state_ = ModuleState::kMissing;
   std::unique_ptr<SymbolIndex> symbols_;
+  std::unique_ptr<UnitIndex> units_;
 };
 
 }  // namespace canopy::symbolize

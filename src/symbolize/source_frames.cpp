@@ -117,10 +117,16 @@ std::vector<SourceFrame> inline_chain_at(Dwarf_Die* unit, Dwarf_Addr unit_pc) {
 
 }  // namespace
 
-std::vector<SourceFrame> source_frames_at(Dwfl_Module* module, const SymbolIndex& symbols, uint64_t pc) {
+std::vector<SourceFrame> source_frames_at(ModuleFile& module, uint64_t pc) {
   std::vector<SourceFrame> frames;
   Dwarf_Addr bias = 0;  // from the module's addresses to its DWARF's
-  if (Dwarf_Die* unit = dwfl_module_addrdie(module, pc, &bias)) {
+  // libdw finds the unit by .debug_aranges; without them (clang's and rustc's DWARF),
+  // by the units' own ranges.
+  Dwarf_Die* unit = dwfl_module_addrdie(module.dwfl_module(), pc, &bias);
+  if (unit == nullptr) {
+    unit = module.units().unit_at(pc, &bias);
+  }
+  if (unit != nullptr) {
     frames = inline_chain_at(unit, pc - bias);
     // The line table says where the innermost code at pc came from; the callers' lines
     // are the call sites above.
@@ -142,7 +148,7 @@ std::vector<SourceFrame> source_frames_at(Dwfl_Module* module, const SymbolIndex
   // Without DWARF (a stripped library with no debug package), the symbol table still
   // names the concrete function.
   if (frames.back().function.empty()) {
-    const SymbolIndex::Symbol* symbol = symbols.symbol_at(pc);
+    const SymbolIndex::Symbol* symbol = module.symbols().symbol_at(pc);
     frames.back().function = symbol != nullptr ? demangle_symbol(symbol->name.c_str()) : "";
   }
   return frames;

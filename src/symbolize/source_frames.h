@@ -7,14 +7,13 @@
 #include <cstdint>
 #include <vector>
 
-#include "symbolize/symbol_index.h"
+#include "symbolize/module_file.h"
 #include "symbolize/symbolizer.h"
 
 namespace canopy::symbolize {
 
 // Innermost first, at least one frame (its fields empty when nothing covers pc). pc is
-// the address to look up, already moved back into the call for a return address;
-// `symbols` is the module's symbol table, for code DWARF does not describe.
-std::vector<SourceFrame> source_frames_at(Dwfl_Module* module, const SymbolIndex& symbols, uint64_t pc);
+// the address to look up, already moved back into the call for a return address.
+std::vector<SourceFrame> source_frames_at(ModuleFile& module, uint64_t pc);
 
 }  // namespace canopy::symbolize

@@ -80,7 +80,7 @@ std::vector<SourceFrame> Symbolizer::resolve(const ModuleRef& module, uint64_t r
   if (file.state() != ModuleState::kResolved) {
     return {};
   }
-  return source_frames_at(file.dwfl_module(), file.symbols(), pc);
+  return source_frames_at(file, pc);
 }
 
 ModuleState Symbolizer::module_state(const ModuleRef& module) {

@@ -255,14 +255,15 @@ TEST_F(SymbolizerTest, StacksThatReadAlikeFrameForFrameStandForOneAnother) {
   EXPECT_EQ(aliases, (std::unordered_map<int64_t, int64_t>{{101, 100}, {105, 102}}));
 }
 
-TEST_F(SymbolizerTest, SeparateDebugInfoGivesTheSameFrames) {
-  auto [module, rel_pc] = locate(with_dwarf_->return_address_in_outer_function());
+// The frames of the fixture's return address in `copy`, a copy of the fixture built with
+// DWARF: those the fixture itself gives.
+void expect_the_same_frames(const ModuleRef& fixture, uint64_t rel_pc, const std::string& copy) {
   Symbolizer symbolizer;
-  std::vector<SourceFrame> expected = symbolizer.resolve(module, rel_pc, true);
-  // The same build stripped of its DWARF: the same build-id, the same addresses.
-  ModuleRef split{CANOPY_SYMBOLIZE_FIXTURE_SPLIT, module.build_id_hex};
-  ASSERT_EQ(symbolizer.module_state(split), ModuleState::kResolved);
-  std::vector<SourceFrame> frames = symbolizer.resolve(split, rel_pc, true);
+  std::vector<SourceFrame> expected = symbolizer.resolve(fixture, rel_pc, true);
+  // The same build: the same build-id, the same addresses.
+  ModuleRef copied{copy, fixture.build_id_hex};
+  ASSERT_EQ(symbolizer.module_state(copied), ModuleState::kResolved);
+  std::vector<SourceFrame> frames = symbolizer.resolve(copied, rel_pc, true);
   ASSERT_EQ(frames.size(), 2u);
   ASSERT_EQ(expected.size(), 2u);
   for (size_t i = 0; i < frames.size(); ++i) {
@@ -272,6 +273,19 @@ TEST_F(SymbolizerTest, SeparateDebugInfoGivesTheSameFrames) {
     EXPECT_EQ(frames[i].inlined, expected[i].inlined);
   }
   EXPECT_EQ(frames[0].line, marker_line("// LINE_MARKER_INLINED_CALL"));
+}
+
+// Stripped of its DWARF, which a file beside it holds.
+TEST_F(SymbolizerTest, SeparateDebugInfoGivesTheSameFrames) {
+  auto [module, rel_pc] = locate(with_dwarf_->return_address_in_outer_function());
+  expect_the_same_frames(module, rel_pc, CANOPY_SYMBOLIZE_FIXTURE_SPLIT);
+}
+
+// Without .debug_aranges, the table of which unit holds which code: clang and rustc
+// write none by default.
+TEST_F(SymbolizerTest, DwarfWithoutAddressRangesGivesTheSameFrames) {
+  auto [module, rel_pc] = locate(with_dwarf_->return_address_in_outer_function());
+  expect_the_same_frames(module, rel_pc, CANOPY_SYMBOLIZE_FIXTURE_NO_ARANGES);
 }
 
 TEST_F(SymbolizerTest, AnotherBuildGivesNoNames) {
