@@ -101,7 +101,8 @@ std::unordered_map<int64_t, int64_t> HeapStackNames::stacks_that_read_alike() {
       reading += named.function + '\x1f' + named.location + '\x1f' + named.address_in_object + '\x1f' +
                  (named.inlined ? "i" : "") + '\x1e';
     }
-    frame_reading[frame.id] = reading_number.try_emplace(reading, static_cast<int64_t>(reading_number.size())).first->second;
+    auto [number, added] = reading_number.try_emplace(reading, static_cast<int64_t>(reading_number.size()));
+    frame_reading[frame.id] = number->second;
   }
   std::map<std::vector<int64_t>, int64_t> first_of_reading;
   std::unordered_map<int64_t, int64_t> aliases;
@@ -110,7 +111,8 @@ std::unordered_map<int64_t, int64_t> HeapStackNames::stacks_that_read_alike() {
     reading.reserve(stack.frame_ids.size());
     for (int64_t frame_id : stack.frame_ids) {
       auto known = frame_reading.find(frame_id);
-      reading.push_back(known != frame_reading.end() ? known->second : -1 - frame_id);  // a frame the profile lacks
+      // A frame the profile lacks reads like no other.
+      reading.push_back(known != frame_reading.end() ? known->second : -1 - frame_id);
     }
     auto [first, added] = first_of_reading.try_emplace(std::move(reading), stack.id);
     if (!added) {

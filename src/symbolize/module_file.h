@@ -8,8 +8,8 @@
 
 #include "symbolize/elf_handles.h"
 #include "symbolize/symbol_index.h"
-#include "symbolize/unit_index.h"
 #include "symbolize/symbolizer.h"
+#include "symbolize/unit_index.h"
 
 namespace canopy::symbolize {
 

@@ -39,7 +39,8 @@ SymbolIndex::SymbolIndex(Dwfl_Module* module) {
     }
     symbols_.push_back({address, address + symbol.st_size, binding_rank(GELF_ST_BIND(symbol.st_info)), name});
   }
-  std::stable_sort(symbols_.begin(), symbols_.end(), [](const Symbol& a, const Symbol& b) { return a.start < b.start; });
+  std::stable_sort(symbols_.begin(), symbols_.end(),
+                   [](const Symbol& a, const Symbol& b) { return a.start < b.start; });
   ends_so_far_.reserve(symbols_.size());
   uint64_t end = 0;
   for (const Symbol& symbol : symbols_) {
