@@ -152,4 +152,12 @@ UnitIndex& ModuleFile::units() {
   return *units_;
 }
 
+UnitFunctions& ModuleFile::functions_of(Dwarf_Die* unit) {
+  std::unique_ptr<UnitFunctions>& functions = unit_functions_[dwarf_dieoffset(unit)];
+  if (!functions) {
+    functions = std::make_unique<UnitFunctions>(unit);
+  }
+  return *functions;
+}
+
 }  // namespace canopy::symbolize

@@ -5,10 +5,12 @@
 #include <elfutils/libdwfl.h>
 
 #include <memory>
+#include <unordered_map>
 
 #include "symbolize/elf_handles.h"
 #include "symbolize/symbol_index.h"
 #include "symbolize/symbolizer.h"
+#include "symbolize/unit_functions.h"
 #include "symbolize/unit_index.h"
 
 namespace canopy::symbolize {
@@ -28,6 +30,8 @@ class ModuleFile {
   const SymbolIndex& symbols();
   // Its DWARF units by address, read on first use. Only when state() is kResolved.
   UnitIndex& units();
+  // One of its units' functions by address, read on first use.
+  UnitFunctions& functions_of(Dwarf_Die* unit);
 
  private:
   ModuleState load(const ModuleRef& ref);
@@ -37,6 +41,7 @@ class ModuleFile {
   ModuleState state_ = ModuleState::kMissing;
   std::unique_ptr<SymbolIndex> symbols_;
   std::unique_ptr<UnitIndex> units_;
+  std::unordered_map<Dwarf_Off, std::unique_ptr<UnitFunctions>> unit_functions_;  // by the unit's offset
 };
 
 }  // namespace canopy::symbolize

@@ -20,19 +20,6 @@ bool is_function_scope(int tag) {
   return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine || tag == DW_TAG_entry_point;
 }
 
-// Scopes with address ranges, which hold code.
-bool is_code_scope(int tag) {
-  return is_function_scope(tag) || tag == DW_TAG_lexical_block || tag == DW_TAG_try_block ||
-         tag == DW_TAG_catch_block || tag == DW_TAG_with_stmt;
-}
-
-// Scopes without address ranges that may hold functions (clang places a namespace's
-// functions inside it).
-bool is_named_scope(int tag) {
-  return tag == DW_TAG_namespace || tag == DW_TAG_module || tag == DW_TAG_class_type ||
-         tag == DW_TAG_structure_type || tag == DW_TAG_union_type;
-}
-
 // Appends the code scopes below `parent` that hold pc, outermost first, down to the
 // innermost; false when none does. This is the concrete tree, each inlined instance
 // inside what it was inlined into. libdw's dwarf_getscopes would give the innermost
@@ -90,9 +77,12 @@ void set_call_site(Dwarf_Die* inlined, SourceFrame& caller) {
 
 // The functions whose code is at pc, from the innermost inlined instance out to the
 // concrete function it was inlined into, each caller at its call site.
-std::vector<SourceFrame> inline_chain_at(Dwarf_Die* unit, Dwarf_Addr unit_pc) {
+std::vector<SourceFrame> inline_chain_at(UnitFunctions& functions, Dwarf_Addr unit_pc) {
   std::vector<Dwarf_Die> path;
-  append_scopes_at(unit, unit_pc, 0, path);
+  if (Dwarf_Die* function = functions.scope_at(unit_pc)) {
+    path.push_back(*function);
+    append_scopes_at(function, unit_pc, 1, path);
+  }
   std::vector<SourceFrame> frames;
   Dwarf_Die* inlined_callee = nullptr;  // the previous frame, when it was inlined here
   for (auto scope = path.rbegin(); scope != path.rend(); ++scope) {
@@ -127,7 +117,7 @@ std::vector<SourceFrame> source_frames_at(ModuleFile& module, uint64_t pc) {
     unit = module.units().unit_at(pc, &bias);
   }
   if (unit != nullptr) {
-    frames = inline_chain_at(unit, pc - bias);
+    frames = inline_chain_at(module.functions_of(unit), pc - bias);
     // The line table says where the innermost code at pc came from; the callers' lines
     // are the call sites above.
     if (Dwarf_Line* line = dwarf_getsrc_die(unit, pc - bias)) {
