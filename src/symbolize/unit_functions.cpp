@@ -2,7 +2,6 @@
 
 #include <dwarf.h>
 
-#include <algorithm>
 
 namespace canopy::symbolize {
 namespace {
@@ -31,17 +30,10 @@ UnitFunctions::UnitFunctions(Dwarf_Die* unit) {
     Dwarf_Addr low = 0;
     Dwarf_Addr high = 0;
     for (ptrdiff_t offset = 0; (offset = dwarf_ranges(&scopes_[i], offset, &base, &low, &high)) > 0;) {
-      if (low < high) {
-        ranges_.push_back({low, high, i});
-      }
+      ranges_.add(low, high, i);
     }
   }
-  std::stable_sort(ranges_.begin(), ranges_.end(), [](const Range& a, const Range& b) { return a.low < b.low; });
-  uint64_t high = 0;
-  for (const Range& range : ranges_) {
-    high = std::max(high, range.high);
-    highs_so_far_.push_back(high);
-  }
+  ranges_.sort();
 }
 
 void UnitFunctions::add_scopes_below(Dwarf_Die* parent, int depth) {
@@ -60,14 +52,8 @@ void UnitFunctions::add_scopes_below(Dwarf_Die* parent, int depth) {
 }
 
 Dwarf_Die* UnitFunctions::scope_at(uint64_t address) {
-  auto after = std::upper_bound(ranges_.begin(), ranges_.end(), address,
-                                [](uint64_t a, const Range& r) { return a < r.low; });
-  for (size_t i = static_cast<size_t>(after - ranges_.begin()); i-- > 0 && highs_so_far_[i] > address;) {
-    if (address < ranges_[i].high) {
-      return &scopes_[ranges_[i].scope];
-    }
-  }
-  return nullptr;
+  std::optional<size_t> scope = ranges_.tag_at(address);
+  return scope ? &scopes_[*scope] : nullptr;
 }
 
 }  // namespace canopy::symbolize

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "symbolize/address_ranges.h"
+
 namespace canopy::symbolize {
 
 // Scopes with address ranges, which hold code.
@@ -27,14 +29,8 @@ class UnitFunctions {
  private:
   void add_scopes_below(Dwarf_Die* parent, int depth);
 
-  struct Range {
-    uint64_t low = 0;
-    uint64_t high = 0;  // past the end
-    size_t scope = 0;   // into scopes_
-  };
   std::vector<Dwarf_Die> scopes_;
-  std::vector<Range> ranges_;           // by low
-  std::vector<uint64_t> highs_so_far_;  // the largest high among ranges_[0..i]
+  AddressRanges ranges_;  // tagged with an index into scopes_
 };
 
 }  // namespace canopy::symbolize

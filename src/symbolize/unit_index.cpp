@@ -2,7 +2,6 @@
 
 #include <dwarf.h>
 
-#include <algorithm>
 
 namespace canopy::symbolize {
 
@@ -23,30 +22,19 @@ UnitIndex::UnitIndex(Dwfl_Module* module) {
     Dwarf_Addr low = 0;
     Dwarf_Addr high = 0;
     for (ptrdiff_t offset = 0; (offset = dwarf_ranges(&units_.back(), offset, &base, &low, &high)) > 0;) {
-      if (low < high) {
-        ranges_.push_back({low, high, units_.size() - 1});
-      }
+      ranges_.add(low, high, units_.size() - 1);
     }
   }
-  std::sort(ranges_.begin(), ranges_.end(), [](const Range& a, const Range& b) { return a.low < b.low; });
-  uint64_t high = 0;
-  for (const Range& range : ranges_) {
-    high = std::max(high, range.high);
-    highs_so_far_.push_back(high);
-  }
+  ranges_.sort();
 }
 
 Dwarf_Die* UnitIndex::unit_at(uint64_t address, Dwarf_Addr* bias) {
-  const uint64_t dwarf_address = address - bias_;
-  auto after = std::upper_bound(ranges_.begin(), ranges_.end(), dwarf_address,
-                                [](uint64_t a, const Range& r) { return a < r.low; });
-  for (size_t i = static_cast<size_t>(after - ranges_.begin()); i-- > 0 && highs_so_far_[i] > dwarf_address;) {
-    if (dwarf_address < ranges_[i].high) {
-      *bias = bias_;
-      return &units_[ranges_[i].unit];
-    }
+  std::optional<size_t> unit = ranges_.tag_at(address - bias_);
+  if (!unit) {
+    return nullptr;
   }
-  return nullptr;
+  *bias = bias_;
+  return &units_[*unit];
 }
 
 }  // namespace canopy::symbolize

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "symbolize/address_ranges.h"
+
 namespace canopy::symbolize {
 
 class UnitIndex {
@@ -21,14 +23,8 @@ class UnitIndex {
   Dwarf_Die* unit_at(uint64_t address, Dwarf_Addr* bias);
 
  private:
-  struct Range {
-    uint64_t low = 0;   // DWARF addresses
-    uint64_t high = 0;  // past the end
-    size_t unit = 0;    // into units_
-  };
   std::vector<Dwarf_Die> units_;
-  std::vector<Range> ranges_;         // by low
-  std::vector<uint64_t> highs_so_far_;  // the largest high among ranges_[0..i]
+  AddressRanges ranges_;  // DWARF addresses, tagged with an index into units_
   Dwarf_Addr bias_ = 0;
 };
 
