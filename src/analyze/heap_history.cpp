@@ -88,6 +88,25 @@ void merge_aliased_stacks(HeapImageHistory& history, const HeapStackAliases& ali
   history.allocations = std::move(allocations);
 }
 
+// Fills history.allocated_bytes from the stacks' change points, each stack's rise in
+// allocated bytes added at the snapshot where it was written.
+void sum_allocated_bytes(HeapImageHistory& history) {
+  std::vector<int64_t> added(history.snapshots.size(), 0);
+  for (const auto& [stack_id, changes] : history.stacks) {
+    int64_t previous = 0;
+    for (const HeapStackChange& change : changes) {
+      added[change.snapshot] += change.totals.allocated_bytes - previous;
+      previous = change.totals.allocated_bytes;
+    }
+  }
+  history.allocated_bytes.resize(added.size());
+  int64_t sum = 0;
+  for (size_t k = 0; k < added.size(); ++k) {
+    sum += added[k];
+    history.allocated_bytes[k] = sum;
+  }
+}
+
 }  // namespace
 
 std::vector<HeapImageHistory> heap_histories(const store::HeapProfile& profile, const HeapStackAliases& aliases) {
@@ -119,6 +138,7 @@ std::vector<HeapImageHistory> heap_histories(const store::HeapProfile& profile, 
       std::stable_sort(changes.begin(), changes.end(),
                        [](const HeapStackChange& a, const HeapStackChange& b) { return a.snapshot < b.snapshot; });
     }
+    sum_allocated_bytes(history);
   }
   for (const store::HeapAllocationRow& allocation : profile.allocations) {
     histories[image_index.at(allocation.image_id)].allocations[allocation.stack_id].push_back(&allocation);

@@ -44,6 +44,8 @@ struct HeapImageHistory {
   std::map<int64_t, std::vector<HeapStackChange>> stacks;
   // Per stack, its sampled allocations that were alive at one snapshot at least, by birth.
   std::map<int64_t, std::vector<const store::HeapAllocationRow*>> allocations;
+  // What the whole image had allocated (estimated) by each snapshot, cumulative.
+  std::vector<int64_t> allocated_bytes;
 
   // The stack's totals at snapshot `index` (zeros before its first change).
   HeapStackTotals totals_at(int64_t stack_id, size_t index) const;

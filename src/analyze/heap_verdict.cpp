@@ -97,6 +97,14 @@ size_t teardown_start(const HeapImageHistory& history, size_t exit) {
     if (before < after || (before == after && start != exit)) {
       break;
     }
+    // A teardown frees and hardly allocates. A program still at work that lets a phase's
+    // memory go allocates as it frees, and its heap drifts down by a sliver of its
+    // churn: that is memory given back as it ran. The interval that ends in the exit
+    // always counts, for a program may work until its last moment.
+    const int64_t allocated = history.allocated_bytes[start] - history.allocated_bytes[start - 1];
+    if (start != exit && static_cast<double>(before - after) < kTeardownFallShare * static_cast<double>(allocated)) {
+      break;
+    }
     --start;
   }
   return start;

@@ -17,7 +17,9 @@
 // static destructors, atexit handlers), which frees what the program held to the end.
 // That is not memory given back as it ran: a stack that gave back only in the fall of
 // the heap that ends in the exit snapshot is judged as it stood where that fall began,
-// and says it was freed at exit.
+// and says it was freed at exit. An interval before the exit's own in which the heap
+// fell by less than kTeardownFallShare of what the image allocated was still work, not
+// teardown: the fall is taken to begin after it.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +33,7 @@ inline constexpr double kLeakKeptShare = 0.8;
 inline constexpr double kGaveBackShare = 0.5;
 inline constexpr double kRecycledShare = 0.5;
 inline constexpr int64_t kPlateauSnapshots = 2;
+inline constexpr double kTeardownFallShare = 0.25;
 // Fewer sampled allocations than this say nothing about what a stack keeps.
 inline constexpr int64_t kVerdictMinSampled = 5;
 

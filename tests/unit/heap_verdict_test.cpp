@@ -20,8 +20,8 @@ class Pattern {
     }
   }
   // The stack's cumulative totals at snapshot i.
-  void totals(int i, int64_t allocated, int64_t freed) {
-    profile_.totals.push_back({.snapshot_id = i + 1, .stack_id = kStack, .allocated_bytes = allocated,
+  void totals(int i, int64_t allocated, int64_t freed, int64_t stack_id = kStack) {
+    profile_.totals.push_back({.snapshot_id = i + 1, .stack_id = stack_id, .allocated_bytes = allocated,
                                .allocated_count = allocated / 100, .freed_bytes = freed, .freed_count = freed / 100});
   }
   void sampled(int64_t born_ms, std::optional<int64_t> freed_ms) {
@@ -123,6 +123,27 @@ TEST(HeapVerdictRules, ASnapshotThatCaughtTheTeardownHalfDoneIsPartOfIt) {
   EXPECT_EQ(v.kind, HeapVerdict::Kind::kLeak);
   EXPECT_TRUE(v.freed_at_exit);
   EXPECT_EQ(v.held_bytes, 1000 * (exit - 1));
+}
+
+TEST(HeapVerdictRules, MemoryLetGoWhileTheProgramStillWorkedIsGivenBack) {
+  // Grown until snapshot 4, then let go a fifth a second while another stack churns
+  // through 100 times as much (git pack-objects ending its delta search): the heap falls
+  // at every snapshot into the exit, but only the last second is the teardown.
+  Pattern p;
+  const int exit = kSnapshots - 1;
+  grow_until(p, 5, 1000 * exit);
+  constexpr int64_t kChurn = 100'000;
+  for (int i = 5; i < exit; ++i) {
+    const int64_t held = 5000 - 1000 * (i - 4);
+    p.totals(i, 5000, 5000 - held);
+    p.totals(i, kChurn * (i - 4), kChurn * (i - 4), kStack + 1);
+    p.heap(i, held);
+  }
+  p.totals(exit, 5000, 5000);
+  p.ends_in_exit();
+  HeapVerdict v = p.judge();
+  EXPECT_EQ(v.reason, HeapVerdict::Reason::kGaveBack);
+  EXPECT_FALSE(v.freed_at_exit);
 }
 
 TEST(HeapVerdictRules, MemoryGivenBackBeforeTheExitStaysGivenBack) {
