@@ -1,5 +1,6 @@
 #include "probe/task_exits.h"
 
+#include <linux/acct.h>
 #include <linux/taskstats.h>
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
@@ -42,6 +43,7 @@ TaskExit task_exit_from(const taskstats& stats) {
   exit.tid = static_cast<pid_t>(stats.ac_pid);
   exit.tgid = stats.ac_tgid != 0 ? static_cast<pid_t>(stats.ac_tgid) : exit.tid;  // 0 before version 11
   exit.name.assign(stats.ac_comm, strnlen(stats.ac_comm, sizeof stats.ac_comm));
+  exit.forked_without_exec = (stats.ac_flag & AFORK) != 0;
   exit.wait_status = static_cast<int>(stats.ac_exitcode);
   exit.peak_rss_bytes = static_cast<int64_t>(stats.hiwater_rss) * 1024;
   // ac_utime and ac_stime count whole timer ticks: a process that lived 5 ms mostly

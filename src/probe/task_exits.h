@@ -25,6 +25,10 @@ struct TaskExit {
   pid_t tid = 0;
   pid_t tgid = 0;             // the process
   std::string name;           // comm after the last exec
+  // The task never exec'd (the kernel's AFORK flag). For a process, its leader's
+  // record says: it ran, to its end, the program it was forked in. Other threads
+  // carry the flag whatever the process ran.
+  bool forked_without_exec = false;
   int wait_status = 0;        // as waitpid reports it (the leader's is the process's)
   int64_t peak_rss_bytes = 0;  // hiwater_rss
   int64_t cpu_user_ns = 0;

@@ -19,6 +19,7 @@ void ExitRecords::add_to(Totals& totals, const probe::TaskExit& exit, int64_t t_
   // the leader's name is the process's: another thread's may be its own ("worker-3").
   if (exit.tid == exit.tgid) {
     totals.name = exit.name;
+    totals.never_execd = exit.forked_without_exec;
   }
   totals.peak_rss_bytes = std::max(totals.peak_rss_bytes, exit.peak_rss_bytes);
   totals.cpu_user_ns += exit.cpu_user_ns;
@@ -53,6 +54,9 @@ void ExitRecords::apply_cpu(const Totals& totals, store::ProcessRow& row) {
 bool ExitRecords::apply(const Totals& totals, store::ProcessRow& row, bool identity_unread) {
   row.hwm_bytes = std::max(row.hwm_bytes.value_or(0), totals.peak_rss_bytes);
   apply_cpu(totals, row);
+  if (totals.never_execd && programs_ && row.parent_id) {
+    programs_->on_never_execd(row.id, *row.parent_id);
+  }
   const bool named = !identity_unread || row.named_from_exit_record;
   if (totals.name.empty() || (named && totals.name == row.name)) {
     return false;  // no leader's record yet, or named already

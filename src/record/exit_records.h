@@ -20,13 +20,15 @@
 #include <unordered_map>
 
 #include "probe/task_exits.h"
+#include "record/program_watch.h"
 #include "store/writer.h"
 
 namespace canopy::record {
 
 class ExitRecords {
  public:
-  explicit ExitRecords(store::Writer& writer) : writer_(writer) {}
+  // `programs` (nullable) hears of each process whose record says it never exec'd.
+  ExitRecords(store::Writer& writer, ProgramWatch* programs) : writer_(writer), programs_(programs) {}
 
   // A record from the kernel, of any process on the machine.
   void add(const probe::TaskExit& exit, int64_t t_ms);
@@ -47,6 +49,7 @@ class ExitRecords {
  private:
   struct Totals {
     std::string name;  // the leader thread's comm: the process's after its last exec
+    bool never_execd = false;  // the leader's record said so
     int64_t peak_rss_bytes = 0;
     int64_t cpu_user_ns = 0;  // the threads' records, summed
     int64_t cpu_system_ns = 0;
@@ -66,6 +69,7 @@ class ExitRecords {
   void apply_cpu(const Totals& totals, store::ProcessRow& row);
 
   store::Writer& writer_;
+  ProgramWatch* programs_;
   std::unordered_map<pid_t, Totals> records_;  // by process, not yet claimed by an end
   std::unordered_map<pid_t, Ended> ended_;     // ended rows open to late records
   int64_t applied_ = 0;

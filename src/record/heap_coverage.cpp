@@ -92,6 +92,22 @@ void HeapCoverage::on_fork(int64_t process_id, pid_t pid, int64_t parent_id) {
   programs_[process_id] = copy;
 }
 
+void HeapCoverage::on_never_execd(int64_t process_id, int64_t parent_id) {
+  // Only a process that could not be looked at learns its verdict so: one found a
+  // zombie already (a fork that ended at once) shows no program of its own. It ran
+  // its parent's program now, unless the parent exec'd after the fork: a case this
+  // cannot tell, and a rare one.
+  auto it = programs_.find(process_id);
+  if (it == programs_.end() || it->second.reason != store::kUnprofiledUnknown) {
+    return;
+  }
+  if (auto parent = programs_.find(parent_id); parent != programs_.end()) {
+    const pid_t pid = it->second.pid;
+    it->second = parent->second;
+    it->second.pid = pid;
+  }
+}
+
 void HeapCoverage::on_exec_time(int64_t process_id, uint64_t exec_ns) {
   if (auto it = programs_.find(process_id); it != programs_.end()) {
     it->second.started_ns = std::max(it->second.started_ns, exec_ns);

@@ -35,6 +35,7 @@ class HeapCoverage final : public ProgramWatch {
   void on_program(int64_t process_id, pid_t pid, probe::ProcessFiles* files, uint64_t exec_ns) override;
   void on_fork(int64_t process_id, pid_t pid, int64_t parent_id) override;
   void on_exec_time(int64_t process_id, uint64_t exec_ns) override;
+  void on_never_execd(int64_t process_id, int64_t parent_id) override;
 
   // An image of the profiler from `pid` (its process row, when the recorder knew it),
   // loaded at `loaded_ns` (CLOCK_MONOTONIC; a fork's image keeps its parent's).

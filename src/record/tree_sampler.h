@@ -25,28 +25,11 @@
 #include "probe/system.h"
 #include "probe/task_exits.h"
 #include "record/exit_records.h"
+#include "record/program_watch.h"
 #include "record/tree_cpu_counter.h"
 #include "store/writer.h"
 
 namespace canopy::record {
-
-// Told of each program the tree's processes run, while its files can still be read:
-// record --heap asks of each whether its heap profiler could load into it
-// (HeapCoverage). A process's programs come in order; the last one told is the one
-// its row names.
-class ProgramWatch {
- public:
-  virtual ~ProgramWatch() = default;
-  // `process_id` (`pid`) runs a program not told before: `files` are its own, for a
-  // look now, or nullptr when it is known gone. `exec_ns`: its exec event's time
-  // (CLOCK_MONOTONIC), 0 when unknown (first sight, or an exec a tick found).
-  virtual void on_program(int64_t process_id, pid_t pid, probe::ProcessFiles* files, uint64_t exec_ns) = 0;
-  // A fork, running its parent's program still.
-  virtual void on_fork(int64_t process_id, pid_t pid, int64_t parent_id) = 0;
-  // The exec event of the program told last came after that program was looked at:
-  // it started then, or later.
-  virtual void on_exec_time(int64_t process_id, uint64_t exec_ns) = 0;
-};
 
 // One live process of the tree as the latest tick left it (see live_processes).
 struct LiveProcess {
@@ -292,7 +275,7 @@ class TreeSampler {
   std::deque<std::pair<int64_t, pid_t>> ended_unreaped_by_end_;  // (end_ms, pid), to expire them
   // The ended row of the zombie `pid` that passed to us, if it is one we ended.
   store::ProcessRow* inherited_zombie(pid_t pid);
-  ExitRecords exit_records_{writer_};
+  ExitRecords exit_records_{writer_, options_.programs};
   std::vector<store::ProcessRow> killed_;  // ended by a signal, for take_killed
   int64_t process_count_ = 0;
   int64_t ended_cpu_ns_ = 0;  // CPU of processes that have left the tree

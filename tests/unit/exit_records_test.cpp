@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "record/exit_records.h"
 #include "store/reader.h"
@@ -56,6 +58,16 @@ store::ProcessRow written(const std::string& path, int64_t id) {
   return processes->at(static_cast<size_t>(id - 1));
 }
 
+// The processes the records said never exec'd, each with its parent's id.
+class NeverExecdWatch final : public ProgramWatch {
+ public:
+  void on_program(int64_t, pid_t, probe::ProcessFiles*, uint64_t) override {}
+  void on_fork(int64_t, pid_t, int64_t) override {}
+  void on_exec_time(int64_t, uint64_t) override {}
+  void on_never_execd(int64_t process_id, int64_t parent_id) override { told.emplace_back(process_id, parent_id); }
+  std::vector<std::pair<int64_t, int64_t>> told;
+};
+
 // A recording with one process, sampled_row, and the exit records beside its writer.
 class ExitRecordsTest : public ::testing::Test {
  protected:
@@ -63,7 +75,7 @@ class ExitRecordsTest : public ::testing::Test {
     auto writer = store::Writer::create(path_, false);
     ASSERT_TRUE(writer);
     writer_.emplace(std::move(*writer));
-    records_.emplace(*writer_);
+    records_.emplace(*writer_, &watch_);
     row_ = sampled_row(*writer_);
   }
 
@@ -76,9 +88,24 @@ class ExitRecordsTest : public ::testing::Test {
   TempDir dir_;
   std::string path_ = dir_.file("r.canopy");
   std::optional<store::Writer> writer_;
+  NeverExecdWatch watch_;
   std::optional<ExitRecords> records_;
   store::ProcessRow row_;
 };
+
+TEST_F(ExitRecordsTest, TheLeadersRecordTellsAProcessThatNeverExecd) {
+  row_.parent_id = 7;
+  // Every thread but an exec'd leader carries the flag: a worker's says nothing.
+  probe::TaskExit worker = record_of(kPid + 1, "cc1-worker");
+  worker.forked_without_exec = true;
+  records_->add(worker, kStartMs + 18);
+  records_->on_end(row_, kStartMs + 20, /*identity_unread=*/false);
+  EXPECT_TRUE(watch_.told.empty());
+  probe::TaskExit leader = record_of(kPid, "cc1");
+  leader.forked_without_exec = true;
+  records_->add(leader, kStartMs + 21);
+  EXPECT_EQ(watch_.told, (std::vector<std::pair<int64_t, int64_t>>{{row_.id, 7}}));
+}
 
 TEST_F(ExitRecordsTest, TheRecordsCpuReplacesTheSampledFiguresWhole) {
   records_->add(record_of(kPid, "cc1"), kStartMs + 19);

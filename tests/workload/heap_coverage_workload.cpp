@@ -8,6 +8,9 @@
 //                                  Prints "held NAME PID".
 //     brief NAME PROGRAM [ARG...]  fork and exec PROGRAM with stdin /dev/null, and
 //                                  wait for its end. Prints "ended NAME PID".
+//     fork NAME                    fork a child that exits at once, without an exec;
+//                                  it stays a zombie until `release`. Prints
+//                                  "forked NAME PID".
 //     release                      close the pipe and wait for every held program.
 //                                  Prints "released".
 //   and exits at the FIFO's end.
@@ -73,6 +76,13 @@ int run_driver(const char* fifo) {
       pid_t pid = start(words, null_fd);
       ::waitpid(pid, nullptr, 0);
       std::printf("ended %s %d\n", words[1].c_str(), pid);
+    } else if (words.size() == 2 && words[0] == "fork") {
+      pid_t pid = ::fork();
+      if (pid == 0) {
+        ::_exit(0);
+      }
+      held.push_back(pid);
+      std::printf("forked %s %d\n", words[1].c_str(), pid);
     } else if (words.size() == 1 && words[0] == "release") {
       ::close(hold[1]);
       for (pid_t pid : held) {
