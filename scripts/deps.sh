@@ -17,7 +17,7 @@ build_packages=(
   libcpp-httplib-dev zlib1g-dev libssl-dev nettle-dev
   libcctz-dev tzdata libsimdjson-dev libnl-genl-3-dev
   clang bpftool libbpf-dev
-  libdw-dev libiberty-dev
+  libdw-dev libdebuginfod-dev libiberty-dev
   scdoc
   libgtest-dev python3
   libunwind-dev

@@ -1,5 +1,6 @@
 #include "symbolize/module_file.h"
 
+#include <elfutils/debuginfod.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <sys/mman.h>
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <span>
 
 #include "common/scoped_resource.h"
@@ -87,6 +89,31 @@ ScopedFd vdso_file() {
   return fd;
 }
 
+// The object of build-id `hex` (lowercase) as a debug file: where Debian's -dbgsym
+// packages put it, else from a debuginfod server when DEBUGINFOD_URLS names one (as gdb
+// and perf ask). Its symbols and DWARF are those of the build that was recorded, for a
+// file that is gone or was replaced since: a library upgraded during the run, a
+// recording read on another machine.
+ScopedFd debug_file_by_build_id(const std::string& hex) {
+  if (hex.size() < 4) {
+    return ScopedFd();
+  }
+  const std::string installed = "/usr/lib/debug/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2) + ".debug";
+  ScopedFd fd(::open(installed.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  const char* servers = std::getenv("DEBUGINFOD_URLS");
+  if (fd || servers == nullptr || *servers == '\0') {
+    return fd;
+  }
+  debuginfod_client* client = debuginfod_begin();
+  if (client == nullptr) {
+    return ScopedFd();
+  }
+  // Length 0: the build-id is given as a hex string. A cached copy, or a download.
+  int found = debuginfod_find_debuginfo(client, reinterpret_cast<const unsigned char*>(hex.c_str()), 0, nullptr);
+  debuginfod_end(client);
+  return found >= 0 ? ScopedFd(found) : ScopedFd();
+}
+
 }  // namespace
 
 ModuleFile::ModuleFile(const ModuleRef& ref) {
@@ -101,9 +128,17 @@ ModuleState ModuleFile::load(const ModuleRef& ref) {
   // O_NONBLOCK: a path that has become a FIFO must not hang the report.
   ScopedFd fd = ref.path == kVdsoMapName ? vdso_file()
                                           : ScopedFd(::open(ref.path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
-  if (!fd) {
-    return ModuleState::kMissing;
+  const ModuleState state = fd ? load_file(std::move(fd), ref) : ModuleState::kMissing;
+  if (state != ModuleState::kMissing && state != ModuleState::kBuildIdMismatch) {
+    return state;
   }
+  // Found by its build-id instead; the state says why the path itself did not serve.
+  ScopedFd debug_file = debug_file_by_build_id(lowercase_hex(ref.build_id_hex));
+  return debug_file && load_file(std::move(debug_file), ref) == ModuleState::kResolved ? ModuleState::kResolved
+                                                                                        : state;
+}
+
+ModuleState ModuleFile::load_file(ScopedFd fd, const ModuleRef& ref) {
   struct stat file_stat {};
   if (::fstat(fd.get(), &file_stat) != 0 || !S_ISREG(file_stat.st_mode)) {
     return ModuleState::kNotElf;

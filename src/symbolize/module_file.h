@@ -7,6 +7,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "common/scoped_resource.h"
 #include "symbolize/elf_handles.h"
 #include "symbolize/symbol_index.h"
 #include "symbolize/symbolizer.h"
@@ -35,6 +36,8 @@ class ModuleFile {
 
  private:
   ModuleState load(const ModuleRef& ref);
+  // `fd` as the object `ref` names: kResolved when it is that build.
+  ModuleState load_file(ScopedFd fd, const ModuleRef& ref);
 
   ScopedDwfl dwfl_;
   Dwfl_Module* module_ = nullptr;  // owned by dwfl_
