@@ -57,12 +57,20 @@ std::vector<std::string> HeapProfiling::environment() const {
   if (const char* existing = std::getenv("LD_PRELOAD"); existing && *existing) {
     preload += std::string(":") + existing;
   }
-  return {
+  std::vector<std::string> variables = {
       "LD_PRELOAD=" + preload,
       std::string(heap_wire::kSocketVariable) + "=" + listener_.socket_path(),
       std::string(heap_wire::kRateVariable) + "=" + std::to_string(rate_bytes_),
       std::string(heap_wire::kIntervalVariable) + "=" + std::to_string(interval_ms_),
   };
+  // CPython takes its objects of 512 bytes or less from arenas it maps itself
+  // (pymalloc), where no malloc hook sees them: a Python program's leak of small objects
+  // would go unseen. Its own switch sends them through malloc, as valgrind's and
+  // heaptrack's users are told to set. One the user set stays.
+  if (std::getenv("PYTHONMALLOC") == nullptr) {
+    variables.emplace_back("PYTHONMALLOC=malloc");
+  }
+  return variables;
 }
 
 void HeapProfiling::start_ingest(store::Writer& writer, ProfileStacks& stacks, const RecordingClock& clock,

@@ -27,8 +27,8 @@ class HeapProfiling {
   // `directory` (the recording's private one).
   static Result<HeapProfiling> prepare(const RecordOptions& options, const std::string& directory);
 
-  // NAME=value for the command: LD_PRELOAD (the library in front of any the user set)
-  // and the library's settings.
+  // NAME=value for the command: LD_PRELOAD (the library in front of any the user set),
+  // the library's settings, and PYTHONMALLOC=malloc unless the user set it.
   std::vector<std::string> environment() const;
 
   // To be told of every program of the tree (SamplerOptions::programs), from before the
