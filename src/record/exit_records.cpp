@@ -51,11 +51,23 @@ void ExitRecords::apply_cpu(const Totals& totals, store::ProcessRow& row) {
   cpu_added_ns_ += user_ns + system_ns - sampled_ns;
 }
 
-bool ExitRecords::apply(const Totals& totals, store::ProcessRow& row, bool identity_unread) {
+bool ExitRecords::apply(const Totals& totals, store::ProcessRow& row, bool identity_unread,
+                        const std::optional<ForkIdentity>& forked_from) {
   row.hwm_bytes = std::max(row.hwm_bytes.value_or(0), totals.peak_rss_bytes);
   apply_cpu(totals, row);
   if (totals.never_execd && programs_ && row.parent_id) {
     programs_->on_never_execd(row.id, *row.parent_id);
+  }
+  if (totals.never_execd && identity_unread && forked_from) {
+    // It ran its parent's program to its end: the parent's executable and arguments are
+    // its own, and the record has its name (prctl may have changed it).
+    const bool changed = row.exe != forked_from->exe || row.cmdline != forked_from->cmdline ||
+                         row.name != totals.name || row.named_from_exit_record;
+    row.exe = forked_from->exe;
+    row.cmdline = forked_from->cmdline;
+    row.name = totals.name;
+    row.named_from_exit_record = false;
+    return changed;
   }
   const bool named = !identity_unread || row.named_from_exit_record;
   if (totals.name.empty() || (named && totals.name == row.name)) {
@@ -83,21 +95,22 @@ void ExitRecords::add(const probe::TaskExit& exit, int64_t t_ms) {
     e.counted = true;
     ++applied_;
   }
-  if (apply(e.totals, e.row, e.identity_unread)) {
+  if (apply(e.totals, e.row, e.identity_unread, e.forked_from)) {
     writer_.update_process_exec(e.row);
   }
   writer_.update_process_end(e.row);
 }
 
-void ExitRecords::on_end(store::ProcessRow& row, int64_t t_ms, bool identity_unread) {
-  Ended ended{{}, {}, identity_unread, false};
+void ExitRecords::on_end(store::ProcessRow& row, int64_t t_ms, bool identity_unread,
+                         std::optional<ForkIdentity> forked_from) {
+  Ended ended{{}, {}, identity_unread, std::move(forked_from), false};
   // A record older than the process is of an earlier process with the same pid.
   if (auto it = records_.find(row.pid); it != records_.end() && it->second.t_ms >= row.start_ms) {
     ended.totals = std::move(it->second);
     records_.erase(it);
     ended.counted = true;
     ++applied_;
-    if (apply(ended.totals, row, identity_unread)) {
+    if (apply(ended.totals, row, identity_unread, ended.forked_from)) {
       writer_.update_process_exec(row);
     }
   }

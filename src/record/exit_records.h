@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "probe/task_exits.h"
 #include "record/program_watch.h"
@@ -27,6 +28,13 @@ namespace canopy::record {
 
 class ExitRecords {
  public:
+  // What a forked child runs until it execs: its parent's executable and command line,
+  // as they were at the fork.
+  struct ForkIdentity {
+    std::string exe = "";
+    std::vector<std::string> cmdline = {};
+  };
+
   // `programs` (nullable) hears of each process whose record says it never exec'd.
   ExitRecords(store::Writer& writer, ProgramWatch* programs) : writer_(writer), programs_(programs) {}
 
@@ -35,8 +43,10 @@ class ExitRecords {
   // `row` has ended and is about to be written: it takes what the records gave so
   // far, and waits for any record still to come. `identity_unread`: its name,
   // executable and command line are not its own after its last exec (it was gone
-  // before canopy could read them), so the record names it.
-  void on_end(store::ProcessRow& row, int64_t t_ms, bool identity_unread);
+  // before canopy could read them), so the record names it. `forked_from`: its
+  // parent's at its fork, which are its own if its record says it never exec'd.
+  void on_end(store::ProcessRow& row, int64_t t_ms, bool identity_unread,
+              std::optional<ForkIdentity> forked_from = std::nullopt);
   // Forgets records and rows older than a couple of seconds: nothing late comes
   // that late, and a reused pid must not be mistaken for an ended one.
   void expire(int64_t t_ms);
@@ -61,11 +71,13 @@ class ExitRecords {
     store::ProcessRow row;
     Totals totals;
     bool identity_unread = false;
+    std::optional<ForkIdentity> forked_from;
     bool counted = false;  // in applied_
   };
   static void add_to(Totals& totals, const probe::TaskExit& exit, int64_t t_ms);
   // Whether the name changed (the row's exec columns need writing again).
-  bool apply(const Totals& totals, store::ProcessRow& row, bool identity_unread);
+  bool apply(const Totals& totals, store::ProcessRow& row, bool identity_unread,
+             const std::optional<ForkIdentity>& forked_from);
   void apply_cpu(const Totals& totals, store::ProcessRow& row);
 
   store::Writer& writer_;

@@ -78,6 +78,11 @@ TreeSampler::Tracked* TreeSampler::track(pid_t pid, std::optional<Parent> parent
     p.row.cmdline = p.files.read_cmdline();
     p.identity_pending = p.row.cmdline.empty();
     p.identity_read_ns = p.identity_pending ? 0 : read_ns;
+    if (from_fork_event && p.ended_when_tracked) {
+      if (auto it = alive_.find(parent->pid); it != alive_.end()) {
+        p.forked_from = fork_identity_of(it->second);
+      }
+    }
   }
   p.row.first_seen_ms = seen_ms;
   p.row.last_seen_ms = seen_ms;
@@ -91,6 +96,13 @@ TreeSampler::Tracked* TreeSampler::track(pid_t pid, std::optional<Parent> parent
     }
   }
   return &alive_.insert_or_assign(pid, std::move(p)).first->second;
+}
+
+std::optional<ExitRecords::ForkIdentity> TreeSampler::fork_identity_of(const Tracked& parent) {
+  if (parent.identity_pending) {
+    return std::nullopt;
+  }
+  return ExitRecords::ForkIdentity{parent.row.exe, parent.row.cmdline};
 }
 
 const TreeSampler::Tracked* TreeSampler::same_image_parent(const probe::StatFields& child, pid_t parent) const {

@@ -168,11 +168,15 @@ class TreeSampler {
     // that exec's, not another.
     bool exec_awaits_image = false;
     std::optional<int64_t> exit_event_ms;  // its exit event came; a child of ours awaits reaping
+    // Its parent's executable and arguments at its fork, for a child found ended (a
+    // zombie shows neither its program nor its arguments): its own if it never exec'd.
+    std::optional<ExitRecords::ForkIdentity> forked_from;
   };
   // A process known from its fork event only (see ghosts_), and its exec events' times.
   struct Ghost {
     store::ProcessRow row;
     std::vector<int64_t> exec_ms;
+    std::optional<ExitRecords::ForkIdentity> forked_from;  // as Tracked's
   };
   enum class Outcome { kAlive, kEnded, kZombieChild };
 
@@ -213,7 +217,11 @@ class TreeSampler {
   // Writes an ended row, with the kernel's exit record when there is one.
   // `identity_unread`: the row's name, executable and command line are not its own
   // after its last exec (see ExitRecords::on_end).
-  void write_end(store::ProcessRow& row, int64_t t_ms, bool identity_unread);
+  // `parent`'s executable and arguments, for a child it forks; none while they are
+  // unread.
+  static std::optional<ExitRecords::ForkIdentity> fork_identity_of(const Tracked& parent);
+  void write_end(store::ProcessRow& row, int64_t t_ms, bool identity_unread,
+                 std::optional<ExitRecords::ForkIdentity> forked_from);
   // A ghost's end: its exec events come after its exit record named it.
   void end_ghost(Ghost& ghost, int64_t t_ms);
   void remember_ended_unreaped(const store::ProcessRow& row);

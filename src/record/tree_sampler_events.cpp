@@ -173,8 +173,10 @@ void TreeSampler::on_fork(pid_t pid, pid_t parent, int64_t t_ms) {
   row.pid = pid;
   row.ppid = parent;
   row.parent_id = from->id;
+  std::optional<ExitRecords::ForkIdentity> forked_from;
   if (auto it = alive_.find(parent); it != alive_.end()) {
     row.name = it->second.row.name;
+    forked_from = fork_identity_of(it->second);
   } else {
     row.name = ghosts_.at(parent).row.name;
   }
@@ -186,7 +188,7 @@ void TreeSampler::on_fork(pid_t pid, pid_t parent, int64_t t_ms) {
   if (options_.programs) {
     options_.programs->on_fork(row.id, pid, from->id);
   }
-  ghosts_.emplace(pid, Ghost{std::move(row), {}});
+  ghosts_.emplace(pid, Ghost{std::move(row), {}, std::move(forked_from)});
 }
 
 void TreeSampler::on_exec(pid_t pid, int64_t t_ms, uint64_t monotonic_ns) {
@@ -353,17 +355,18 @@ void TreeSampler::end(Tracked& p, int64_t t_ms) {
     p.row.cmdline.clear();
     writer_.update_process_exec(p.row);
   }
-  write_end(p.row, t_ms, identity_unread);
+  write_end(p.row, t_ms, identity_unread, std::move(p.forked_from));
   write_exec_events(p.row, p.unwritten_exec_ms);  // named by the exit record, if one came
 }
 
 void TreeSampler::end_ghost(Ghost& ghost, int64_t t_ms) {
-  write_end(ghost.row, t_ms, /*identity_unread=*/true);
+  write_end(ghost.row, t_ms, /*identity_unread=*/true, std::move(ghost.forked_from));
   write_exec_events(ghost.row, ghost.exec_ms);
 }
 
-void TreeSampler::write_end(store::ProcessRow& row, int64_t t_ms, bool identity_unread) {
-  exit_records_.on_end(row, t_ms, identity_unread);
+void TreeSampler::write_end(store::ProcessRow& row, int64_t t_ms, bool identity_unread,
+                            std::optional<ExitRecords::ForkIdentity> forked_from) {
+  exit_records_.on_end(row, t_ms, identity_unread, std::move(forked_from));
   writer_.update_process_end(row);
   if (row.exit_signal) {
     killed_.push_back(row);

@@ -202,6 +202,13 @@ TEST(HeapCoverage, EveryProcessNotProfiledIsRecordedWithWhy) {
         << "pid " << process.pid << " (" << process.name << "): neither profiled nor said why";
   }
   EXPECT_EQ(processes->size(), expected.size() + 2);
+  // The zombie never exec'd: its command line is the driver's, which it ran.
+  if (reader.meta().exit_records == "taskstats") {
+    auto zombie = process_of_pid(*processes, pids["zombie"]);
+    ASSERT_TRUE(zombie);
+    EXPECT_EQ(zombie->cmdline, (*processes)[0].cmdline);
+    EXPECT_FALSE(zombie->named_from_exit_record);
+  }
 
   // canopy heap: counts per reason, and the processes by PID.
   auto json_run = run({kCanopy, "heap", "--json", path});

@@ -85,6 +85,31 @@ class ExitRecordsTest : public ::testing::Test {
     return written(path_, row_.id);
   }
 
+  // Found a zombie at its fork, it ends with its parent's identity at hand and a record
+  // that says it never exec'd, before its end or after: its parent's executable and
+  // arguments are its own.
+  void end_a_fork_that_never_execd(bool record_first) {
+    const ExitRecords::ForkIdentity parent{"/usr/bin/bash", {"bash", "./configure"}};
+    row_.name = "bash";
+    row_.exe.clear();
+    row_.cmdline.clear();
+    probe::TaskExit leader = record_of(kPid, "bash");
+    leader.forked_without_exec = true;
+    if (record_first) {
+      records_->add(leader, kStartMs + 19);
+    }
+    records_->on_end(row_, kStartMs + 20, /*identity_unread=*/true, parent);
+    writer_->update_process_end(row_);
+    if (!record_first) {
+      records_->add(leader, kStartMs + 21);
+    }
+    store::ProcessRow stored = stored_process();
+    EXPECT_EQ(stored.name, "bash");
+    EXPECT_FALSE(stored.named_from_exit_record);
+    EXPECT_EQ(stored.exe, parent.exe);
+    EXPECT_EQ(stored.cmdline, parent.cmdline);
+  }
+
   TempDir dir_;
   std::string path_ = dir_.file("r.canopy");
   std::optional<store::Writer> writer_;
@@ -172,6 +197,28 @@ TEST_F(ExitRecordsTest, AProcessGoneBeforeItsOwnIdentityWasReadIsNamedByItsRecor
   row_.cmdline.clear();
   records_->add(record_of(kPid, "true"), kStartMs + 19);
   records_->on_end(row_, kStartMs + 20, /*identity_unread=*/true);
+  writer_->update_process_end(row_);
+  store::ProcessRow stored = stored_process();
+  EXPECT_EQ(stored.name, "true");
+  EXPECT_TRUE(stored.named_from_exit_record);
+  EXPECT_TRUE(stored.exe.empty());
+  EXPECT_TRUE(stored.cmdline.empty());
+}
+
+TEST_F(ExitRecordsTest, AForkThatNeverExecdTakesItsParentsIdentityFromAnEarlyRecord) {
+  end_a_fork_that_never_execd(/*record_first=*/true);
+}
+
+TEST_F(ExitRecordsTest, AForkThatNeverExecdTakesItsParentsIdentityFromALateRecord) {
+  end_a_fork_that_never_execd(/*record_first=*/false);
+}
+
+TEST_F(ExitRecordsTest, AForkThatExecdIsNamedByItsRecordNotByItsParent) {
+  row_.name = "sh";
+  row_.exe.clear();
+  row_.cmdline.clear();
+  records_->add(record_of(kPid, "true"), kStartMs + 19);  // no AFORK: it exec'd
+  records_->on_end(row_, kStartMs + 20, /*identity_unread=*/true, ExitRecords::ForkIdentity{"/bin/sh", {"sh"}});
   writer_->update_process_end(row_);
   store::ProcessRow stored = stored_process();
   EXPECT_EQ(stored.name, "true");
