@@ -78,7 +78,9 @@ TreeSampler::Tracked* TreeSampler::track(pid_t pid, std::optional<Parent> parent
     p.row.cmdline = p.files.read_cmdline();
     p.identity_pending = p.row.cmdline.empty();
     p.identity_read_ns = p.identity_pending ? 0 : read_ns;
-    if (from_fork_event && p.ended_when_tracked) {
+    // Ended, or on its way (its memory gone before it turned zombie): nothing of its
+    // own to read. If it never exec'd, its record will say so.
+    if (from_fork_event && (p.ended_when_tracked || p.identity_pending)) {
       if (auto it = alive_.find(parent->pid); it != alive_.end()) {
         p.forked_from = fork_identity_of(it->second);
       }

@@ -168,8 +168,8 @@ class TreeSampler {
     // that exec's, not another.
     bool exec_awaits_image = false;
     std::optional<int64_t> exit_event_ms;  // its exit event came; a child of ours awaits reaping
-    // Its parent's executable and arguments at its fork, for a child found ended (a
-    // zombie shows neither its program nor its arguments): its own if it never exec'd.
+    // Its parent's executable and arguments at its fork, for a child whose own could
+    // not be read (a zombie, or one exiting, shows neither): its own if it never exec'd.
     std::optional<ExitRecords::ForkIdentity> forked_from;
   };
   // A process known from its fork event only (see ghosts_), and its exec events' times.

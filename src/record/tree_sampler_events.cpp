@@ -148,6 +148,12 @@ void TreeSampler::on_fork(pid_t pid, pid_t parent, int64_t t_ms) {
       it->second.row.start_ms = t_ms;
       it->second.exact_start = true;
     }
+    // Found exiting, with nothing of its own to read: as track() keeps for a fork.
+    if (it->second.identity_pending && !it->second.forked_from) {
+      if (auto forker = alive_.find(parent); forker != alive_.end()) {
+        it->second.forked_from = fork_identity_of(forker->second);
+      }
+    }
     return;
   }
   if (pid == self_ || ghosts_.count(pid)) {
