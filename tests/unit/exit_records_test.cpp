@@ -195,8 +195,9 @@ TEST_F(ExitRecordsTest, AProcessGoneBeforeItsOwnIdentityWasReadIsNamedByItsRecor
   row_.name = "sh";
   row_.exe.clear();
   row_.cmdline.clear();
+  // No AFORK in its record: its parent's identity, at hand, is not its own.
   records_->add(record_of(kPid, "true"), kStartMs + 19);
-  records_->on_end(row_, kStartMs + 20, /*identity_unread=*/true);
+  records_->on_end(row_, kStartMs + 20, /*identity_unread=*/true, ExitRecords::ForkIdentity{"/bin/sh", {"sh"}});
   writer_->update_process_end(row_);
   store::ProcessRow stored = stored_process();
   EXPECT_EQ(stored.name, "true");
@@ -211,20 +212,6 @@ TEST_F(ExitRecordsTest, AForkThatNeverExecdTakesItsParentsIdentityFromAnEarlyRec
 
 TEST_F(ExitRecordsTest, AForkThatNeverExecdTakesItsParentsIdentityFromALateRecord) {
   end_a_fork_that_never_execd(/*record_first=*/false);
-}
-
-TEST_F(ExitRecordsTest, AForkThatExecdIsNamedByItsRecordNotByItsParent) {
-  row_.name = "sh";
-  row_.exe.clear();
-  row_.cmdline.clear();
-  records_->add(record_of(kPid, "true"), kStartMs + 19);  // no AFORK: it exec'd
-  records_->on_end(row_, kStartMs + 20, /*identity_unread=*/true, ExitRecords::ForkIdentity{"/bin/sh", {"sh"}});
-  writer_->update_process_end(row_);
-  store::ProcessRow stored = stored_process();
-  EXPECT_EQ(stored.name, "true");
-  EXPECT_TRUE(stored.named_from_exit_record);
-  EXPECT_TRUE(stored.exe.empty());
-  EXPECT_TRUE(stored.cmdline.empty());
 }
 
 TEST_F(ExitRecordsTest, ANameReadFromTheProcessItselfStays) {
