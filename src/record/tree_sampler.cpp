@@ -81,9 +81,7 @@ TreeSampler::Tracked* TreeSampler::track(pid_t pid, std::optional<Parent> parent
     // Ended, or on its way (its memory gone before it turned zombie): nothing of its
     // own to read. If it never exec'd, its record will say so.
     if (from_fork_event && (p.ended_when_tracked || p.identity_pending)) {
-      if (auto it = alive_.find(parent->pid); it != alive_.end()) {
-        p.forked_from = fork_identity_of(it->second);
-      }
+      p.forked_from = fork_identity_of(parent->pid);
     }
   }
   p.row.first_seen_ms = seen_ms;
@@ -100,11 +98,12 @@ TreeSampler::Tracked* TreeSampler::track(pid_t pid, std::optional<Parent> parent
   return &alive_.insert_or_assign(pid, std::move(p)).first->second;
 }
 
-std::optional<ExitRecords::ForkIdentity> TreeSampler::fork_identity_of(const Tracked& parent) {
-  if (parent.identity_pending) {
+std::optional<ExitRecords::ForkIdentity> TreeSampler::fork_identity_of(pid_t parent) const {
+  auto it = alive_.find(parent);
+  if (it == alive_.end() || it->second.identity_pending) {
     return std::nullopt;
   }
-  return ExitRecords::ForkIdentity{parent.row.exe, parent.row.cmdline};
+  return ExitRecords::ForkIdentity{it->second.row.exe, it->second.row.cmdline};
 }
 
 const TreeSampler::Tracked* TreeSampler::same_image_parent(const probe::StatFields& child, pid_t parent) const {

@@ -217,9 +217,9 @@ class TreeSampler {
   // Writes an ended row, with the kernel's exit record when there is one.
   // `identity_unread`: the row's name, executable and command line are not its own
   // after its last exec (see ExitRecords::on_end).
-  // `parent`'s executable and arguments, for a child it forks; none while they are
-  // unread.
-  static std::optional<ExitRecords::ForkIdentity> fork_identity_of(const Tracked& parent);
+  // The executable and arguments of `parent`, for a child it forks; none when it is
+  // not tracked or they are unread.
+  std::optional<ExitRecords::ForkIdentity> fork_identity_of(pid_t parent) const;
   void write_end(store::ProcessRow& row, int64_t t_ms, bool identity_unread,
                  std::optional<ExitRecords::ForkIdentity> forked_from);
   // A ghost's end: its exec events come after its exit record named it.

@@ -150,9 +150,7 @@ void TreeSampler::on_fork(pid_t pid, pid_t parent, int64_t t_ms) {
     }
     // Found exiting, with nothing of its own to read: as track() keeps for a fork.
     if (it->second.identity_pending && !it->second.forked_from) {
-      if (auto forker = alive_.find(parent); forker != alive_.end()) {
-        it->second.forked_from = fork_identity_of(forker->second);
-      }
+      it->second.forked_from = fork_identity_of(parent);
     }
     return;
   }
@@ -179,10 +177,8 @@ void TreeSampler::on_fork(pid_t pid, pid_t parent, int64_t t_ms) {
   row.pid = pid;
   row.ppid = parent;
   row.parent_id = from->id;
-  std::optional<ExitRecords::ForkIdentity> forked_from;
   if (auto it = alive_.find(parent); it != alive_.end()) {
     row.name = it->second.row.name;
-    forked_from = fork_identity_of(it->second);
   } else {
     row.name = ghosts_.at(parent).row.name;
   }
@@ -194,7 +190,7 @@ void TreeSampler::on_fork(pid_t pid, pid_t parent, int64_t t_ms) {
   if (options_.programs) {
     options_.programs->on_fork(row.id, pid, from->id);
   }
-  ghosts_.emplace(pid, Ghost{std::move(row), {}, std::move(forked_from)});
+  ghosts_.emplace(pid, Ghost{std::move(row), {}, fork_identity_of(parent)});
 }
 
 void TreeSampler::on_exec(pid_t pid, int64_t t_ms, uint64_t monotonic_ns) {

@@ -2,7 +2,6 @@
 
 #include <dwarf.h>
 
-
 namespace canopy::symbolize {
 
 UnitIndex::UnitIndex(Dwfl_Module* module) {
