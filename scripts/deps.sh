@@ -33,6 +33,7 @@ test_packages=(
   golang-go  # builds pprof from those sources: a test opens the export in pprof itself
   heaptrack valgrind linux-perf  # the heap bench's peers, and its profile of a missed target
   lld  # links a CPU workload as rustc does, code a page off its file offset
+  binutils  # its gold links a CPU workload as LLVM's own tools are: .eh_frame_hdr after .eh_frame
   prometheus  # promtool checks /metrics' text, and a test has Prometheus scrape record --metrics
   prometheus-process-exporter  # the metrics bench's peer
 )

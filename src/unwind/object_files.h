@@ -40,6 +40,8 @@ class ObjectFile {
  private:
   ObjectFile() = default;
   bool read_layout();
+  // Has libdw find each frame's CFI by .eh_frame_hdr's table whatever the linker's order.
+  void find_cfi_by_its_table();
   std::vector<unsigned char> image_;  // the vDSO's bytes; a file is read through fd_
   ScopedFd fd_;                       // outlives elf_: libelf reads through it
   Elf* elf_ = nullptr;

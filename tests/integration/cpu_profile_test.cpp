@@ -28,6 +28,7 @@
 #include "integration/harness.h"
 #include "integration/pprof_decoded.h"
 #include "probe/perf_sampling.h"
+#include "support/elf_sections.h"
 
 namespace canopy::testing {
 namespace {
@@ -35,6 +36,7 @@ namespace {
 const std::string kCpuWorkload = CANOPY_CPU_WORKLOAD_BIN;
 const std::string kCpuWorkloadNoFramePointers = CANOPY_CPU_WORKLOAD_NOFP_BIN;
 const std::string kCpuWorkloadLld = CANOPY_CPU_WORKLOAD_LLD_BIN;
+const std::string kCpuWorkloadGold = CANOPY_CPU_WORKLOAD_GOLD_BIN;
 constexpr int64_t kSamplesTheBoundNeeds = 1200;
 
 // `canopy profile --json` of one process (pid 0: merged), the recording's own account.
@@ -278,6 +280,17 @@ TEST(CpuProfile, AProgramLinkedByLldIsNamedAndReachesMain) {
   ASSERT_TRUE(shift.has_value());
   ASSERT_NE(*shift, 0u) << "the workload's code lies at its file offset: not the layout this test is for";
   expect_stacks_that_reach_main(kCpuWorkloadLld);
+}
+
+// gold, which links LLVM's own libraries and tools, puts .eh_frame_hdr after .eh_frame;
+// the unwinder then gives libdw the two sections' headers in the other order, so that it
+// finds each frame by the table (unit/object_files_test.cpp). The stacks stay whole.
+TEST(CpuProfile, AProgramLinkedByGoldIsNamedAndReachesMain) {
+  auto eh_frame = elf_section(kCpuWorkloadGold, ".eh_frame");
+  auto table = elf_section(kCpuWorkloadGold, ".eh_frame_hdr");
+  ASSERT_TRUE(eh_frame && table);
+  ASSERT_GT(table->index, eh_frame->index) << "gold put .eh_frame_hdr first: not the layout this test is for";
+  expect_stacks_that_reach_main(kCpuWorkloadGold);
 }
 
 // A stack deeper than the 8 KiB copy, in code with frame pointers: 100 frames of
