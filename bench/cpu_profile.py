@@ -19,8 +19,12 @@ process at fork, exec and exit, measured on a storm of short processes (canopy_w
 churn) profiled and not; and the recorder's own CPU. From the build's samples and
 processes (counted in its recordings) these predict what the profiler costs the build.
 
+Last, the same project built by clang, under `canopy record` with and without the
+profile: Debian's LLVM tools are linked by gold, which puts the table of their CFI after
+the CFI, the layout on which libdw would scan for each frame (src/unwind/object_files.cpp).
+
 Environment: BENCH_CPU_RUNS (8 rounds of the build), BENCH_CPU_PART_RUNS (15 rounds of
-the loop and the storm)."""
+the loop and the storm), BENCH_CPU_CLANG_RUNS (5 rounds of the build by clang)."""
 
 import math
 import os
@@ -142,6 +146,47 @@ def measure_parts(launcher, canopy, spin, workload, rounds, tmp):
     return runs
 
 
+def measure_clang(launcher, canopy, rounds, tmp):
+    """The project built by clang, under canopy record with and without the profile,
+    interleaved round by round. Returns the workload and its runs by configuration."""
+    build = workloads.build(os.path.join(tmp, "clang-project"), compiler="clang")
+    runs = {key: [] for key in ("record", "cpu-profile")}
+    build.prepare()
+    progress("one unmeasured build by clang (cold caches)")
+    subprocess.run(build.argv, check=True, stdout=subprocess.DEVNULL)
+    for number in range(1, rounds + 1):
+        for key in runs:
+            progress(f"by clang, round {number}/{rounds}: {key}")
+            build.prepare()
+            prefix = os.path.join(tmp, f"clang.{key}.{number}")
+            runs[key].append(run_recorded(launcher, canopy, key, build.argv, prefix))
+    return build, runs
+
+
+def clang_section(build, runs):
+    """The lines of the clang build's section."""
+    tree_s = statistics.median(r.figures["tree_s"] for r in runs["record"])
+    added = [100 * (a.cpu_s - a.figures["tree_s"] - (b.cpu_s - b.figures["tree_s"])) / tree_s
+             for a, b in zip(runs["cpu-profile"], runs["record"])]
+    lines = [
+        "",
+        f"**Built by clang.** {len(runs['record'])} rounds of {build.title[len('(c) build: '):]}, under "
+        "`canopy record` with and without the profile, interleaved. Debian's LLVM tools (clang, libLLVM) are "
+        "linked by gold, which puts the table of their CFI (`.eh_frame_hdr`) after the CFI:",
+        "",
+        "| Configuration | CPU s, the tree's own | the recorder's | Samples |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    for key, label in (("record", CONFIGS[1][1]), ("cpu-profile", CONFIGS[2][1])):
+        rs = runs[key]
+        samples = spread([r.figures["samples"] for r in rs], digits=0) if key == "cpu-profile" else ""
+        lines.append(f"| {label} | {spread([r.figures['tree_s'] for r in rs])} | "
+                     f"{spread([r.cpu_s - r.figures['tree_s'] for r in rs], digits=3)} | {samples} |")
+    lines += ["", "The recorder's work the profile adds, per round, against the clang build's own CPU "
+              f"({tree_s:.2f} s, median): {spread(added, '%')}."]
+    return lines
+
+
 def predict(parts, build_samples, build_processes, recorder_added_s, tree_alone_s):
     """The profiler's cost on the build, part by part, as shares of the build's own CPU:
     a list of (name, per-unit text, share median, share interval)."""
@@ -203,6 +248,7 @@ def main():
     # 8: the fewest whose smallest and largest round hold the median at 98.3% (median_interval).
     rounds = int(os.environ.get("BENCH_CPU_RUNS", "8"))
     part_rounds = int(os.environ.get("BENCH_CPU_PART_RUNS", "15"))
+    clang_rounds = int(os.environ.get("BENCH_CPU_CLANG_RUNS", "5"))
 
     with tempfile.TemporaryDirectory(prefix="canopy-cpu-bench.") as tmp:
         build = workloads.build(os.path.join(tmp, "project"))
@@ -229,6 +275,7 @@ def main():
                     os.remove(prefix + ".perf.data")
                 runs[key].append(run)
         parts = measure_parts(launcher, canopy, spin, workload, part_rounds, tmp)
+        clang = measure_clang(launcher, canopy, clang_rounds, tmp) if shutil.which("clang") else None
         cpu_at_end = machine_cpu_times()
         load_at_end = " ".join(load_average())
 
@@ -371,6 +418,7 @@ def main():
         "What it leaves out (the cache a sample evicts from the build's own work) the direct "
         "measurement holds, within its noise.",
     ]
+    lines += clang_section(*clang) if clang else ["", "**Built by clang:** not measured, clang was not found."]
     output = "\n".join(lines) + "\n"
     with open(RESULTS, "w") as results:
         results.write(output)

@@ -91,9 +91,9 @@ def _write_unit(path, unit, rng):
         out.write("\n".join(lines))
 
 
-def build(directory):
-    """(c) a generated C project, BUILD_UNITS files and a main, built with make -j2.
-    Generated with a fixed seed, so every machine compiles the same code."""
+def build(directory, compiler="cc"):
+    """(c) a generated C project, BUILD_UNITS files and a main, built with make -j2 by
+    `compiler`. Generated with a fixed seed, so every machine compiles the same code."""
     os.makedirs(directory, exist_ok=True)
     rng = random.Random(6)
     objects = []
@@ -107,8 +107,8 @@ def build(directory):
                   "printf(\"%llu\\n\", (unsigned long long)unit0_f0(1, v, 4)); return 0; }\n")
     with open(os.path.join(directory, "Makefile"), "w") as out:
         out.write(f"OBJECTS = main.o {' '.join(objects)}\n"
-                  "program: $(OBJECTS)\n\tcc -o $@ $(OBJECTS)\n"
-                  "%.o: %.c\n\tcc -O2 -c $< -o $@\n"
+                  f"program: $(OBJECTS)\n\t{compiler} -o $@ $(OBJECTS)\n"
+                  f"%.o: %.c\n\t{compiler} -O2 -c $< -o $@\n"
                   "clean:\n\trm -f program $(OBJECTS)\n")
 
     def clean():
@@ -116,7 +116,8 @@ def build(directory):
 
     return Workload(
         "build",
-        f"(c) build: a generated C project ({BUILD_UNITS + 1} files), make -j2",
+        f"(c) build: a generated C project ({BUILD_UNITS + 1} files), make -j2"
+        + ("" if compiler == "cc" else f", built by {compiler}"),
         ["make", "-s", "-j2", "-C", directory],
         prepare=clean,
     )
