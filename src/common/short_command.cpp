@@ -232,6 +232,29 @@ std::string short_path(std::string_view path) {
   return clip(std::string(parts[parts.size() - 2]) + "/" + std::string(parts.back()));
 }
 
+std::optional<std::string> with_one_more_path_part(const std::vector<std::string>& cmdline, std::string_view words) {
+  if (words.empty() || words.find(' ') != std::string_view::npos) {
+    return std::nullopt;
+  }
+  // From the end: a compiler's input is its last source argument.
+  for (auto arg = cmdline.rbegin(); arg != cmdline.rend(); ++arg) {
+    std::string_view path = *arg;
+    if (path.size() <= words.size() || !path.ends_with(words) || path[path.size() - words.size() - 1] != '/') {
+      continue;
+    }
+    std::string_view before = path.substr(0, path.size() - words.size() - 1);
+    while (before.ends_with('/')) {
+      before.remove_suffix(1);
+    }
+    const std::string_view part = before.substr(before.rfind('/') + 1);  // npos + 1: all of it
+    if (part.empty() || part.size() + 1 + words.size() > 2 * kShortCommandChars) {
+      return std::nullopt;
+    }
+    return std::string(part) + "/" + std::string(words);
+  }
+  return std::nullopt;
+}
+
 bool is_known_program(std::string_view argv0, std::string_view name) { return shape_of(argv0, name) != Shape::kOther; }
 
 std::optional<std::string> title_words(const std::vector<std::string>& cmdline, std::string_view name) {

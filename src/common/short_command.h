@@ -41,4 +41,11 @@ std::optional<std::string> title_words(const std::vector<std::string>& cmdline, 
 // A path as its last two parts ("src/json.cpp"), clipped to kShortCommandChars.
 std::string short_path(std::string_view path);
 
+// `words` that are a path's last parts (short_command's, process_words') with the part
+// before them in the argument they came from: what tells apart processes whose words
+// read alike (each target of a CMake unity build compiles a "Unity/unity_0_cxx.cxx").
+// nullopt when no argument ends with them, they are its whole path already, or the
+// result would be twice kShortCommandChars long.
+std::optional<std::string> with_one_more_path_part(const std::vector<std::string>& cmdline, std::string_view words);
+
 }  // namespace canopy

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/json_dump.h"
+#include "common/short_command.h"
 #include "common/terminal_text.h"
 #include "common/text.h"
 #include "report/growth_format.h"
@@ -15,6 +16,34 @@
 namespace canopy::report {
 
 namespace {
+
+// The words of each highest peak (process_words). Those of one name that read alike
+// show one more part of their path at a time until they differ: each target of a CMake
+// unity build compiles a "Unity/unity_0_cxx.cxx", and the pids alone tell nothing.
+std::vector<std::string> peak_words(const std::vector<analyze::ProcessPeak>& top) {
+  std::vector<std::string> words;
+  for (const analyze::ProcessPeak& p : top) {
+    words.push_back(process_words(p.cmdline, p.name));
+  }
+  for (bool widened = true; widened;) {
+    widened = false;
+    std::vector<std::string> next = words;
+    for (size_t i = 0; i < top.size(); ++i) {
+      bool alike = false;
+      for (size_t j = 0; j < top.size() && !alike; ++j) {
+        alike = j != i && top[j].name == top[i].name && words[j] == words[i];
+      }
+      if (alike) {
+        if (auto wider = with_one_more_path_part(top[i].cmdline, words[i])) {
+          next[i] = std::move(*wider);
+          widened = true;
+        }
+      }
+    }
+    words = std::move(next);
+  }
+  return words;
+}
 
 std::string seconds(int64_t ns) {
   char buf[32];
@@ -148,14 +177,16 @@ std::string summary_text(const analyze::Summary& s, const std::string& path) {
   }
   if (!s.top.empty()) {
     out += "  highest peaks:\n";
-    for (const auto& p : s.top) {
+    const std::vector<std::string> words_of = peak_words(s.top);
+    for (size_t i = 0; i < s.top.size(); ++i) {
+      const analyze::ProcessPeak& p = s.top[i];
       // An exit record's peak has no time of its own, only the end it came before.
       std::snprintf(line, sizeof line, "    %10s  %-16s pid %-8lld %s %s", format_bytes(p.peak_rss_bytes).c_str(),
                     terminal_safe(p.name).c_str(), static_cast<long long>(p.pid),
                     p.peak_from_exit_record ? "by" : "at", offset(p.peak_t_ms).c_str());
       out += line;
-      if (std::string words = process_words(p.cmdline, p.name); !words.empty()) {
-        out += "  " + terminal_safe(words);
+      if (!words_of[i].empty()) {
+        out += "  " + terminal_safe(words_of[i]);
       }
       out += '\n';
     }

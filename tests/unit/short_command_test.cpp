@@ -26,6 +26,20 @@ TEST(ShortCommand, Cc1plusAsTheDriverRunsIt) {
       "/w/build/tests/CMakeFiles/t.dir/Unity/unity_1_cxx.cxx", "-quiet", "-dumpdir", "CMakeFiles/t.dir/Unity/",
       "-dumpbase", "unity_1_cxx.cxx.cxx", "-dumpbase-ext", ".cxx", "-mtune=generic", "-O2", "-o", "/tmp/ccs9uQAz.s"};
   EXPECT_EQ(short_command(argv, "cc1plus"), "Unity/unity_1_cxx.cxx");
+  // Every target of the build compiles a Unity/unity_1_cxx.cxx: the part before tells which.
+  EXPECT_EQ(with_one_more_path_part(argv, "Unity/unity_1_cxx.cxx"), "t.dir/Unity/unity_1_cxx.cxx");
+  EXPECT_EQ(with_one_more_path_part(argv, "t.dir/Unity/unity_1_cxx.cxx"), "CMakeFiles/t.dir/Unity/unity_1_cxx.cxx");
+}
+
+// Only a path's last parts widen: not words of several arguments, not a whole path, not
+// a name that merely ends alike.
+TEST(ShortCommand, OneMorePathPartOnlyForAPathsLastParts) {
+  EXPECT_EQ(with_one_more_path_part({"cc1", "/a/b/c.c"}, "b/c.c"), "a/b/c.c");
+  EXPECT_EQ(with_one_more_path_part({"cc1", "/a/b/c.c"}, "a/b/c.c"), std::nullopt);
+  EXPECT_EQ(with_one_more_path_part({"cc1", "x/ab/c.c"}, "b/c.c"), std::nullopt);
+  EXPECT_EQ(with_one_more_path_part({"sleep", "1", "2"}, "1 2"), std::nullopt);
+  EXPECT_EQ(with_one_more_path_part({"cc1", "/a//b/c.c"}, "b/c.c"), "a/b/c.c");
+  EXPECT_EQ(with_one_more_path_part({"cc1", "/" + std::string(80, 'd') + "/b/c.c"}, "b/c.c"), std::nullopt);
 }
 
 TEST(ShortCommand, DriversShowTheInputWithCompileAndOutputAroundIt) {

@@ -113,6 +113,33 @@ TEST(SummaryText, EachHighestPeakSaysWhichProcessOfItsNameItIs) {
       << summary_text(s, "r.canopy");
 }
 
+// Each target of a CMake unity build compiles a Unity/unity_0_cxx.cxx: the peaks of one
+// name whose words read alike show the target's directory too; one that differs already
+// keeps its two parts.
+TEST(SummaryText, HighestPeaksOfOneNameThatReadAlikeShowMoreOfTheirPath) {
+  analyze::Summary s;
+  s.mode = "run";
+  s.command = {"cmake", "--build", "b"};
+  auto cc1plus = [](int64_t pid, const std::string& source) {
+    analyze::ProcessPeak p;
+    p.name = "cc1plus";
+    p.pid = pid;
+    p.peak_rss_bytes = 900 << 20;
+    p.peak_t_ms = 1000;
+    p.cmdline = {"/usr/lib/gcc/x86_64-linux-gnu/12/cc1plus", "-quiet", source, "-o", "/tmp/cc.s"};
+    return p;
+  };
+  s.top = {cc1plus(5643, "/b/CMakeFiles/canopy_store.dir/Unity/unity_0_cxx.cxx"),
+           cc1plus(5522, "/b/CMakeFiles/canopy_record.dir/Unity/unity_0_cxx.cxx"),
+           cc1plus(5619, "/b/src/main.cpp")};
+  const std::string text = summary_text(s, "r.canopy");
+  EXPECT_NE(text.find("pid 5643     at +1.000 s  canopy_store.dir/Unity/unity_0_cxx.cxx\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("pid 5522     at +1.000 s  canopy_record.dir/Unity/unity_0_cxx.cxx\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("pid 5619     at +1.000 s  src/main.cpp\n"), std::string::npos) << text;
+}
+
 // The cgroup is charged for a page by whoever touched it first: a compiler whose
 // libraries were in memory before the build has a larger resident peak of its own
 // than the exact peak of the tree it ran in, and the line says why.
