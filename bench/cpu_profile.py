@@ -170,7 +170,7 @@ def clang_section(build, runs):
              for a, b in zip(runs["cpu-profile"], runs["record"])]
     lines = [
         "",
-        f"**Built by clang.** {len(runs['record'])} rounds of {build.title[len('(c) build: '):]}, under "
+        f"**Built by clang.** {len(runs['record'])} rounds of {build.title.removeprefix('(c) build: ')}, under "
         "`canopy record` with and without the profile, interleaved. Debian's LLVM tools (clang, libLLVM) are "
         "linked by gold, which puts the table of their CFI (`.eh_frame_hdr`) after the CFI:",
         "",
