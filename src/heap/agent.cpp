@@ -18,6 +18,7 @@
 #include "heap/code_ranges.h"
 #include "heap/fd_identity.h"
 #include "heap/profile.h"
+#include "heap/sanitizers.h"
 #include "heap/sampler.h"
 #include "heap/snapshot.h"
 #include "heap/stack_capture.h"
@@ -310,6 +311,21 @@ void after_fork_in_child() {
   }
 }
 
+// Tells the recorder why this process will send no profile although the library
+// loaded, on a connection of its own that ends at once; a forked child of the process
+// stands aside as well, and says nothing (the recorder knows it by its parent).
+void stand_aside(heap_wire::AsideReason reason) {
+  SendLock locked;
+  if (!channel.connect_to(socket_path)) {
+    return;
+  }
+  heap_wire::StandingAside aside{heap_wire::kMagic, heap_wire::kVersion, static_cast<int32_t>(getpid()),
+                                 static_cast<uint32_t>(reason), loaded_monotonic_ns};
+  channel.send(heap_wire::MessageType::kStandingAside, &aside, sizeof aside);
+  channel.shutdown();
+  channel.close();
+}
+
 __attribute__((constructor)) void load() {
   HookScope scope;
   loaded_monotonic_ns = monotonic_ns();
@@ -318,6 +334,10 @@ __attribute__((constructor)) void load() {
     return;  // not in a recording: count nothing
   }
   std::strcpy(socket_path, path);
+  if (a_sanitizer_allocates()) {
+    stand_aside(heap_wire::AsideReason::kSanitizer);
+    return;  // sampling stays off, and nothing listens to turn it on
+  }
   enabled = true;
   owner_pid = getpid();
   configured_rate_bytes = parse_number(std::getenv(heap_wire::kRateVariable), kDefaultRateBytes);

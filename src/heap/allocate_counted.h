@@ -18,10 +18,13 @@ inline void* allocate_counted(size_t size, Allocate allocate) {
   if (thread.in_hook || !counts_down_to_sample(thread, size)) [[likely]] {
     return allocate();
   }
-  HookScope scope;
+  // A count that ran out while sampling is off (or a new thread's first) is no sample:
+  // its call is passed on as the common one is, so that the caller's frame is the
+  // real allocator's caller (a sanitizer's report names it, not this library).
   if (!take_sample(thread, size)) {
     return allocate();
   }
+  HookScope scope;
   void* block = allocate();
   if (block) {
     int64_t rate = sampling_rate_bytes.load(std::memory_order_relaxed);

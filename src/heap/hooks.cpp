@@ -1,5 +1,8 @@
 // The C allocation functions, in front of the real ones. The hot path is a thread-local
 // count down and the real call; a free() adds one load of the live table's filter.
+// Each passes its call on as its last act, so that the caller's frame is the real
+// allocator's caller; those that cannot (they act after the real call) pass it on
+// whole in a program built with a sanitizer (sanitizers.h), whose reports name frames.
 #include <malloc.h>
 #include <stdlib.h>
 
@@ -8,6 +11,7 @@
 
 #include "heap/allocate_counted.h"
 #include "heap/real_allocator.h"
+#include "heap/sanitizers.h"
 
 using canopy::heap::real;
 
@@ -45,6 +49,9 @@ __attribute__((visibility("default"))) void* realloc(void* block, size_t size) {
   if (block && canopy::heap::is_bootstrap_block(block)) {
     return canopy::heap::move_out_of_bootstrap(block, size);
   }
+  if (canopy::heap::a_sanitizer_allocates()) [[unlikely]] {
+    return real().realloc(block, size);
+  }
   canopy::heap::LiveAllocation taken{};
   bool sampled = block && !canopy::heap::thread_state.in_hook && canopy::heap::take_sampled(block, taken);
   auto reallocate = [&] {
@@ -61,6 +68,9 @@ __attribute__((visibility("default"))) void* realloc(void* block, size_t size) {
 }
 
 __attribute__((visibility("default"))) void* reallocarray(void* block, size_t count, size_t size) {
+  if (canopy::heap::a_sanitizer_allocates() && !canopy::heap::is_bootstrap_block(block)) [[unlikely]] {
+    return real().reallocarray(block, count, size);
+  }
   size_t bytes;
   if (__builtin_mul_overflow(count, size, &bytes)) {
     errno = ENOMEM;
@@ -70,6 +80,9 @@ __attribute__((visibility("default"))) void* reallocarray(void* block, size_t co
 }
 
 __attribute__((visibility("default"))) int posix_memalign(void** out, size_t alignment, size_t size) {
+  if (canopy::heap::a_sanitizer_allocates()) [[unlikely]] {
+    return real().posix_memalign(out, alignment, size);
+  }
   int result = 0;
   void* block = allocate_counted(size, [&]() -> void* {
     result = real().posix_memalign(out, alignment, size);

@@ -4,6 +4,11 @@
 // std::bad_alloc. So the library needs nothing of libstdc++ (a C program that loads it
 // does not load libstdc++), and no exception ever has to unwind a frame of ours that
 // holds state. Delete forgets the block and frees it.
+//
+// In a program built with a sanitizer, every operator is passed on whole to the next
+// definition, the sanitizer's (sanitizers.h): its report then names the operator the
+// program called, and it checks that a block is freed as it was allocated (new with
+// delete, new[] with delete[]), which it could not if this library made the blocks.
 #include <atomic>
 #include <cstddef>
 #include <new>
@@ -11,7 +16,9 @@
 #include "heap/allocate_counted.h"
 #include "heap/next_definition.h"
 #include "heap/real_allocator.h"
+#include "heap/sanitizers.h"
 
+using canopy::heap::a_sanitizer_allocates;
 using canopy::heap::allocate_counted;
 using canopy::heap::forget;
 using canopy::heap::next_definition;
@@ -43,7 +50,8 @@ void counted_delete(void* block) {
   real().free(block);
 }
 
-// The next definitions of the mangled operators, looked up on a failure only.
+// The next definitions of the mangled operators, looked up on a failure (or in a
+// sanitized program) only.
 std::atomic<void*> real_new{nullptr};
 std::atomic<void*> real_new_array{nullptr};
 std::atomic<void*> real_new_nothrow{nullptr};
@@ -57,62 +65,167 @@ using New = void*(size_t);
 using NewNothrow = void*(size_t, const std::nothrow_t&);
 using NewAligned = void*(size_t, std::align_val_t);
 using NewAlignedNothrow = void*(size_t, std::align_val_t, const std::nothrow_t&);
+using Delete = void(void*);
+using DeleteSized = void(void*, size_t);
+using DeleteNothrow = void(void*, const std::nothrow_t&);
+using DeleteAligned = void(void*, std::align_val_t);
+using DeleteSizedAligned = void(void*, size_t, std::align_val_t);
+using DeleteAlignedNothrow = void(void*, std::align_val_t, const std::nothrow_t&);
 
 }  // namespace
 
 #define CANOPY_EXPORT __attribute__((visibility("default")))
 
 CANOPY_EXPORT void* operator new(size_t size) {
+  auto next = [] { return next_definition<New>(real_new, "_Znwm"); };
+  if (a_sanitizer_allocates()) [[unlikely]] {
+    return next()(size);
+  }
   void* block = counted_new(size);
-  return block ? block : next_definition<New>(real_new, "_Znwm")(size);
+  return block ? block : next()(size);
 }
 CANOPY_EXPORT void* operator new[](size_t size) {
+  auto next = [] { return next_definition<New>(real_new_array, "_Znam"); };
+  if (a_sanitizer_allocates()) [[unlikely]] {
+    return next()(size);
+  }
   void* block = counted_new(size);
-  return block ? block : next_definition<New>(real_new_array, "_Znam")(size);
+  return block ? block : next()(size);
 }
 CANOPY_EXPORT void* operator new(size_t size, const std::nothrow_t& tag) noexcept {
+  auto next = [] { return next_definition<NewNothrow>(real_new_nothrow, "_ZnwmRKSt9nothrow_t"); };
+  if (a_sanitizer_allocates()) [[unlikely]] {
+    return next()(size, tag);
+  }
   void* block = counted_new(size);
-  return block ? block : next_definition<NewNothrow>(real_new_nothrow, "_ZnwmRKSt9nothrow_t")(size, tag);
+  return block ? block : next()(size, tag);
 }
 CANOPY_EXPORT void* operator new[](size_t size, const std::nothrow_t& tag) noexcept {
+  auto next = [] { return next_definition<NewNothrow>(real_new_array_nothrow, "_ZnamRKSt9nothrow_t"); };
+  if (a_sanitizer_allocates()) [[unlikely]] {
+    return next()(size, tag);
+  }
   void* block = counted_new(size);
-  return block ? block : next_definition<NewNothrow>(real_new_array_nothrow, "_ZnamRKSt9nothrow_t")(size, tag);
+  return block ? block : next()(size, tag);
 }
 CANOPY_EXPORT void* operator new(size_t size, std::align_val_t alignment) {
+  auto next = [] { return next_definition<NewAligned>(real_new_aligned, "_ZnwmSt11align_val_t"); };
+  if (a_sanitizer_allocates()) [[unlikely]] {
+    return next()(size, alignment);
+  }
   void* block = counted_aligned_new(size, alignment);
-  return block ? block : next_definition<NewAligned>(real_new_aligned, "_ZnwmSt11align_val_t")(size, alignment);
+  return block ? block : next()(size, alignment);
 }
 CANOPY_EXPORT void* operator new[](size_t size, std::align_val_t alignment) {
+  auto next = [] { return next_definition<NewAligned>(real_new_array_aligned, "_ZnamSt11align_val_t"); };
+  if (a_sanitizer_allocates()) [[unlikely]] {
+    return next()(size, alignment);
+  }
   void* block = counted_aligned_new(size, alignment);
-  return block ? block
-               : next_definition<NewAligned>(real_new_array_aligned, "_ZnamSt11align_val_t")(size, alignment);
+  return block ? block : next()(size, alignment);
 }
 CANOPY_EXPORT void* operator new(size_t size, std::align_val_t alignment, const std::nothrow_t& tag) noexcept {
+  auto next = [] {
+    return next_definition<NewAlignedNothrow>(real_new_aligned_nothrow, "_ZnwmSt11align_val_tRKSt9nothrow_t");
+  };
+  if (a_sanitizer_allocates()) [[unlikely]] {
+    return next()(size, alignment, tag);
+  }
   void* block = counted_aligned_new(size, alignment);
-  return block ? block
-               : next_definition<NewAlignedNothrow>(real_new_aligned_nothrow,
-                                                  "_ZnwmSt11align_val_tRKSt9nothrow_t")(size, alignment, tag);
+  return block ? block : next()(size, alignment, tag);
 }
 CANOPY_EXPORT void* operator new[](size_t size, std::align_val_t alignment, const std::nothrow_t& tag) noexcept {
+  auto next = [] {
+    return next_definition<NewAlignedNothrow>(real_new_array_aligned_nothrow, "_ZnamSt11align_val_tRKSt9nothrow_t");
+  };
+  if (a_sanitizer_allocates()) [[unlikely]] {
+    return next()(size, alignment, tag);
+  }
   void* block = counted_aligned_new(size, alignment);
-  return block ? block
-               : next_definition<NewAlignedNothrow>(real_new_array_aligned_nothrow,
-                                                  "_ZnamSt11align_val_tRKSt9nothrow_t")(size, alignment, tag);
+  return block ? block : next()(size, alignment, tag);
 }
 
-CANOPY_EXPORT void operator delete(void* block) noexcept { counted_delete(block); }
-CANOPY_EXPORT void operator delete[](void* block) noexcept { counted_delete(block); }
-CANOPY_EXPORT void operator delete(void* block, size_t) noexcept { counted_delete(block); }
-CANOPY_EXPORT void operator delete[](void* block, size_t) noexcept { counted_delete(block); }
-CANOPY_EXPORT void operator delete(void* block, const std::nothrow_t&) noexcept { counted_delete(block); }
-CANOPY_EXPORT void operator delete[](void* block, const std::nothrow_t&) noexcept { counted_delete(block); }
-CANOPY_EXPORT void operator delete(void* block, std::align_val_t) noexcept { counted_delete(block); }
-CANOPY_EXPORT void operator delete[](void* block, std::align_val_t) noexcept { counted_delete(block); }
-CANOPY_EXPORT void operator delete(void* block, size_t, std::align_val_t) noexcept { counted_delete(block); }
-CANOPY_EXPORT void operator delete[](void* block, size_t, std::align_val_t) noexcept { counted_delete(block); }
-CANOPY_EXPORT void operator delete(void* block, std::align_val_t, const std::nothrow_t&) noexcept {
+CANOPY_EXPORT void operator delete(void* block) noexcept {
+  if (a_sanitizer_allocates()) [[unlikely]] {
+    static std::atomic<void*> next{nullptr};
+    return next_definition<Delete>(next, "_ZdlPv")(block);
+  }
   counted_delete(block);
 }
-CANOPY_EXPORT void operator delete[](void* block, std::align_val_t, const std::nothrow_t&) noexcept {
+CANOPY_EXPORT void operator delete[](void* block) noexcept {
+  if (a_sanitizer_allocates()) [[unlikely]] {
+    static std::atomic<void*> next{nullptr};
+    return next_definition<Delete>(next, "_ZdaPv")(block);
+  }
+  counted_delete(block);
+}
+CANOPY_EXPORT void operator delete(void* block, size_t size) noexcept {
+  if (a_sanitizer_allocates()) [[unlikely]] {
+    static std::atomic<void*> next{nullptr};
+    return next_definition<DeleteSized>(next, "_ZdlPvm")(block, size);
+  }
+  counted_delete(block);
+}
+CANOPY_EXPORT void operator delete[](void* block, size_t size) noexcept {
+  if (a_sanitizer_allocates()) [[unlikely]] {
+    static std::atomic<void*> next{nullptr};
+    return next_definition<DeleteSized>(next, "_ZdaPvm")(block, size);
+  }
+  counted_delete(block);
+}
+CANOPY_EXPORT void operator delete(void* block, const std::nothrow_t& tag) noexcept {
+  if (a_sanitizer_allocates()) [[unlikely]] {
+    static std::atomic<void*> next{nullptr};
+    return next_definition<DeleteNothrow>(next, "_ZdlPvRKSt9nothrow_t")(block, tag);
+  }
+  counted_delete(block);
+}
+CANOPY_EXPORT void operator delete[](void* block, const std::nothrow_t& tag) noexcept {
+  if (a_sanitizer_allocates()) [[unlikely]] {
+    static std::atomic<void*> next{nullptr};
+    return next_definition<DeleteNothrow>(next, "_ZdaPvRKSt9nothrow_t")(block, tag);
+  }
+  counted_delete(block);
+}
+CANOPY_EXPORT void operator delete(void* block, std::align_val_t alignment) noexcept {
+  if (a_sanitizer_allocates()) [[unlikely]] {
+    static std::atomic<void*> next{nullptr};
+    return next_definition<DeleteAligned>(next, "_ZdlPvSt11align_val_t")(block, alignment);
+  }
+  counted_delete(block);
+}
+CANOPY_EXPORT void operator delete[](void* block, std::align_val_t alignment) noexcept {
+  if (a_sanitizer_allocates()) [[unlikely]] {
+    static std::atomic<void*> next{nullptr};
+    return next_definition<DeleteAligned>(next, "_ZdaPvSt11align_val_t")(block, alignment);
+  }
+  counted_delete(block);
+}
+CANOPY_EXPORT void operator delete(void* block, size_t size, std::align_val_t alignment) noexcept {
+  if (a_sanitizer_allocates()) [[unlikely]] {
+    static std::atomic<void*> next{nullptr};
+    return next_definition<DeleteSizedAligned>(next, "_ZdlPvmSt11align_val_t")(block, size, alignment);
+  }
+  counted_delete(block);
+}
+CANOPY_EXPORT void operator delete[](void* block, size_t size, std::align_val_t alignment) noexcept {
+  if (a_sanitizer_allocates()) [[unlikely]] {
+    static std::atomic<void*> next{nullptr};
+    return next_definition<DeleteSizedAligned>(next, "_ZdaPvmSt11align_val_t")(block, size, alignment);
+  }
+  counted_delete(block);
+}
+CANOPY_EXPORT void operator delete(void* block, std::align_val_t alignment, const std::nothrow_t& tag) noexcept {
+  if (a_sanitizer_allocates()) [[unlikely]] {
+    static std::atomic<void*> next{nullptr};
+    return next_definition<DeleteAlignedNothrow>(next, "_ZdlPvSt11align_val_tRKSt9nothrow_t")(block, alignment, tag);
+  }
+  counted_delete(block);
+}
+CANOPY_EXPORT void operator delete[](void* block, std::align_val_t alignment, const std::nothrow_t& tag) noexcept {
+  if (a_sanitizer_allocates()) [[unlikely]] {
+    static std::atomic<void*> next{nullptr};
+    return next_definition<DeleteAlignedNothrow>(next, "_ZdaPvSt11align_val_tRKSt9nothrow_t")(block, alignment, tag);
+  }
   counted_delete(block);
 }

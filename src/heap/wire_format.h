@@ -35,6 +35,9 @@ enum class MessageType : uint32_t {
   // which the recorder answers with one byte (kControlDone or kControlNotConnected)
   // and closes.
   kControl = 8,
+  // StandingAside: first and only, instead of Hello, from a process the library will
+  // not profile although it loaded (standing_aside.h).
+  kStandingAside = 9,
 };
 
 struct MessageHeader {
@@ -52,6 +55,18 @@ struct Hello {
 };
 
 enum class UnwindMode : uint32_t { kAuto = 0, kDwarf = 1 };
+
+enum class AsideReason : uint32_t {
+  kSanitizer = 1,  // a sanitizer's runtime (ASan, TSan, LSan) is the process's allocator
+};
+
+struct StandingAside {
+  uint32_t magic;
+  uint32_t version;
+  int32_t pid;
+  uint32_t reason;              // AsideReason
+  uint64_t start_monotonic_ns;  // as Hello's
+};
 
 // A loaded ELF object: pc - bias is an address in the file's own address space.
 // Followed by build_id_bytes of GNU build-id, then path_bytes of path (no NUL).

@@ -82,13 +82,14 @@ const char* HeapCoverage::reason_not_loaded(probe::ProcessFiles* files) const {
 }
 
 void HeapCoverage::on_program(int64_t process_id, pid_t pid, probe::ProcessFiles* files, uint64_t exec_ns) {
-  programs_[process_id] = Program{pid, reason_not_loaded(files), exec_ns};
+  programs_[process_id] = Program{pid, reason_not_loaded(files), exec_ns, {}};
 }
 
 void HeapCoverage::on_fork(int64_t process_id, pid_t pid, int64_t parent_id) {
   auto parent = programs_.find(parent_id);
-  Program copy = parent == programs_.end() ? Program{pid, store::kUnprofiledUnknown, 0} : parent->second;
+  Program copy = parent == programs_.end() ? Program{pid, store::kUnprofiledUnknown, 0, {}} : parent->second;
   copy.pid = pid;
+  copy.forked_from = parent_id;
   programs_[process_id] = copy;
 }
 
@@ -105,6 +106,7 @@ void HeapCoverage::on_never_execd(int64_t process_id, int64_t parent_id) {
     const pid_t pid = it->second.pid;
     it->second = parent->second;
     it->second.pid = pid;
+    it->second.forked_from = parent_id;
   }
 }
 
@@ -118,30 +120,75 @@ void HeapCoverage::on_image(std::optional<int64_t> process_id, pid_t pid, uint64
   images_.push_back({process_id, pid, loaded_ns});
 }
 
-std::vector<store::HeapUnprofiledRow> HeapCoverage::unprofiled() const {
-  // The latest load of an image of each process; by PID for an image the recorder
-  // could not tie to its process (it connected and ended between two looks at the
-  // tree). A PID is not reused within most recordings, and one that is only makes a
-  // process count as profiled.
-  std::unordered_map<int64_t, uint64_t> latest_by_process;
-  std::unordered_map<pid_t, uint64_t> latest_by_pid;
-  for (const Image& image : images_) {
-    uint64_t& latest = image.process_id ? latest_by_process[*image.process_id] : latest_by_pid[image.pid];
-    latest = std::max(latest, image.loaded_ns);
+void HeapCoverage::on_stood_aside(std::optional<int64_t> process_id, pid_t pid, uint64_t loaded_ns,
+                                  const char* reason) {
+  images_.push_back({process_id, pid, loaded_ns, reason});
+}
+
+// The latest load of an image of each process; by PID for an image the recorder could
+// not tie to its process (it connected and ended between two looks at the tree). A PID
+// is not reused within most recordings, and one that is only makes a process count as
+// profiled.
+class HeapCoverage::LatestImages {
+ public:
+  void add(const Image& image) {
+    const Image*& latest = image.process_id ? by_process_[*image.process_id] : by_pid_[image.pid];
+    if (!latest || latest->loaded_ns < image.loaded_ns) {
+      latest = &image;
+    }
   }
-  auto profiled = [&](int64_t process_id, const Program& program) {
-    // An image loaded before the program's exec was an earlier program's.
-    auto by_process = latest_by_process.find(process_id);
-    auto by_pid = latest_by_pid.find(program.pid);
-    return (by_process != latest_by_process.end() && by_process->second >= program.started_ns) ||
-           (by_pid != latest_by_pid.end() && by_pid->second >= program.started_ns);
-  };
+  const Image* of(int64_t process_id, pid_t pid) const {
+    auto by_process = by_process_.find(process_id);
+    auto by_pid = by_pid_.find(pid);
+    const Image* a = by_process == by_process_.end() ? nullptr : by_process->second;
+    const Image* b = by_pid == by_pid_.end() ? nullptr : by_pid->second;
+    return !a || (b && b->loaded_ns > a->loaded_ns) ? b : a;
+  }
+
+ private:
+  std::unordered_map<int64_t, const Image*> by_process_;
+  std::unordered_map<pid_t, const Image*> by_pid_;
+};
+
+// Why the profiler of a program stood aside, or nullptr: as said by its process, or by
+// the process it was forked from (a fork says nothing: it runs the same program), since
+// the program began.
+const char* HeapCoverage::aside_reason(int64_t process_id, const Program& program,
+                                       const LatestImages& asides) const {
+  int64_t id = process_id;
+  // A chain of forks is as long as the tree is deep; the bound only guards a cycle.
+  for (size_t step = 0; step <= programs_.size(); ++step) {
+    auto it = programs_.find(id);
+    if (it == programs_.end()) {
+      return nullptr;
+    }
+    const Image* aside = asides.of(id, it->second.pid);
+    if (aside && aside->loaded_ns >= program.started_ns) {
+      return aside->aside_reason;
+    }
+    if (!it->second.forked_from) {
+      return nullptr;
+    }
+    id = *it->second.forked_from;
+  }
+  return nullptr;
+}
+
+std::vector<store::HeapUnprofiledRow> HeapCoverage::unprofiled() const {
+  LatestImages profiled_images;
+  LatestImages asides;
+  for (const Image& image : images_) {
+    (image.aside_reason ? asides : profiled_images).add(image);
+  }
   std::vector<store::HeapUnprofiledRow> rows;
   for (const auto& [process_id, program] : programs_) {
-    if (!profiled(process_id, program)) {
-      rows.push_back({process_id, program.pid, program.reason ? program.reason : store::kUnprofiledNoSamples,
-                      rate_bytes_});
+    // An image loaded before the program's exec was an earlier program's.
+    const Image* image = profiled_images.of(process_id, program.pid);
+    if (image && image->loaded_ns >= program.started_ns) {
+      continue;
     }
+    const char* reason = program.reason ? program.reason : aside_reason(process_id, program, asides);
+    rows.push_back({process_id, program.pid, reason ? reason : store::kUnprofiledNoSamples, rate_bytes_});
   }
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.process_id < b.process_id; });
   return rows;

@@ -40,6 +40,9 @@ class HeapCoverage final : public ProgramWatch {
   // An image of the profiler from `pid` (its process row, when the recorder knew it),
   // loaded at `loaded_ns` (CLOCK_MONOTONIC; a fork's image keeps its parent's).
   void on_image(std::optional<int64_t> process_id, pid_t pid, uint64_t loaded_ns);
+  // A profiler that loaded and said it would send nothing, and why (a sanitized
+  // program's): the reason of its process, and of the children it forks.
+  void on_stood_aside(std::optional<int64_t> process_id, pid_t pid, uint64_t loaded_ns, const char* reason);
 
   // Each process whose last program left no image, by process id: once every image
   // has arrived (after the tree has ended).
@@ -54,12 +57,17 @@ class HeapCoverage final : public ProgramWatch {
     pid_t pid = 0;
     const char* reason = nullptr;  // nullptr: the profiler was to load
     uint64_t started_ns = 0;       // its exec, or 0 when unknown: any image of the process is its
+    std::optional<int64_t> forked_from;  // the process it was forked from, when it runs that one's program
   };
   struct Image {
     std::optional<int64_t> process_id;
     pid_t pid = 0;
     uint64_t loaded_ns = 0;
+    const char* aside_reason = nullptr;  // set: the profiler stood aside in it, for this reason
   };
+  class LatestImages;
+  const char* aside_reason(int64_t process_id, const Program& program, const LatestImages& asides) const;
+
   std::string library_;
   std::string socket_;
   int64_t rate_bytes_;

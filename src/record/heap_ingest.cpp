@@ -50,7 +50,13 @@ bool HeapIngest::message(int connection, heap_wire::MessageType type, std::span<
     return false;
   }
   Image& image = it->second;
+  if (image.stood_aside) {
+    return false;  // it said all it had to
+  }
   if (!image.said_hello) {
+    if (type == heap_wire::MessageType::kStandingAside) {
+      return standing_aside(image, payload);
+    }
     return type == heap_wire::MessageType::kHello && hello(image, payload);
   }
   switch (type) {
@@ -66,8 +72,9 @@ bool HeapIngest::message(int connection, heap_wire::MessageType type, std::span<
       return read_array(payload, image.pending.freed);
     case heap_wire::MessageType::kSnapshot:
       return snapshot(image, payload);
-    case heap_wire::MessageType::kHello:    // once, first
-    case heap_wire::MessageType::kControl:  // from a control client, never the library
+    case heap_wire::MessageType::kHello:          // once, first
+    case heap_wire::MessageType::kStandingAside:  // instead of a Hello
+    case heap_wire::MessageType::kControl:        // from a control client, never the library
       break;
   }
   return false;
@@ -92,6 +99,23 @@ bool HeapIngest::hello(Image& image, std::span<const unsigned char> payload) {
   image.row.unwind = hello.unwind == static_cast<uint32_t>(heap_wire::UnwindMode::kDwarf) ? "dwarf" : "auto";
   image.row.id = writer_.add_heap_image(image.row);
   ++images_profiled_;
+  return true;
+}
+
+bool HeapIngest::standing_aside(Image& image, std::span<const unsigned char> payload) {
+  heap_wire::StandingAside aside;
+  if (payload.size() != sizeof aside) {
+    return false;
+  }
+  std::memcpy(&aside, payload.data(), sizeof aside);
+  if (aside.magic != heap_wire::kMagic || aside.version != heap_wire::kVersion ||
+      aside.reason != static_cast<uint32_t>(heap_wire::AsideReason::kSanitizer)) {
+    return false;
+  }
+  image.stood_aside = true;
+  // As for a Hello, the kernel's word for who connected.
+  coverage_.on_stood_aside(process_id_of_(image.pid), image.pid, aside.start_monotonic_ns,
+                           store::kUnprofiledSanitizer);
   return true;
 }
 

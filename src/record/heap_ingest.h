@@ -66,6 +66,7 @@ class HeapIngest {
     pid_t pid = 0;
     store::HeapImageRow row;
     bool said_hello = false;
+    bool stood_aside = false;  // it said it would send no profile (StandingAside)
     uint64_t loaded_ns = 0;  // the Hello's: when the library started in this image
     bool exited = false;  // its last snapshot was the one taken at exit
     std::optional<int64_t> last_snapshot_ms;  // as written
@@ -76,6 +77,7 @@ class HeapIngest {
   };
 
   bool hello(Image& image, std::span<const unsigned char> payload);
+  bool standing_aside(Image& image, std::span<const unsigned char> payload);
   bool modules(Image& image, std::span<const unsigned char> payload);
   bool stacks(Image& image, std::span<const unsigned char> payload);
   bool snapshot(Image& image, std::span<const unsigned char> payload);

@@ -26,6 +26,10 @@ std::string unprofiled_meaning(const std::string& reason, int64_t rate_bytes) {
     return "the profiler loaded, sampled nothing (less than about " + format_bytes(rate_bytes) +
            " allocated) and saw no exit() (_exit, a signal, or running at the end)";
   }
+  if (reason == store::kUnprofiledSanitizer) {
+    return "built with a sanitizer (ASan, TSan, LSan), whose allocator it uses: the profiler stood aside, "
+           "so that the sanitizer's reports stay as they are";
+  }
   if (reason == store::kUnprofiled32Bit || reason == store::kUnprofiled64Bit) {
     return "another word size than the profiler's: the loader skips it";
   }

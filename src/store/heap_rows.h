@@ -111,6 +111,9 @@ inline constexpr const char* kUnprofiledEnvironment = "environment";
 // The profiler was to load, and sent nothing: the program allocated too little to be
 // sampled before it ended (sampling connects on the first sample).
 inline constexpr const char* kUnprofiledNoSamples = "no samples";
+// Built with a sanitizer (ASan, TSan, LSan) whose runtime is its allocator: the
+// profiler loaded and stood aside, so that the sanitizer's reports stay as they are.
+inline constexpr const char* kUnprofiledSanitizer = "sanitizer";
 // A word size other than the profiler's (a 32-bit program): the loader skips it.
 inline constexpr const char* kUnprofiled32Bit = "32-bit";
 inline constexpr const char* kUnprofiled64Bit = "64-bit";

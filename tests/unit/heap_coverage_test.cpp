@@ -86,6 +86,33 @@ TEST(HeapCoverageVerdict, AnImageCountsForTheProgramItWasLoadedInto) {
   EXPECT_TRUE(reasons(coverage).empty());
 }
 
+// Process 1 runs a sanitized program, whose profiler stands aside at load; it forks 2,
+// which forks 4 (both run on in the program, and say nothing), and 3, which execs a
+// program the profiler loads into and that reports nothing. Process 5, forked by 3
+// after its exec, runs that second program.
+TEST(HeapCoverageVerdict, AProfilerThatStoodAsideGivesItsReasonToItsProcessAndItsForks) {
+  HeapCoverage coverage(kLibrary, kSocket, 4096);
+  auto loads = [&](int64_t process_id, pid_t pid, uint64_t exec_ns) {
+    testing::SleepingChild sleeper({"LD_PRELOAD=" + kLibrary, "CANOPY_HEAP_SOCKET=" + kSocket});
+    coverage.on_program(process_id, pid, sleeper.files(), exec_ns);
+  };
+  loads(1, 100, 1'000);
+  coverage.on_fork(2, 101, 1);
+  coverage.on_fork(4, 103, 2);
+  coverage.on_fork(3, 102, 1);
+  loads(3, 102, 5'000);
+  coverage.on_fork(5, 104, 3);
+  EXPECT_EQ(reasons(coverage), (std::map<int64_t, std::string>{
+                                   {1, "no samples"}, {2, "no samples"}, {3, "no samples"}, {4, "no samples"},
+                                   {5, "no samples"}}));
+
+  // Said before the recorder could tie the connection to process 1: by its PID.
+  coverage.on_stood_aside(std::nullopt, 100, 1'100, "sanitizer");
+  EXPECT_EQ(reasons(coverage), (std::map<int64_t, std::string>{
+                                   {1, "sanitizer"}, {2, "sanitizer"}, {3, "no samples"}, {4, "sanitizer"},
+                                   {5, "no samples"}}));
+}
+
 // Looked at after its exec (at first sight), before that exec's event came: an image
 // loaded before the exec's time is an earlier program's.
 TEST(HeapCoverageVerdict, AnExecTimeLearnedAfterTheLookStillSeparatesPrograms) {
