@@ -52,8 +52,10 @@ void ExitRecords::apply_cpu(const Totals& totals, store::ProcessRow& row) {
 }
 
 bool ExitRecords::apply(const Totals& totals, store::ProcessRow& row, bool identity_unread,
-                        const std::optional<ForkIdentity>& forked_from) {
-  row.hwm_bytes = std::max(row.hwm_bytes.value_or(0), totals.peak_rss_bytes);
+                        const std::optional<ForkIdentity>& forked_from, bool borrowed_memory) {
+  if (!borrowed_memory) {
+    row.hwm_bytes = std::max(row.hwm_bytes.value_or(0), totals.peak_rss_bytes);
+  }
   apply_cpu(totals, row);
   if (totals.never_execd && programs_ && row.parent_id) {
     programs_->on_never_execd(row.id, *row.parent_id);
@@ -95,22 +97,22 @@ void ExitRecords::add(const probe::TaskExit& exit, int64_t t_ms) {
     e.counted = true;
     ++applied_;
   }
-  if (apply(e.totals, e.row, e.identity_unread, e.forked_from)) {
+  if (apply(e.totals, e.row, e.identity_unread, e.forked_from, e.borrowed_memory)) {
     writer_.update_process_exec(e.row);
   }
   writer_.update_process_end(e.row);
 }
 
 void ExitRecords::on_end(store::ProcessRow& row, int64_t t_ms, bool identity_unread,
-                         std::optional<ForkIdentity> forked_from) {
-  Ended ended{{}, {}, identity_unread, std::move(forked_from), false};
+                         std::optional<ForkIdentity> forked_from, bool borrowed_memory) {
+  Ended ended{{}, {}, identity_unread, std::move(forked_from), borrowed_memory, false};
   // A record older than the process is of an earlier process with the same pid.
   if (auto it = records_.find(row.pid); it != records_.end() && it->second.t_ms >= row.start_ms) {
     ended.totals = std::move(it->second);
     records_.erase(it);
     ended.counted = true;
     ++applied_;
-    if (apply(ended.totals, row, identity_unread, ended.forked_from)) {
+    if (apply(ended.totals, row, identity_unread, ended.forked_from, borrowed_memory)) {
       writer_.update_process_exec(row);
     }
   }

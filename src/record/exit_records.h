@@ -45,8 +45,10 @@ class ExitRecords {
   // executable and command line are not its own after its last exec (it was gone
   // before canopy could read them), so the record names it. `forked_from`: its
   // parent's at its fork, which are its own if its record says it never exec'd.
+  // `borrowed_memory`: it ended in its parent's address space (a clone that shares it,
+  // TreeSampler::borrows_memory), whose peak its record gives: not its own.
   void on_end(store::ProcessRow& row, int64_t t_ms, bool identity_unread,
-              std::optional<ForkIdentity> forked_from = std::nullopt);
+              std::optional<ForkIdentity> forked_from = std::nullopt, bool borrowed_memory = false);
   // Forgets records and rows older than a couple of seconds: nothing late comes
   // that late, and a reused pid must not be mistaken for an ended one.
   void expire(int64_t t_ms);
@@ -72,12 +74,13 @@ class ExitRecords {
     Totals totals;
     bool identity_unread = false;
     std::optional<ForkIdentity> forked_from;
+    bool borrowed_memory = false;
     bool counted = false;  // in applied_
   };
   static void add_to(Totals& totals, const probe::TaskExit& exit, int64_t t_ms);
   // Whether the name changed (the row's exec columns need writing again).
   bool apply(const Totals& totals, store::ProcessRow& row, bool identity_unread,
-             const std::optional<ForkIdentity>& forked_from);
+             const std::optional<ForkIdentity>& forked_from, bool borrowed_memory);
   void apply_cpu(const Totals& totals, store::ProcessRow& row);
 
   store::Writer& writer_;

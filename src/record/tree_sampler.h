@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "probe/address_space.h"
 #include "probe/cpu_time.h"
 #include "probe/process_files.h"
 #include "probe/system.h"
@@ -171,6 +172,11 @@ class TreeSampler {
     // Its parent's executable and arguments at its fork, for a child whose own could
     // not be read (a zombie, or one exiting, shows neither): its own if it never exec'd.
     std::optional<ExitRecords::ForkIdentity> forked_from;
+    // Known to have an address space of its own (or that kcmp cannot tell): not asked
+    // again, since a process never comes to share another's.
+    bool own_address_space = false;
+    // At its latest read it ran in its parent's address space (borrows_memory).
+    bool borrowed_memory = false;
   };
   // A process known from its fork event only (see ghosts_), and its exec events' times.
   struct Ghost {
@@ -203,6 +209,7 @@ class TreeSampler {
   bool tree_stood_still(int64_t t_ms);
   // Memory columns from statm, with status read when it can tell more.
   void read_memory(Tracked& p, const probe::StatmFields& statm, bool memory_changed, int64_t t_ms);
+  bool borrows_memory(Tracked& p);
   // `exec_ns`: the exec event's time, 0 when a tick found the exec.
   void note_exec(Tracked& p, const std::string& new_name, int64_t t_ms, uint64_t exec_ns);
   // Reads exe and command line; writes them (and pending exec events) once known.
@@ -221,7 +228,7 @@ class TreeSampler {
   // not tracked or they are unread.
   std::optional<ExitRecords::ForkIdentity> fork_identity_of(pid_t parent) const;
   void write_end(store::ProcessRow& row, int64_t t_ms, bool identity_unread,
-                 std::optional<ExitRecords::ForkIdentity> forked_from);
+                 std::optional<ExitRecords::ForkIdentity> forked_from, bool borrowed_memory);
   // A ghost's end: its exec events come after its exit record named it.
   void end_ghost(Ghost& ghost, int64_t t_ms);
   void remember_ended_unreaped(const store::ProcessRow& row);

@@ -357,18 +357,18 @@ void TreeSampler::end(Tracked& p, int64_t t_ms) {
     p.row.cmdline.clear();
     writer_.update_process_exec(p.row);
   }
-  write_end(p.row, t_ms, identity_unread, std::move(p.forked_from));
+  write_end(p.row, t_ms, identity_unread, std::move(p.forked_from), p.borrowed_memory);
   write_exec_events(p.row, p.unwritten_exec_ms);  // named by the exit record, if one came
 }
 
 void TreeSampler::end_ghost(Ghost& ghost, int64_t t_ms) {
-  write_end(ghost.row, t_ms, /*identity_unread=*/true, std::move(ghost.forked_from));
+  write_end(ghost.row, t_ms, /*identity_unread=*/true, std::move(ghost.forked_from), /*borrowed_memory=*/false);
   write_exec_events(ghost.row, ghost.exec_ms);
 }
 
 void TreeSampler::write_end(store::ProcessRow& row, int64_t t_ms, bool identity_unread,
-                            std::optional<ExitRecords::ForkIdentity> forked_from) {
-  exit_records_.on_end(row, t_ms, identity_unread, std::move(forked_from));
+                            std::optional<ExitRecords::ForkIdentity> forked_from, bool borrowed_memory) {
+  exit_records_.on_end(row, t_ms, identity_unread, std::move(forked_from), borrowed_memory);
   writer_.update_process_end(row);
   if (row.exit_signal) {
     killed_.push_back(row);

@@ -21,7 +21,10 @@ void TreeSampler::read_memory(Tracked& p, const probe::StatmFields& statm, bool 
   // exact peak (VmHWM, which also catches a peak between two samples). Read it on a
   // shrink (reclaim or swap-out), on a new peak, and otherwise once a second.
   bool never_read = !p.last_status_ms;
-  if (never_read || (memory_changed && (shrank || new_peak)) || t_ms - *p.last_status_ms >= 1000) {
+  if (p.borrowed_memory) {
+    p.shmem_bytes = 0;  // the status, swap and peak (VmHWM) are its parent's
+    v[store::kSwapBytes] = 0;
+  } else if (never_read || (memory_changed && (shrank || new_peak)) || t_ms - *p.last_status_ms >= 1000) {
     if (auto status = p.leader_exited ? p.files.read_live_thread_status() : p.files.read_status()) {
       p.shmem_bytes = status->rss_shmem_bytes;
       v[store::kSwapBytes] = status->swap_bytes;
@@ -34,6 +37,29 @@ void TreeSampler::read_memory(Tracked& p, const probe::StatmFields& statm, bool 
   v[store::kRssAnonBytes] = (statm.resident_pages - statm.shared_pages) * page;
   v[store::kRssShmemBytes] = std::min(p.shmem_bytes, shared_bytes);
   v[store::kRssFileBytes] = shared_bytes - *v[store::kRssShmemBytes];
+}
+
+// A child between vfork and exec (posix_spawn's, Python's subprocess, make's), or a
+// clone that shares its parent's memory (LeakSanitizer's tracer): its statm and status
+// show its parent's address space, which the parent's row counts already. Asked before
+// the statm read it answers for: an address space is never shared again once it is
+// not, so "separate" stays true through the read, and "shared" that an exec ends
+// meanwhile only zeroes the first read of a program just begun.
+bool TreeSampler::borrows_memory(Tracked& p) {
+  if (p.own_address_space) {
+    return false;
+  }
+  if (options_.proc_root != "/proc") {
+    p.own_address_space = true;  // a test's processes: their PIDs are not the kernel's
+    return false;
+  }
+  auto pid = static_cast<pid_t>(p.row.pid);
+  auto parent = static_cast<pid_t>(p.row.ppid);
+  if (parent <= 0 || probe::compare_address_spaces(parent, pid) != probe::AddressSpaces::kShared) {
+    p.own_address_space = true;
+    return false;
+  }
+  return true;
 }
 
 TreeSampler::Outcome TreeSampler::sample(Tracked& p, int64_t t_ms, bool first, bool tree_still) {
@@ -66,6 +92,7 @@ TreeSampler::Outcome TreeSampler::sample(Tracked& p, int64_t t_ms, bool first, b
     p.row.last_seen_ms = t_ms;
     return Outcome::kAlive;  // nothing can have changed: one read, no row
   }
+  p.borrowed_memory = borrows_memory(p);
   std::optional<probe::StatmFields> statm;
   if (p.leader_exited) {
     statm = p.files.read_live_thread_statm();
@@ -75,6 +102,9 @@ TreeSampler::Outcome TreeSampler::sample(Tracked& p, int64_t t_ms, bool first, b
   }
   if (!statm) {
     return Outcome::kEnded;
+  }
+  if (p.borrowed_memory) {
+    statm = probe::StatmFields{};  // none of it its own
   }
   p.last_statm_ms = t_ms;
   bool memory_changed = first || !(*statm == p.last_statm);
@@ -162,7 +192,11 @@ TreeSampler::Outcome TreeSampler::sample(Tracked& p, int64_t t_ms, bool first, b
       v[store::kDiskWriteBytes] = io->disk_write_bytes;
     }
   }
-  if (pss_due) {
+  if (pss_due && p.borrowed_memory) {
+    v[store::kPssBytes] = 0;
+    v[store::kUssBytes] = 0;
+    p.last_pss_ms = t_ms;
+  } else if (pss_due) {
     if (auto rollup = p.files.read_smaps_rollup()) {
       v[store::kPssBytes] = rollup->pss_bytes;
       v[store::kUssBytes] = rollup->uss_bytes;

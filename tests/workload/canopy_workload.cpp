@@ -47,11 +47,18 @@
 //                                      print "ready"; at each SIGUSR1 malloc MIB MiB more
 //                                      in 4099-byte blocks (a size nothing else asks for),
 //                                      kept, and print "allocated N"; exit 0 on SIGTERM
+//   canopy_workload borrow MIB DIR     touch MIB MiB, then lend its address space twice:
+//                                      to a clone (CLONE_VM, as LeakSanitizer's tracer)
+//                                      that prints "lent clone PID", waits for DIR/clone
+//                                      and ends; then to a vfork child that prints "lent
+//                                      vfork PID", waits for DIR/vfork and execs `exit 0`
 #include <dirent.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -455,6 +462,83 @@ int wave(long mib, long up_ms, long idle_ms) {
   return 0;
 }
 
+// For a process in another's address space: system calls only (the C library's state
+// is the lender's). "lent KIND PID\n" on stdout, then a wait for DIR/KIND, polled.
+void say_lent_and_wait(const char* kind, const char* dir) {
+  char line[64] = "lent ";
+  size_t at = 5;
+  for (const char* c = kind; *c; ++c) {
+    line[at++] = *c;
+  }
+  line[at++] = ' ';
+  char digits[16];
+  int count = 0;
+  for (long pid = syscall(SYS_getpid); pid > 0; pid /= 10) {
+    digits[count++] = static_cast<char>('0' + pid % 10);
+  }
+  while (count > 0) {
+    line[at++] = digits[--count];
+  }
+  line[at++] = '\n';
+  syscall(SYS_write, 1, line, at);
+  char path[4096];
+  size_t length = 0;
+  for (const char* c = dir; *c && length < sizeof path - 16; ++c) {
+    path[length++] = *c;
+  }
+  path[length++] = '/';
+  for (const char* c = kind; *c; ++c) {
+    path[length++] = *c;
+  }
+  path[length] = '\0';
+  const timespec five_ms{0, 5'000'000};
+  for (int waited = 0; waited < 24'000 && syscall(SYS_access, path, F_OK) != 0; ++waited) {  // 2 minutes at most
+    syscall(SYS_nanosleep, &five_ms, nullptr);
+  }
+}
+
+const char* g_borrow_dir = nullptr;
+
+int borrowing_clone(void*) {
+  say_lent_and_wait("clone", g_borrow_dir);
+  syscall(SYS_exit, 0);
+  return 0;
+}
+
+int borrow(long mib, const char* dir) {
+  size_t bytes = static_cast<size_t>(mib) << 20;
+  auto* memory = static_cast<char*>(std::malloc(bytes));
+  if (!memory) {
+    return 1;
+  }
+  std::memset(memory, 1, bytes);
+  g_borrow_dir = dir;
+  std::fflush(stdout);
+  constexpr size_t kStackBytes = 64 * 1024;
+  static char clone_stack[kStackBytes] __attribute__((aligned(16)));
+  pid_t lent = clone(borrowing_clone, clone_stack + kStackBytes, CLONE_VM | SIGCHLD, nullptr);
+  if (lent < 0 || waitpid(lent, nullptr, 0) != lent) {
+    perror("clone");
+    return 1;
+  }
+  pid_t child = vfork();
+  if (child == 0) {
+    say_lent_and_wait("vfork", dir);
+    char exit_word[] = "exit";
+    char zero[] = "0";
+    char* args[] = {const_cast<char*>(g_self), exit_word, zero, nullptr};
+    execv(g_self, args);
+    _exit(127);
+  }
+  int status = 0;
+  if (child < 0 || waitpid(child, &status, 0) != child) {
+    perror("vfork");
+    return 1;
+  }
+  std::free(memory);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -536,10 +620,13 @@ int main(int argc, char** argv) {
   if (mode == "allocate-on-signal" && argc >= 3) {
     return allocate_on_signal(arg(2));
   }
+  if (mode == "borrow" && argc >= 4) {
+    return borrow(arg(2), argv[3]);
+  }
   std::fprintf(stderr,
                "usage: canopy_workload hold MIB MS [TAG] | tree | exit N | signal N | wait-sigint | idle N MS | "
                "reexec MS ARGS... | rename NAME MS | churn N MS | linger MS N | shared N MIB MS | "
                "leak MIB STEP_MS STEPS IDLE_MS | ramp MIB STEP_MS STEPS SPIKE_MIB SPIKE_MS | untouched MIB MS | spin MS | steps DIR MIB... | "
-               "wave MIB UP_MS IDLE_MS | allocate-on-signal MIB\n");
+               "wave MIB UP_MS IDLE_MS | allocate-on-signal MIB | borrow MIB DIR\n");
   return 2;
 }
