@@ -175,7 +175,8 @@ class TreeSampler {
     // Known to have an address space of its own (or that kcmp cannot tell): not asked
     // again, since a process never comes to share another's.
     bool own_address_space = false;
-    // At its latest read it ran in its parent's address space (borrows_memory).
+    // At its latest read while it lived, it ran in its parent's address space
+    // (borrows_memory).
     bool borrowed_memory = false;
   };
   // A process known from its fork event only (see ghosts_), and its exec events' times.

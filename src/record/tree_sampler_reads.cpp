@@ -92,7 +92,7 @@ TreeSampler::Outcome TreeSampler::sample(Tracked& p, int64_t t_ms, bool first, b
     p.row.last_seen_ms = t_ms;
     return Outcome::kAlive;  // nothing can have changed: one read, no row
   }
-  p.borrowed_memory = borrows_memory(p);
+  const bool borrowed = borrows_memory(p);
   std::optional<probe::StatmFields> statm;
   if (p.leader_exited) {
     statm = p.files.read_live_thread_statm();
@@ -103,7 +103,7 @@ TreeSampler::Outcome TreeSampler::sample(Tracked& p, int64_t t_ms, bool first, b
   if (!statm) {
     return Outcome::kEnded;
   }
-  if (p.borrowed_memory) {
+  if (borrowed) {
     statm = probe::StatmFields{};  // none of it its own
   }
   p.last_statm_ms = t_ms;
@@ -181,6 +181,9 @@ TreeSampler::Outcome TreeSampler::sample(Tracked& p, int64_t t_ms, bool first, b
   if (run_ns) {
     p.last_run_ns = run_ns;
   }
+  // Set only now that it is known to live: a zombie has no address space to share, and
+  // its end keeps what its last live read found (ExitRecords::on_end).
+  p.borrowed_memory = borrowed;
   p.threads = stat->threads;
   v[store::kThreads] = stat->threads;
   read_memory(p, *statm, memory_changed, t_ms);
