@@ -53,7 +53,9 @@ void ExitRecords::apply_cpu(const Totals& totals, store::ProcessRow& row) {
 
 bool ExitRecords::apply(const Totals& totals, store::ProcessRow& row, bool identity_unread,
                         const std::optional<ForkIdentity>& forked_from, bool borrowed_memory) {
-  if (!borrowed_memory) {
+  // The peak of the address space it ended in: its parent's, when it last ran there and
+  // never exec'd (one that exec'd since, between two reads, ended in its own).
+  if (!(borrowed_memory && totals.never_execd)) {
     row.hwm_bytes = std::max(row.hwm_bytes.value_or(0), totals.peak_rss_bytes);
   }
   apply_cpu(totals, row);

@@ -45,8 +45,9 @@ class ExitRecords {
   // executable and command line are not its own after its last exec (it was gone
   // before canopy could read them), so the record names it. `forked_from`: its
   // parent's at its fork, which are its own if its record says it never exec'd.
-  // `borrowed_memory`: it ended in its parent's address space (a clone that shares it,
-  // TreeSampler::borrows_memory), whose peak its record gives: not its own.
+  // `borrowed_memory`: its last read found it in its parent's address space (a clone
+  // that shares it, TreeSampler::borrows_memory); if its record says it never exec'd
+  // since, it ended there, and the record's peak is that address space's, not its own.
   void on_end(store::ProcessRow& row, int64_t t_ms, bool identity_unread,
               std::optional<ForkIdentity> forked_from = std::nullopt, bool borrowed_memory = false);
   // Forgets records and rows older than a couple of seconds: nothing late comes

@@ -93,5 +93,34 @@ TEST(BorrowedMemory, AProcessInItsParentsAddressSpaceHasNoneOfItsMemory) {
   EXPECT_LT(highest, kLentMib * kMib * 3 / 2);
 }
 
+// The vfork child is read in its parent's address space, then execs a program that
+// touches its own memory and ends before the next tick (2 s away): its peak is its
+// kernel exit record's, of its own address space, which must count.
+TEST(BorrowedMemory, AChildThatExecsAndEndsBetweenTicksHasItsOwnPeak) {
+  constexpr int64_t kOwnMib = 48;
+  TempDir dir;
+  std::string path = dir.file("borrow-exec.db");
+  std::string go = dir.file("go");
+  std::filesystem::create_directory(go);
+  Started canopy({kCanopy, "record", "-q", "-i", "2000", "-o", path, "--", kWorkload, "borrow", "16", go,
+                  std::to_string(kOwnMib)});
+  std::ofstream(go + "/clone").put('\n');
+  pid_t vfork_pid = lent_pid(canopy, "vfork");
+  wait_for_a_sample_of(path, vfork_pid);
+  std::ofstream(go + "/vfork").put('\n');
+  Finished finished = canopy.wait();
+  ASSERT_EQ(finished.exit_status, 0) << finished.err;
+
+  auto reader = open_recording(path);
+  if (reader.meta().exit_records != "taskstats") {
+    GTEST_SKIP() << "no kernel exit records (taskstats needs root): the peak between ticks is unknown";
+  }
+  auto processes = reader.processes();
+  ASSERT_TRUE(processes) << processes.error().message;
+  auto row = row_of_pid(*processes, vfork_pid);
+  ASSERT_TRUE(row);
+  EXPECT_GE(std::max(row->peak_rss_bytes.value_or(0), row->hwm_bytes.value_or(0)), kOwnMib * kMib);
+}
+
 }  // namespace
 }  // namespace canopy::testing
