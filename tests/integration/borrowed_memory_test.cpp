@@ -12,19 +12,7 @@
 namespace canopy::testing {
 namespace {
 
-constexpr int64_t kLentMib = 64;
 constexpr int64_t kMib = 1 << 20;
-
-// The PID in the workload's line "lent KIND PID".
-pid_t lent_pid(Started& canopy, const std::string& kind) {
-  std::string prefix = "lent " + kind + " ";
-  if (!canopy.wait_for_output(prefix)) {
-    ADD_FAILURE() << "the workload never said '" << prefix << "': " << canopy.output();
-    return 0;
-  }
-  const std::string& out = canopy.output();
-  return static_cast<pid_t>(std::stol(out.substr(out.find(prefix) + prefix.size())));
-}
 
 std::optional<store::ProcessRow> row_of_pid(const std::vector<store::ProcessRow>& processes, pid_t pid) {
   for (const store::ProcessRow& process : processes) {
@@ -35,44 +23,61 @@ std::optional<store::ProcessRow> row_of_pid(const std::vector<store::ProcessRow>
   return std::nullopt;
 }
 
-// Until the recording has a sample of `pid`'s, taken while it runs in the lender's
-// address space (it waits for the test's word to go on).
-void wait_for_a_sample_of(const std::string& path, pid_t pid) {
-  EXPECT_TRUE(wait_for_recording(path, [&](const store::Reader& live) {
-    auto processes = live.processes();
-    auto row = processes ? row_of_pid(*processes, pid) : std::nullopt;
-    if (!row) {
-      return false;
-    }
-    bool sampled = false;
-    auto status = live.for_each_sample([&](int64_t, int64_t id, const store::SampleValues&) {
-      sampled = sampled || id == row->id;
-    });
-    return status && sampled;
-  })) << "pid " << pid << " was never sampled";
-}
+// `canopy_workload borrow` under record: a lender whose borrowers each wait for the
+// test's word to go on.
+class Lender {
+ public:
+  // `borrow`: the workload's MIB [EXEC_MIB].
+  Lender(const TempDir& dir, const std::vector<std::string>& record_flags, const std::vector<std::string>& borrow)
+      : path(dir.file("borrow.db")), go_(dir.file("go")) {
+    std::filesystem::create_directory(go_);
+    std::vector<std::string> argv = {kCanopy, "record", "-q", "-o", path};
+    argv.insert(argv.end(), record_flags.begin(), record_flags.end());
+    argv.insert(argv.end(), {"--", kWorkload, "borrow", go_});
+    argv.insert(argv.end(), borrow.begin(), borrow.end());
+    canopy_.emplace(argv);
+  }
+
+  // The KIND borrower's PID, once the recording has a sample of it taken while it ran
+  // in the lender's address space; then it goes on.
+  pid_t once_sampled_let_go(const std::string& kind) {
+    pid_t pid = pid_in_output(*canopy_, "lent " + kind + " ");
+    EXPECT_TRUE(wait_for_recording(path, [&](const store::Reader& live) {
+      auto processes = live.processes();
+      auto row = processes ? row_of_pid(*processes, pid) : std::nullopt;
+      bool sampled = false;
+      auto status = live.for_each_sample([&](int64_t, int64_t id, const store::SampleValues&) {
+        sampled = sampled || (row && id == row->id);
+      });
+      return status && sampled;
+    })) << "the " << kind << " borrower (pid " << pid << ") was never sampled";
+    let_go(kind);
+    return pid;
+  }
+  void let_go(const std::string& kind) { std::ofstream(go_ + "/" + kind).put('\n'); }
+  Finished wait() { return canopy_->wait(); }
+
+  const std::string path;
+
+ private:
+  const std::string go_;
+  std::optional<Started> canopy_;
+};
 
 TEST(BorrowedMemory, AProcessInItsParentsAddressSpaceHasNoneOfItsMemory) {
+  constexpr int64_t kLentMib = 64;
   TempDir dir;
-  std::string path = dir.file("borrow.db");
-  std::string go = dir.file("go");
-  std::filesystem::create_directory(go);
-  Started canopy({kCanopy, "record", "-q", "-o", path, "--", kWorkload, "borrow", std::to_string(kLentMib), go});
-  pid_t clone_pid = lent_pid(canopy, "clone");
-  wait_for_a_sample_of(path, clone_pid);
-  std::ofstream(go + "/clone").put('\n');
-  pid_t vfork_pid = lent_pid(canopy, "vfork");
-  wait_for_a_sample_of(path, vfork_pid);
-  std::ofstream(go + "/vfork").put('\n');
-  Finished finished = canopy.wait();
+  Lender lender(dir, {}, {std::to_string(kLentMib)});
+  pid_t clone_pid = lender.once_sampled_let_go("clone");
+  pid_t vfork_pid = lender.once_sampled_let_go("vfork");
+  Finished finished = lender.wait();
   ASSERT_EQ(finished.exit_status, 0) << finished.err;
 
-  auto reader = open_recording(path);
+  auto reader = open_recording(lender.path);
   auto processes = reader.processes();
   ASSERT_TRUE(processes) << processes.error().message;
   ASSERT_EQ(processes->size(), 3u);
-  const store::ProcessRow& lender = (*processes)[0];
-  EXPECT_GE(lender.peak_rss_bytes.value_or(0), kLentMib * kMib);
+  EXPECT_GE((*processes)[0].peak_rss_bytes.value_or(0), kLentMib * kMib);
   // Neither borrower's peak is the lender's: the clone never had memory of its own
   // (nor does the kernel's exit record of it, which gives the lender's peak, count),
   // the vfork child only its `exit 0`'s.
@@ -99,19 +104,13 @@ TEST(BorrowedMemory, AProcessInItsParentsAddressSpaceHasNoneOfItsMemory) {
 TEST(BorrowedMemory, AChildThatExecsAndEndsBetweenTicksHasItsOwnPeak) {
   constexpr int64_t kOwnMib = 48;
   TempDir dir;
-  std::string path = dir.file("borrow-exec.db");
-  std::string go = dir.file("go");
-  std::filesystem::create_directory(go);
-  Started canopy({kCanopy, "record", "-q", "-i", "2000", "-o", path, "--", kWorkload, "borrow", "16", go,
-                  std::to_string(kOwnMib)});
-  std::ofstream(go + "/clone").put('\n');
-  pid_t vfork_pid = lent_pid(canopy, "vfork");
-  wait_for_a_sample_of(path, vfork_pid);
-  std::ofstream(go + "/vfork").put('\n');
-  Finished finished = canopy.wait();
+  Lender lender(dir, {"-i", "2000"}, {"16", std::to_string(kOwnMib)});
+  lender.let_go("clone");
+  pid_t vfork_pid = lender.once_sampled_let_go("vfork");
+  Finished finished = lender.wait();
   ASSERT_EQ(finished.exit_status, 0) << finished.err;
 
-  auto reader = open_recording(path);
+  auto reader = open_recording(lender.path);
   if (reader.meta().exit_records != "taskstats") {
     GTEST_SKIP() << "no kernel exit records (taskstats needs root): the peak between ticks is unknown";
   }

@@ -132,6 +132,15 @@ bool Started::wait_for_output(const std::string& text) {
   return true;
 }
 
+pid_t pid_in_output(Started& started, const std::string& prefix) {
+  if (!started.wait_for_output(prefix)) {
+    ADD_FAILURE() << "never said '" << prefix << "': " << started.output();
+    return 0;
+  }
+  const std::string& out = started.output();
+  return static_cast<pid_t>(std::stol(out.substr(out.find(prefix) + prefix.size())));
+}
+
 bool Started::wait_for_error_output(const std::string& text) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (result_.err.find(text) == std::string::npos) {

@@ -59,6 +59,10 @@ class Started {
 
 Finished run(const std::vector<std::string>& argv, const RunOptions& options = {});
 
+// The number after `prefix` in the process's stdout ("held NAME 4242"), once it says
+// it; 0, and a failure of the test, if it never does.
+pid_t pid_in_output(Started& started, const std::string& prefix);
+
 // The recording as the reader sees it; fails the test when it cannot be opened.
 store::Reader open_recording(const std::string& path);
 

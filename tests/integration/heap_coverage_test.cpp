@@ -68,13 +68,7 @@ SecureCopy secure_copy(const TempDir& dir) {
 
 // The PID in the driver's line "WORD NAME PID".
 pid_t driver_pid(Started& canopy, const std::string& word, const std::string& name) {
-  std::string prefix = word + " " + name + " ";
-  if (!canopy.wait_for_output(prefix)) {
-    ADD_FAILURE() << "the driver never said '" << prefix << "': " << canopy.output();
-    return 0;
-  }
-  const std::string& out = canopy.output();
-  return static_cast<pid_t>(std::stol(out.substr(out.find(prefix) + prefix.size())));
+  return pid_in_output(canopy, word + " " + name + " ");
 }
 
 std::optional<store::ProcessRow> process_of_pid(const std::vector<store::ProcessRow>& processes, pid_t pid) {

@@ -47,7 +47,7 @@
 //                                      print "ready"; at each SIGUSR1 malloc MIB MiB more
 //                                      in 4099-byte blocks (a size nothing else asks for),
 //                                      kept, and print "allocated N"; exit 0 on SIGTERM
-//   canopy_workload borrow MIB DIR [EXEC_MIB]
+//   canopy_workload borrow DIR MIB [EXEC_MIB]
 //                                      touch MIB MiB, then lend its address space twice:
 //                                      to a clone (CLONE_VM, as LeakSanitizer's tracer)
 //                                      that prints "lent clone PID", waits for DIR/clone
@@ -507,7 +507,7 @@ int borrowing_clone(void*) {
   return 0;
 }
 
-int borrow(long mib, const char* dir, const char* exec_mib) {
+int borrow(const char* dir, long mib, const char* exec_mib) {
   size_t bytes = static_cast<size_t>(mib) << 20;
   auto* memory = static_cast<char*>(std::malloc(bytes));
   if (!memory) {
@@ -625,12 +625,12 @@ int main(int argc, char** argv) {
     return allocate_on_signal(arg(2));
   }
   if (mode == "borrow" && argc >= 4) {
-    return borrow(arg(2), argv[3], argc >= 5 ? argv[4] : nullptr);
+    return borrow(argv[2], arg(3), argc >= 5 ? argv[4] : nullptr);
   }
   std::fprintf(stderr,
                "usage: canopy_workload hold MIB MS [TAG] | tree | exit N | signal N | wait-sigint | idle N MS | "
                "reexec MS ARGS... | rename NAME MS | churn N MS | linger MS N | shared N MIB MS | "
                "leak MIB STEP_MS STEPS IDLE_MS | ramp MIB STEP_MS STEPS SPIKE_MIB SPIKE_MS | untouched MIB MS | spin MS | steps DIR MIB... | "
-               "wave MIB UP_MS IDLE_MS | allocate-on-signal MIB | borrow MIB DIR [EXEC_MIB]\n");
+               "wave MIB UP_MS IDLE_MS | allocate-on-signal MIB | borrow DIR MIB [EXEC_MIB]\n");
   return 2;
 }
