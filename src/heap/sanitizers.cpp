@@ -2,30 +2,25 @@
 
 #include <dlfcn.h>
 
-#include <atomic>
-
 namespace canopy::heap {
 namespace {
 
-enum Answer : int { kNotAsked = 0, kYes = 1, kNo = 2 };
-std::atomic<int> sanitizer_allocates{kNotAsked};
 __thread bool asking __attribute__((tls_model("initial-exec")));
 
 }  // namespace
 
-bool a_sanitizer_allocates() {
-  int answer = sanitizer_allocates.load(std::memory_order_relaxed);
-  if (answer == kNotAsked) [[unlikely]] {
-    if (asking) {
-      return false;  // called back from within dlsym: the allocation is the loader's
-    }
-    // Two threads that ask at once find the same answer.
-    asking = true;
-    answer = ::dlsym(RTLD_DEFAULT, "__sanitizer_get_allocated_size") ? kYes : kNo;
-    asking = false;
-    sanitizer_allocates.store(answer, std::memory_order_relaxed);
+std::atomic<int> sanitizer_answer{kSanitizerNotAsked};
+
+bool ask_whether_a_sanitizer_allocates() {
+  if (asking) {
+    return false;  // called back from within dlsym: the allocation is the loader's
   }
-  return answer == kYes;
+  // Two threads that ask at once find the same answer.
+  asking = true;
+  int answer = ::dlsym(RTLD_DEFAULT, "__sanitizer_get_allocated_size") ? kSanitizerYes : kSanitizerNo;
+  asking = false;
+  sanitizer_answer.store(answer, std::memory_order_relaxed);
+  return answer == kSanitizerYes;
 }
 
 }  // namespace canopy::heap
