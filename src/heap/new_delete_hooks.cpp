@@ -72,6 +72,30 @@ using DeleteAligned = void(void*, std::align_val_t);
 using DeleteSizedAligned = void(void*, size_t, std::align_val_t);
 using DeleteAlignedNothrow = void(void*, std::align_val_t, const std::nothrow_t&);
 
+// The same of the deletes, looked up in a sanitized program only.
+std::atomic<void*> real_delete{nullptr};
+std::atomic<void*> real_delete_array{nullptr};
+std::atomic<void*> real_delete_sized{nullptr};
+std::atomic<void*> real_delete_array_sized{nullptr};
+std::atomic<void*> real_delete_nothrow{nullptr};
+std::atomic<void*> real_delete_array_nothrow{nullptr};
+std::atomic<void*> real_delete_aligned{nullptr};
+std::atomic<void*> real_delete_array_aligned{nullptr};
+std::atomic<void*> real_delete_sized_aligned{nullptr};
+std::atomic<void*> real_delete_array_sized_aligned{nullptr};
+std::atomic<void*> real_delete_aligned_nothrow{nullptr};
+std::atomic<void*> real_delete_array_aligned_nothrow{nullptr};
+
+// A delete: the sanitizer's own, passed the call whole; else the block is forgotten and
+// freed.
+template <typename Operator, typename... Rest>
+inline void deleted(std::atomic<void*>& next, const char* mangled, void* block, Rest... rest) {
+  if (a_sanitizer_allocates()) [[unlikely]] {
+    return next_definition<Operator>(next, mangled)(block, rest...);
+  }
+  counted_delete(block);
+}
+
 }  // namespace
 
 #define CANOPY_EXPORT __attribute__((visibility("default")))
@@ -145,87 +169,37 @@ CANOPY_EXPORT void* operator new[](size_t size, std::align_val_t alignment, cons
   return block ? block : next()(size, alignment, tag);
 }
 
-CANOPY_EXPORT void operator delete(void* block) noexcept {
-  if (a_sanitizer_allocates()) [[unlikely]] {
-    static std::atomic<void*> next{nullptr};
-    return next_definition<Delete>(next, "_ZdlPv")(block);
-  }
-  counted_delete(block);
-}
-CANOPY_EXPORT void operator delete[](void* block) noexcept {
-  if (a_sanitizer_allocates()) [[unlikely]] {
-    static std::atomic<void*> next{nullptr};
-    return next_definition<Delete>(next, "_ZdaPv")(block);
-  }
-  counted_delete(block);
-}
+CANOPY_EXPORT void operator delete(void* block) noexcept { deleted<Delete>(real_delete, "_ZdlPv", block); }
+CANOPY_EXPORT void operator delete[](void* block) noexcept { deleted<Delete>(real_delete_array, "_ZdaPv", block); }
 CANOPY_EXPORT void operator delete(void* block, size_t size) noexcept {
-  if (a_sanitizer_allocates()) [[unlikely]] {
-    static std::atomic<void*> next{nullptr};
-    return next_definition<DeleteSized>(next, "_ZdlPvm")(block, size);
-  }
-  counted_delete(block);
+  deleted<DeleteSized>(real_delete_sized, "_ZdlPvm", block, size);
 }
 CANOPY_EXPORT void operator delete[](void* block, size_t size) noexcept {
-  if (a_sanitizer_allocates()) [[unlikely]] {
-    static std::atomic<void*> next{nullptr};
-    return next_definition<DeleteSized>(next, "_ZdaPvm")(block, size);
-  }
-  counted_delete(block);
+  deleted<DeleteSized>(real_delete_array_sized, "_ZdaPvm", block, size);
 }
 CANOPY_EXPORT void operator delete(void* block, const std::nothrow_t& tag) noexcept {
-  if (a_sanitizer_allocates()) [[unlikely]] {
-    static std::atomic<void*> next{nullptr};
-    return next_definition<DeleteNothrow>(next, "_ZdlPvRKSt9nothrow_t")(block, tag);
-  }
-  counted_delete(block);
+  deleted<DeleteNothrow>(real_delete_nothrow, "_ZdlPvRKSt9nothrow_t", block, tag);
 }
 CANOPY_EXPORT void operator delete[](void* block, const std::nothrow_t& tag) noexcept {
-  if (a_sanitizer_allocates()) [[unlikely]] {
-    static std::atomic<void*> next{nullptr};
-    return next_definition<DeleteNothrow>(next, "_ZdaPvRKSt9nothrow_t")(block, tag);
-  }
-  counted_delete(block);
+  deleted<DeleteNothrow>(real_delete_array_nothrow, "_ZdaPvRKSt9nothrow_t", block, tag);
 }
 CANOPY_EXPORT void operator delete(void* block, std::align_val_t alignment) noexcept {
-  if (a_sanitizer_allocates()) [[unlikely]] {
-    static std::atomic<void*> next{nullptr};
-    return next_definition<DeleteAligned>(next, "_ZdlPvSt11align_val_t")(block, alignment);
-  }
-  counted_delete(block);
+  deleted<DeleteAligned>(real_delete_aligned, "_ZdlPvSt11align_val_t", block, alignment);
 }
 CANOPY_EXPORT void operator delete[](void* block, std::align_val_t alignment) noexcept {
-  if (a_sanitizer_allocates()) [[unlikely]] {
-    static std::atomic<void*> next{nullptr};
-    return next_definition<DeleteAligned>(next, "_ZdaPvSt11align_val_t")(block, alignment);
-  }
-  counted_delete(block);
+  deleted<DeleteAligned>(real_delete_array_aligned, "_ZdaPvSt11align_val_t", block, alignment);
 }
 CANOPY_EXPORT void operator delete(void* block, size_t size, std::align_val_t alignment) noexcept {
-  if (a_sanitizer_allocates()) [[unlikely]] {
-    static std::atomic<void*> next{nullptr};
-    return next_definition<DeleteSizedAligned>(next, "_ZdlPvmSt11align_val_t")(block, size, alignment);
-  }
-  counted_delete(block);
+  deleted<DeleteSizedAligned>(real_delete_sized_aligned, "_ZdlPvmSt11align_val_t", block, size, alignment);
 }
 CANOPY_EXPORT void operator delete[](void* block, size_t size, std::align_val_t alignment) noexcept {
-  if (a_sanitizer_allocates()) [[unlikely]] {
-    static std::atomic<void*> next{nullptr};
-    return next_definition<DeleteSizedAligned>(next, "_ZdaPvmSt11align_val_t")(block, size, alignment);
-  }
-  counted_delete(block);
+  deleted<DeleteSizedAligned>(real_delete_array_sized_aligned, "_ZdaPvmSt11align_val_t", block, size, alignment);
 }
 CANOPY_EXPORT void operator delete(void* block, std::align_val_t alignment, const std::nothrow_t& tag) noexcept {
-  if (a_sanitizer_allocates()) [[unlikely]] {
-    static std::atomic<void*> next{nullptr};
-    return next_definition<DeleteAlignedNothrow>(next, "_ZdlPvSt11align_val_tRKSt9nothrow_t")(block, alignment, tag);
-  }
-  counted_delete(block);
+  deleted<DeleteAlignedNothrow>(real_delete_aligned_nothrow, "_ZdlPvSt11align_val_tRKSt9nothrow_t", block, alignment,
+                                tag);
 }
 CANOPY_EXPORT void operator delete[](void* block, std::align_val_t alignment, const std::nothrow_t& tag) noexcept {
-  if (a_sanitizer_allocates()) [[unlikely]] {
-    static std::atomic<void*> next{nullptr};
-    return next_definition<DeleteAlignedNothrow>(next, "_ZdaPvSt11align_val_tRKSt9nothrow_t")(block, alignment, tag);
-  }
-  counted_delete(block);
+  deleted<DeleteAlignedNothrow>(real_delete_array_aligned_nothrow, "_ZdaPvSt11align_val_tRKSt9nothrow_t", block,
+                                alignment, tag);
 }
