@@ -32,14 +32,20 @@ inline size_t aligned_size(size_t size, std::align_val_t alignment) {
   return rounded < size ? size : rounded;  // overflow: let aligned_alloc fail
 }
 
-void* counted_new(size_t size) {
+void* counted_block(size_t size) {
   return allocate_counted(size, [&] { return real().malloc(size ? size : 1); });
 }
 
-void* counted_aligned_new(size_t size, std::align_val_t alignment) {
+void* counted_block(size_t size, std::align_val_t alignment) {
   return allocate_counted(size, [&] {
     return real().aligned_alloc(static_cast<size_t>(alignment), aligned_size(size ? size : 1, alignment));
   });
+}
+
+// The nothrow forms' blocks: the tag only says how a failure is told.
+void* counted_block(size_t size, const std::nothrow_t&) { return counted_block(size); }
+void* counted_block(size_t size, std::align_val_t alignment, const std::nothrow_t&) {
+  return counted_block(size, alignment);
 }
 
 void counted_delete(void* block) {
@@ -86,6 +92,17 @@ std::atomic<void*> real_delete_array_sized_aligned{nullptr};
 std::atomic<void*> real_delete_aligned_nothrow{nullptr};
 std::atomic<void*> real_delete_array_aligned_nothrow{nullptr};
 
+// A new: the sanitizer's own, passed the call whole; else a counted block, or, when
+// none could be made, the next definition's (which runs the new-handler, and throws).
+template <typename Operator, typename... Args>
+inline void* made(std::atomic<void*>& next, const char* mangled, const Args&... args) {
+  if (a_sanitizer_allocates()) [[unlikely]] {
+    return next_definition<Operator>(next, mangled)(args...);
+  }
+  void* block = counted_block(args...);
+  return block ? block : next_definition<Operator>(next, mangled)(args...);
+}
+
 // A delete: the sanitizer's own, passed the call whole; else the block is forgotten and
 // freed.
 template <typename Operator, typename... Rest>
@@ -100,73 +117,26 @@ inline void deleted(std::atomic<void*>& next, const char* mangled, void* block, 
 
 #define CANOPY_EXPORT __attribute__((visibility("default")))
 
-CANOPY_EXPORT void* operator new(size_t size) {
-  auto next = [] { return next_definition<New>(real_new, "_Znwm"); };
-  if (a_sanitizer_allocates()) [[unlikely]] {
-    return next()(size);
-  }
-  void* block = counted_new(size);
-  return block ? block : next()(size);
-}
-CANOPY_EXPORT void* operator new[](size_t size) {
-  auto next = [] { return next_definition<New>(real_new_array, "_Znam"); };
-  if (a_sanitizer_allocates()) [[unlikely]] {
-    return next()(size);
-  }
-  void* block = counted_new(size);
-  return block ? block : next()(size);
-}
+CANOPY_EXPORT void* operator new(size_t size) { return made<New>(real_new, "_Znwm", size); }
+CANOPY_EXPORT void* operator new[](size_t size) { return made<New>(real_new_array, "_Znam", size); }
 CANOPY_EXPORT void* operator new(size_t size, const std::nothrow_t& tag) noexcept {
-  auto next = [] { return next_definition<NewNothrow>(real_new_nothrow, "_ZnwmRKSt9nothrow_t"); };
-  if (a_sanitizer_allocates()) [[unlikely]] {
-    return next()(size, tag);
-  }
-  void* block = counted_new(size);
-  return block ? block : next()(size, tag);
+  return made<NewNothrow>(real_new_nothrow, "_ZnwmRKSt9nothrow_t", size, tag);
 }
 CANOPY_EXPORT void* operator new[](size_t size, const std::nothrow_t& tag) noexcept {
-  auto next = [] { return next_definition<NewNothrow>(real_new_array_nothrow, "_ZnamRKSt9nothrow_t"); };
-  if (a_sanitizer_allocates()) [[unlikely]] {
-    return next()(size, tag);
-  }
-  void* block = counted_new(size);
-  return block ? block : next()(size, tag);
+  return made<NewNothrow>(real_new_array_nothrow, "_ZnamRKSt9nothrow_t", size, tag);
 }
 CANOPY_EXPORT void* operator new(size_t size, std::align_val_t alignment) {
-  auto next = [] { return next_definition<NewAligned>(real_new_aligned, "_ZnwmSt11align_val_t"); };
-  if (a_sanitizer_allocates()) [[unlikely]] {
-    return next()(size, alignment);
-  }
-  void* block = counted_aligned_new(size, alignment);
-  return block ? block : next()(size, alignment);
+  return made<NewAligned>(real_new_aligned, "_ZnwmSt11align_val_t", size, alignment);
 }
 CANOPY_EXPORT void* operator new[](size_t size, std::align_val_t alignment) {
-  auto next = [] { return next_definition<NewAligned>(real_new_array_aligned, "_ZnamSt11align_val_t"); };
-  if (a_sanitizer_allocates()) [[unlikely]] {
-    return next()(size, alignment);
-  }
-  void* block = counted_aligned_new(size, alignment);
-  return block ? block : next()(size, alignment);
+  return made<NewAligned>(real_new_array_aligned, "_ZnamSt11align_val_t", size, alignment);
 }
 CANOPY_EXPORT void* operator new(size_t size, std::align_val_t alignment, const std::nothrow_t& tag) noexcept {
-  auto next = [] {
-    return next_definition<NewAlignedNothrow>(real_new_aligned_nothrow, "_ZnwmSt11align_val_tRKSt9nothrow_t");
-  };
-  if (a_sanitizer_allocates()) [[unlikely]] {
-    return next()(size, alignment, tag);
-  }
-  void* block = counted_aligned_new(size, alignment);
-  return block ? block : next()(size, alignment, tag);
+  return made<NewAlignedNothrow>(real_new_aligned_nothrow, "_ZnwmSt11align_val_tRKSt9nothrow_t", size, alignment, tag);
 }
 CANOPY_EXPORT void* operator new[](size_t size, std::align_val_t alignment, const std::nothrow_t& tag) noexcept {
-  auto next = [] {
-    return next_definition<NewAlignedNothrow>(real_new_array_aligned_nothrow, "_ZnamSt11align_val_tRKSt9nothrow_t");
-  };
-  if (a_sanitizer_allocates()) [[unlikely]] {
-    return next()(size, alignment, tag);
-  }
-  void* block = counted_aligned_new(size, alignment);
-  return block ? block : next()(size, alignment, tag);
+  return made<NewAlignedNothrow>(real_new_array_aligned_nothrow, "_ZnamSt11align_val_tRKSt9nothrow_t", size, alignment,
+                                 tag);
 }
 
 CANOPY_EXPORT void operator delete(void* block) noexcept { deleted<Delete>(real_delete, "_ZdlPv", block); }
