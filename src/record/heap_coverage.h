@@ -3,9 +3,10 @@
 // event, or its first sighting): whether the kernel gave it a dynamic loader, ran it
 // in secure-execution mode, and whether its environment still preloads the profiler
 // and names the socket. As the recording ends, a process whose last program left no
-// image gets a heap_unprofiled row with the reason: that evidence, or "no samples"
-// when the profiler was to load and sent nothing, or "unknown" when the program was
-// gone before the look.
+// image gets a heap_unprofiled row with the reason: that evidence; or the one the
+// profiler gave when it loaded and stood aside ("sanitizer"), for its process and the
+// forks that run on in its program; or "no samples" when the profiler was to load and
+// sent nothing; or "unknown" when the program was gone before the look.
 //
 // A look costs two small reads (/proc/PID/auxv, and /proc/PID/environ up to the two
 // variables), only with --heap, and only for a process that starts a program: a
