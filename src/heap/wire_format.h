@@ -36,7 +36,7 @@ enum class MessageType : uint32_t {
   // and closes.
   kControl = 8,
   // StandingAside: first and only, instead of Hello, from a process the library will
-  // not profile although it loaded (standing_aside.h).
+  // not profile although it loaded (sanitizers.h).
   kStandingAside = 9,
 };
 

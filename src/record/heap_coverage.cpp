@@ -164,7 +164,7 @@ const char* HeapCoverage::aside_reason(int64_t process_id, const Program& progra
     }
     const Image* aside = asides.of(id, it->second.pid);
     if (aside && aside->loaded_ns >= program.started_ns) {
-      return aside->aside_reason;
+      return aside->stood_aside_for;
     }
     if (!it->second.forked_from) {
       return nullptr;
@@ -178,7 +178,7 @@ std::vector<store::HeapUnprofiledRow> HeapCoverage::unprofiled() const {
   LatestImages profiled_images;
   LatestImages asides;
   for (const Image& image : images_) {
-    (image.aside_reason ? asides : profiled_images).add(image);
+    (image.stood_aside_for ? asides : profiled_images).add(image);
   }
   std::vector<store::HeapUnprofiledRow> rows;
   for (const auto& [process_id, program] : programs_) {

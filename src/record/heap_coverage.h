@@ -64,7 +64,7 @@ class HeapCoverage final : public ProgramWatch {
     std::optional<int64_t> process_id;
     pid_t pid = 0;
     uint64_t loaded_ns = 0;
-    const char* aside_reason = nullptr;  // set: the profiler stood aside in it, for this reason
+    const char* stood_aside_for = nullptr;  // set: the profiler stood aside in it, for this reason
   };
   class LatestImages;
   const char* aside_reason(int64_t process_id, const Program& program, const LatestImages& asides) const;
