@@ -89,7 +89,9 @@ TreeSampler::Tracked* TreeSampler::track(pid_t pid, std::optional<Parent> parent
   p.row.id = writer_.add_process(p.row);
   ++process_count_;
   if (ProgramWatch* programs = options_.programs) {
-    if (forker) {
+    // A fork still in its parent's program, whether its event came first or a tick found
+    // it in its parent's children list (events lag behind a loaded machine's ticks).
+    if (forker || (parent && same_image_parent(*stat, parent->pid))) {
       programs->on_fork(p.row.id, pid, parent->id);
     } else {
       programs->on_program(p.row.id, pid, &p.files, 0);
