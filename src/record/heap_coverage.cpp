@@ -85,11 +85,12 @@ void HeapCoverage::on_program(int64_t process_id, pid_t pid, probe::ProcessFiles
   programs_[process_id] = Program{pid, reason_not_loaded(files), exec_ns, {}};
 }
 
-void HeapCoverage::on_fork(int64_t process_id, pid_t pid, int64_t parent_id) {
+void HeapCoverage::on_fork(int64_t process_id, pid_t pid, int64_t parent_id, uint64_t forked_ns) {
   auto parent = programs_.find(parent_id);
   Program copy = parent == programs_.end() ? Program{pid, store::kUnprofiledUnknown, 0, {}} : parent->second;
   copy.pid = pid;
   copy.forked_from = parent_id;
+  copy.forked_ns = forked_ns;
   programs_[process_id] = copy;
 }
 
@@ -107,6 +108,7 @@ void HeapCoverage::on_never_execd(int64_t process_id, int64_t parent_id) {
     it->second = parent->second;
     it->second.pid = pid;
     it->second.forked_from = parent_id;
+    it->second.forked_ns = 0;
   }
 }
 
@@ -152,10 +154,13 @@ class HeapCoverage::LatestImages {
 
 // Why the profiler of a program stood aside, or nullptr: as said by its process, or by
 // the process it was forked from (a fork says nothing: it runs the same program), since
-// the program began.
+// the program began and before the fork: a parent that exec'd after it runs another
+// program, whose profiler's word is not the fork's. (Of a process's images only the
+// latest is kept: a parent whose next program stood aside too leaves its fork none.)
 const char* HeapCoverage::aside_reason(int64_t process_id, const Program& program,
                                        const LatestImages& asides) const {
   int64_t id = process_id;
+  uint64_t before_ns = UINT64_MAX;
   // A chain of forks is as long as the tree is deep; the bound only guards a cycle.
   for (size_t step = 0; step <= programs_.size(); ++step) {
     auto it = programs_.find(id);
@@ -163,11 +168,14 @@ const char* HeapCoverage::aside_reason(int64_t process_id, const Program& progra
       return nullptr;
     }
     const Image* aside = asides.of(id, it->second.pid);
-    if (aside && aside->loaded_ns >= program.started_ns) {
+    if (aside && aside->loaded_ns >= program.started_ns && aside->loaded_ns <= before_ns) {
       return aside->stood_aside_for;
     }
     if (!it->second.forked_from) {
       return nullptr;
+    }
+    if (it->second.forked_ns) {
+      before_ns = std::min(before_ns, it->second.forked_ns);
     }
     id = *it->second.forked_from;
   }

@@ -20,8 +20,10 @@ class ProgramWatch {
   // look now, or nullptr when it is known gone. `exec_ns`: its exec event's time
   // (CLOCK_MONOTONIC), 0 when unknown (first sight, or an exec a tick found).
   virtual void on_program(int64_t process_id, pid_t pid, probe::ProcessFiles* files, uint64_t exec_ns) = 0;
-  // A fork, running its parent's program still.
-  virtual void on_fork(int64_t process_id, pid_t pid, int64_t parent_id) = 0;
+  // A fork, running its parent's program still. `forked_ns`: the fork's time, or a
+  // moment after it (CLOCK_MONOTONIC); what the parent's program did after that is not
+  // the fork's.
+  virtual void on_fork(int64_t process_id, pid_t pid, int64_t parent_id, uint64_t forked_ns) = 0;
   // The exec event of the program told last came after that program was looked at:
   // it started then, or later.
   virtual void on_exec_time(int64_t process_id, uint64_t exec_ns) = 0;

@@ -54,7 +54,7 @@ void read_process_events(Session& s, EventsReady ready) {
     int64_t t = s.clock.from_monotonic_ns(e.monotonic_ns);
     switch (e.kind) {
       case probe::ProcEvent::Kind::kFork:
-        s.sampler.on_fork(e.pid, e.parent, t);
+        s.sampler.on_fork(e.pid, e.parent, t, e.monotonic_ns);
         break;
       case probe::ProcEvent::Kind::kExec:
         s.sampler.on_exec(e.pid, t, e.monotonic_ns);

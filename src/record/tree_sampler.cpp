@@ -34,7 +34,7 @@ std::optional<int64_t> TreeSampler::process_id(pid_t pid) const {
 }
 
 TreeSampler::Tracked* TreeSampler::track(pid_t pid, std::optional<Parent> parent, int64_t t_ms, bool zombie_ok,
-                                         std::optional<int64_t> start_ms) {
+                                         std::optional<ForkEvent> fork) {
   auto files = probe::ProcessFiles::open(pid, options_.proc_root);
   if (!files) {
     return nullptr;
@@ -43,9 +43,9 @@ TreeSampler::Tracked* TreeSampler::track(pid_t pid, std::optional<Parent> parent
   auto stat = files->read_stat();
   // A child found in its parent's list whose ppid differs is a reused PID: the child
   // ended between the list and the open, and this is an unrelated process. A fork
-  // event names the parent itself (`start_ms` comes from one): the child may have
+  // event names the parent itself (`fork` is one): the child may have
   // been orphaned and reparented since, but its PID cannot have been reused so soon.
-  bool from_fork_event = start_ms.has_value();
+  bool from_fork_event = fork.has_value();
   if (!stat || (parent && !from_fork_event && stat->ppid != parent->pid)) {
     return nullptr;
   }
@@ -59,7 +59,7 @@ TreeSampler::Tracked* TreeSampler::track(pid_t pid, std::optional<Parent> parent
   const int64_t seen_ms = seen_at(t_ms);
   p.row.pid = pid;
   p.row.start_ticks = stat->start_ticks;
-  p.row.start_ms = start_ms.value_or(host_.boot_time_ms + stat->start_ticks * 1000 / host_.clock_ticks_per_second);
+  p.row.start_ms = fork ? fork->t_ms : host_.boot_time_ms + stat->start_ticks * 1000 / host_.clock_ticks_per_second;
   p.row.parent_id = parent ? std::optional<int64_t>(parent->id) : std::nullopt;
   p.row.ppid = parent && from_fork_event ? parent->pid : stat->ppid;
   p.row.adopted = !parent && process_count_ > 0;  // the first is the root
@@ -90,9 +90,10 @@ TreeSampler::Tracked* TreeSampler::track(pid_t pid, std::optional<Parent> parent
   ++process_count_;
   if (ProgramWatch* programs = options_.programs) {
     // A fork still in its parent's program, whether its event came first or a tick found
-    // it in its parent's children list (events lag behind a loaded machine's ticks).
+    // it in its parent's children list (events lag behind a loaded machine's ticks),
+    // and then forked before the read that showed it so.
     if (forker || (parent && same_image_parent(*stat, parent->pid))) {
-      programs->on_fork(p.row.id, pid, parent->id);
+      programs->on_fork(p.row.id, pid, parent->id, fork ? fork->monotonic_ns : read_ns);
     } else {
       programs->on_program(p.row.id, pid, &p.files, 0);
     }

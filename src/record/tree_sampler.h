@@ -88,7 +88,9 @@ class TreeSampler {
   // tracks the child at once; one already gone is still recorded, from the events
   // alone (its parent's name, no samples). An exit ends the process with its status,
   // unless the process runs on (another thread exec'd and took the leader's place).
-  void on_fork(pid_t pid, pid_t parent, int64_t t_ms);
+  // `monotonic_ns` is the event's own time (CLOCK_MONOTONIC), of which `t_ms` is the
+  // recording's.
+  void on_fork(pid_t pid, pid_t parent, int64_t t_ms, uint64_t monotonic_ns);
   // `monotonic_ns`: the event's own timestamp, on CLOCK_MONOTONIC.
   void on_exec(pid_t pid, int64_t t_ms, uint64_t monotonic_ns);
   void on_exit(pid_t pid, int wait_status, int64_t t_ms);
@@ -194,10 +196,14 @@ class TreeSampler {
   // Starts tracking `pid`. Without a parent it is a root (the first one) or an orphan
   // adopted by the recorder. nullptr when it is gone, or no longer the parent's child.
   // `zombie_ok`: an ended process is tracked too (ours to reap, or one whose exit event
-  // is on its way). `start_ms`: the exact start, from a fork event, whose parent is
-  // taken as given.
+  // is on its way). `fork`: the event of its fork, whose time is its exact start and
+  // whose parent is taken as given.
+  struct ForkEvent {
+    int64_t t_ms = 0;
+    uint64_t monotonic_ns = 0;
+  };
   Tracked* track(pid_t pid, std::optional<Parent> parent, int64_t t_ms, bool zombie_ok = false,
-                 std::optional<int64_t> start_ms = std::nullopt);
+                 std::optional<ForkEvent> fork = std::nullopt);
   std::optional<Parent> tree_parent(pid_t pid) const;
   // The tracked `parent` when the forked `child` still runs its image (not exec'd yet)
   // and the parent's identity is known: the child's is a copy of it.

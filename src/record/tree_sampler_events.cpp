@@ -138,7 +138,7 @@ std::optional<TreeSampler::Parent> TreeSampler::tree_parent(pid_t pid) const {
   return std::nullopt;
 }
 
-void TreeSampler::on_fork(pid_t pid, pid_t parent, int64_t t_ms) {
+void TreeSampler::on_fork(pid_t pid, pid_t parent, int64_t t_ms, uint64_t monotonic_ns) {
   ended_unreaped_.erase(pid);  // the PID is reused: the zombie it named is gone
   if (auto it = alive_.find(pid); it != alive_.end()) {
     // A tick found it between its fork and this event (a PID is not reused while its
@@ -161,7 +161,7 @@ void TreeSampler::on_fork(pid_t pid, pid_t parent, int64_t t_ms) {
   if (!from) {
     return;  // not a process of the tree
   }
-  if (Tracked* p = track(pid, from, t_ms, /*zombie_ok=*/true, t_ms)) {
+  if (Tracked* p = track(pid, from, t_ms, /*zombie_ok=*/true, ForkEvent{t_ms, monotonic_ns})) {
     // Sampled first by the next tick: at its fork a child's memory is its parent's,
     // and most children exec or end before that tick (their exit record has the
     // peak). One that ended already is read now, for its final CPU figures.
@@ -188,7 +188,7 @@ void TreeSampler::on_fork(pid_t pid, pid_t parent, int64_t t_ms) {
   row.id = writer_.add_process(row);
   ++process_count_;
   if (options_.programs) {
-    options_.programs->on_fork(row.id, pid, from->id);
+    options_.programs->on_fork(row.id, pid, from->id, monotonic_ns);
   }
   ghosts_.emplace(pid, Ghost{std::move(row), {}, fork_identity_of(parent)});
 }

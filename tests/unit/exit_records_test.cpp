@@ -62,7 +62,7 @@ store::ProcessRow written(const std::string& path, int64_t id) {
 class NeverExecdWatch final : public ProgramWatch {
  public:
   void on_program(int64_t, pid_t, probe::ProcessFiles*, uint64_t) override {}
-  void on_fork(int64_t, pid_t, int64_t) override {}
+  void on_fork(int64_t, pid_t, int64_t, uint64_t) override {}
   void on_exec_time(int64_t, uint64_t) override {}
   void on_never_execd(int64_t process_id, int64_t parent_id) override { told.emplace_back(process_id, parent_id); }
   std::vector<std::pair<int64_t, int64_t>> told;

@@ -69,8 +69,8 @@ TEST(HeapCoverageVerdict, AnImageCountsForTheProgramItWasLoadedInto) {
     testing::SleepingChild sleeper({"LD_PRELOAD=" + kLibrary, "CANOPY_HEAP_SOCKET=" + kSocket});
     coverage.on_program(1, 100, sleeper.files(), 1'000);
   }
-  coverage.on_fork(2, 101, 1);
-  coverage.on_fork(3, 102, 1);
+  coverage.on_fork(2, 101, 1, 1'500);
+  coverage.on_fork(3, 102, 1, 1'600);
   coverage.on_program(3, 102, nullptr, 5'000);
   // Nothing reported yet: loaded and silent, or gone unseen.
   EXPECT_EQ(reasons(coverage), (std::map<int64_t, std::string>{{1, "no samples"}, {2, "no samples"}, {3, "unknown"}}));
@@ -97,11 +97,11 @@ TEST(HeapCoverageVerdict, AProfilerThatStoodAsideGivesItsReasonToItsProcessAndIt
     coverage.on_program(process_id, pid, sleeper.files(), exec_ns);
   };
   loads(1, 100, 1'000);
-  coverage.on_fork(2, 101, 1);
-  coverage.on_fork(4, 103, 2);
-  coverage.on_fork(3, 102, 1);
+  coverage.on_fork(2, 101, 1, 1'500);
+  coverage.on_fork(4, 103, 2, 1'600);
+  coverage.on_fork(3, 102, 1, 1'700);
   loads(3, 102, 5'000);
-  coverage.on_fork(5, 104, 3);
+  coverage.on_fork(5, 104, 3, 5'500);
   EXPECT_EQ(reasons(coverage), (std::map<int64_t, std::string>{
                                    {1, "no samples"}, {2, "no samples"}, {3, "no samples"}, {4, "no samples"},
                                    {5, "no samples"}}));
@@ -111,6 +111,22 @@ TEST(HeapCoverageVerdict, AProfilerThatStoodAsideGivesItsReasonToItsProcessAndIt
   EXPECT_EQ(reasons(coverage), (std::map<int64_t, std::string>{
                                    {1, "sanitizer"}, {2, "sanitizer"}, {3, "no samples"}, {4, "sanitizer"},
                                    {5, "no samples"}}));
+}
+
+// Process 1 runs a program the profiler loads into (a shell), which forks 2 and then
+// execs a program whose malloc is its own, where the profiler stands aside. Its
+// fork runs the first program: the profiler's word about the second is not the fork's.
+TEST(HeapCoverageVerdict, AForkDoesNotTakeTheWordOfAProgramItsParentExecdAfterIt) {
+  HeapCoverage coverage(kLibrary, kSocket, 4096);
+  auto loads = [&](int64_t process_id, pid_t pid, uint64_t exec_ns) {
+    testing::SleepingChild sleeper({"LD_PRELOAD=" + kLibrary, "CANOPY_HEAP_SOCKET=" + kSocket});
+    coverage.on_program(process_id, pid, sleeper.files(), exec_ns);
+  };
+  loads(1, 100, 1'000);
+  coverage.on_fork(2, 101, 1, 1'500);
+  loads(1, 100, 2'000);
+  coverage.on_stood_aside(1, 100, 2'100, "own malloc");
+  EXPECT_EQ(reasons(coverage), (std::map<int64_t, std::string>{{1, "own malloc"}, {2, "no samples"}}));
 }
 
 // Looked at after its exec (at first sight), before that exec's event came: an image
