@@ -18,10 +18,10 @@
 #include "heap/code_ranges.h"
 #include "heap/fd_identity.h"
 #include "heap/profile.h"
-#include "heap/sanitizers.h"
 #include "heap/sampler.h"
 #include "heap/snapshot.h"
 #include "heap/stack_capture.h"
+#include "heap/stand_aside.h"
 #include "heap/thread_state.h"
 
 namespace canopy::heap {
@@ -334,8 +334,8 @@ __attribute__((constructor)) void load() {
     return;  // not in a recording: count nothing
   }
   std::strcpy(socket_path, path);
-  if (a_sanitizer_allocates()) {
-    stand_aside(heap_wire::AsideReason::kSanitizer);
+  if (AsideAnswer aside = why_standing_aside(); aside != kAsideNo) {
+    stand_aside(aside == kAsideForSanitizer ? heap_wire::AsideReason::kSanitizer : heap_wire::AsideReason::kOwnMalloc);
     return;  // sampling stays off, and nothing listens to turn it on
   }
   enabled = true;

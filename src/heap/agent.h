@@ -3,8 +3,8 @@
 // the recorder can turn it on), snapshots on an interval, on a new peak, on the
 // recorder's request and at exit (by exit() or _exit()). A forked child starts afresh
 // on a connection of its own; the program's exec replaces the library with a new copy.
-// In a program built with a sanitizer it stands aside at load (sanitizers.h): it says
-// so to the recorder, and samples nothing.
+// In a program built with a sanitizer, or whose malloc comes before the profiler's, it
+// stands aside at load (stand_aside.h): it says so to the recorder, and samples nothing.
 //
 // The library works without the rest of canopy and links none of it: loaded outside
 // a recording (no socket in the environment) it counts nothing.

@@ -2,7 +2,8 @@
 // count down and the real call; a free() adds one load of the live table's filter.
 // Each passes its call on as its last act, so that the caller's frame is the real
 // allocator's caller; those that cannot (they act after the real call) pass it on
-// whole in a program built with a sanitizer (sanitizers.h), whose reports name frames.
+// whole in a process the profiler stands aside in (stand_aside.h): a sanitizer's
+// reports name frames.
 #include <malloc.h>
 #include <stdlib.h>
 
@@ -11,7 +12,7 @@
 
 #include "heap/allocate_counted.h"
 #include "heap/real_allocator.h"
-#include "heap/sanitizers.h"
+#include "heap/stand_aside.h"
 
 using canopy::heap::real;
 
@@ -23,6 +24,10 @@ extern "C" {
 __attribute__((visibility("default"))) void* malloc(size_t size) {
   return allocate_counted(size, [&] { return real().malloc(size); });
 }
+
+// The address of the profiler's own malloc, which a program's own definition of malloc
+// does not replace: how the profiler tells whether it comes first (stand_aside.cpp).
+void* canopy_profiler_malloc(size_t size) __attribute__((alias("malloc"), copy(malloc)));
 
 __attribute__((visibility("default"))) void free(void* block) {
   if (!block || canopy::heap::is_bootstrap_block(block)) {
@@ -49,7 +54,7 @@ __attribute__((visibility("default"))) void* realloc(void* block, size_t size) {
   if (block && canopy::heap::is_bootstrap_block(block)) {
     return canopy::heap::move_out_of_bootstrap(block, size);
   }
-  if (canopy::heap::a_sanitizer_allocates()) [[unlikely]] {
+  if (canopy::heap::standing_aside()) [[unlikely]] {
     return real().realloc(block, size);
   }
   canopy::heap::LiveAllocation taken{};
@@ -68,7 +73,7 @@ __attribute__((visibility("default"))) void* realloc(void* block, size_t size) {
 }
 
 __attribute__((visibility("default"))) void* reallocarray(void* block, size_t count, size_t size) {
-  if (canopy::heap::a_sanitizer_allocates() && !canopy::heap::is_bootstrap_block(block)) [[unlikely]] {
+  if (canopy::heap::standing_aside() && !canopy::heap::is_bootstrap_block(block)) [[unlikely]] {
     return real().reallocarray(block, count, size);
   }
   size_t bytes;
@@ -80,7 +85,7 @@ __attribute__((visibility("default"))) void* reallocarray(void* block, size_t co
 }
 
 __attribute__((visibility("default"))) int posix_memalign(void** out, size_t alignment, size_t size) {
-  if (canopy::heap::a_sanitizer_allocates()) [[unlikely]] {
+  if (canopy::heap::standing_aside()) [[unlikely]] {
     return real().posix_memalign(out, alignment, size);
   }
   int result = 0;

@@ -5,10 +5,12 @@
 // does not load libstdc++), and no exception ever has to unwind a frame of ours that
 // holds state. Delete forgets the block and frees it.
 //
-// In a program built with a sanitizer, every operator is passed on whole to the next
-// definition, the sanitizer's (sanitizers.h): its report then names the operator the
-// program called, and it checks that a block is freed as it was allocated (new with
-// delete, new[] with delete[]), which it could not if this library made the blocks.
+// In a process the profiler stands aside in (stand_aside.h), every operator is passed
+// on whole to the next definition. In a program built with a sanitizer that is the
+// sanitizer's: its report then names the operator the program called, and it checks
+// that a block is freed as it was allocated (new with delete, new[] with delete[]),
+// which it could not if this library made the blocks. In a program with a malloc of
+// its own it is libstdc++'s, whose new calls that malloc.
 #include <atomic>
 #include <cstddef>
 #include <new>
@@ -16,13 +18,13 @@
 #include "heap/allocate_counted.h"
 #include "heap/next_definition.h"
 #include "heap/real_allocator.h"
-#include "heap/sanitizers.h"
+#include "heap/stand_aside.h"
 
-using canopy::heap::a_sanitizer_allocates;
 using canopy::heap::allocate_counted;
 using canopy::heap::forget;
 using canopy::heap::next_definition;
 using canopy::heap::real;
+using canopy::heap::standing_aside;
 
 namespace {
 
@@ -56,8 +58,8 @@ void counted_delete(void* block) {
   real().free(block);
 }
 
-// The next definitions of the mangled operators, looked up on a failure (or in a
-// sanitized program) only.
+// The next definitions of the mangled operators, looked up on a failure (or where the
+// profiler stands aside) only.
 std::atomic<void*> real_new{nullptr};
 std::atomic<void*> real_new_array{nullptr};
 std::atomic<void*> real_new_nothrow{nullptr};
@@ -78,7 +80,7 @@ using DeleteAligned = void(void*, std::align_val_t);
 using DeleteSizedAligned = void(void*, size_t, std::align_val_t);
 using DeleteAlignedNothrow = void(void*, std::align_val_t, const std::nothrow_t&);
 
-// The same of the deletes, looked up in a sanitized program only.
+// The same of the deletes, looked up where the profiler stands aside only.
 std::atomic<void*> real_delete{nullptr};
 std::atomic<void*> real_delete_array{nullptr};
 std::atomic<void*> real_delete_sized{nullptr};
@@ -92,22 +94,23 @@ std::atomic<void*> real_delete_array_sized_aligned{nullptr};
 std::atomic<void*> real_delete_aligned_nothrow{nullptr};
 std::atomic<void*> real_delete_array_aligned_nothrow{nullptr};
 
-// A new: the sanitizer's own, passed the call whole; else a counted block, or, when
-// none could be made, the next definition's (which runs the new-handler, and throws).
+// A new: where the profiler stands aside, the next definition's, passed the call whole;
+// else a counted block, or, when none could be made, the next definition's (which runs
+// the new-handler, and throws).
 template <typename Operator, typename... Args>
 inline void* made(std::atomic<void*>& next, const char* mangled, const Args&... args) {
-  if (a_sanitizer_allocates()) [[unlikely]] {
+  if (standing_aside()) [[unlikely]] {
     return next_definition<Operator>(next, mangled)(args...);
   }
   void* block = counted_block(args...);
   return block ? block : next_definition<Operator>(next, mangled)(args...);
 }
 
-// A delete: the sanitizer's own, passed the call whole; else the block is forgotten and
-// freed.
+// A delete: where the profiler stands aside, the next definition's, passed the call
+// whole; else the block is forgotten and freed.
 template <typename Operator, typename... Rest>
 inline void deleted(std::atomic<void*>& next, const char* mangled, void* block, Rest... rest) {
-  if (a_sanitizer_allocates()) [[unlikely]] {
+  if (standing_aside()) [[unlikely]] {
     return next_definition<Operator>(next, mangled)(block, rest...);
   }
   counted_delete(block);

@@ -36,7 +36,7 @@ enum class MessageType : uint32_t {
   // and closes.
   kControl = 8,
   // StandingAside: first and only, instead of Hello, from a process the library will
-  // not profile although it loaded (sanitizers.h).
+  // not profile although it loaded (stand_aside.h).
   kStandingAside = 9,
 };
 
@@ -58,6 +58,7 @@ enum class UnwindMode : uint32_t { kAuto = 0, kDwarf = 1 };
 
 enum class AsideReason : uint32_t {
   kSanitizer = 1,  // a sanitizer's runtime (ASan, TSan, LSan) is the process's allocator
+  kOwnMalloc = 2,  // another malloc comes before the profiler's (the program's own)
 };
 
 struct StandingAside {

@@ -4,9 +4,9 @@
 // in secure-execution mode, and whether its environment still preloads the profiler
 // and names the socket. As the recording ends, a process whose last program left no
 // image gets a heap_unprofiled row with the reason: that evidence; or the one the
-// profiler gave when it loaded and stood aside ("sanitizer"), for its process and the
-// forks that run on in its program; or "no samples" when the profiler was to load and
-// sent nothing; or "unknown" when the program was gone before the look.
+// profiler gave when it loaded and stood aside ("sanitizer", "own malloc"), for its
+// process and the forks that run on in its program; or "no samples" when the profiler
+// was to load and sent nothing; or "unknown" when the program was gone before the look.
 //
 // A look costs two small reads (/proc/PID/auxv, and /proc/PID/environ up to the two
 // variables), only with --heap, and only for a process that starts a program: a
@@ -34,7 +34,7 @@ class HeapCoverage final : public ProgramWatch {
       : library_(std::move(library)), socket_(std::move(socket)), rate_bytes_(rate_bytes) {}
 
   void on_program(int64_t process_id, pid_t pid, probe::ProcessFiles* files, uint64_t exec_ns) override;
-  void on_fork(int64_t process_id, pid_t pid, int64_t parent_id) override;
+  void on_fork(int64_t process_id, pid_t pid, int64_t parent_id, uint64_t forked_ns) override;
   void on_exec_time(int64_t process_id, uint64_t exec_ns) override;
   void on_never_execd(int64_t process_id, int64_t parent_id) override;
 
@@ -59,6 +59,7 @@ class HeapCoverage final : public ProgramWatch {
     const char* reason = nullptr;  // nullptr: the profiler was to load
     uint64_t started_ns = 0;       // its exec, or 0 when unknown: any image of the process is its
     std::optional<int64_t> forked_from;  // the process it was forked from, when it runs that one's program
+    uint64_t forked_ns = 0;              // with forked_from: its fork's time, or a moment after (0: unknown)
   };
   struct Image {
     std::optional<int64_t> process_id;

@@ -36,6 +36,17 @@ const char* reason_name(uint32_t reason) {
   return nullptr;
 }
 
+// The recording's word for why a profiler stood aside; nullptr for a reason unknown here.
+const char* unprofiled_reason(heap_wire::AsideReason reason) {
+  switch (reason) {
+    case heap_wire::AsideReason::kSanitizer:
+      return store::kUnprofiledSanitizer;
+    case heap_wire::AsideReason::kOwnMalloc:
+      return store::kUnprofiledOwnMalloc;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 void HeapIngest::opened(int connection, pid_t pid) {
@@ -108,14 +119,13 @@ bool HeapIngest::standing_aside(Image& image, std::span<const unsigned char> pay
     return false;
   }
   std::memcpy(&aside, payload.data(), sizeof aside);
-  if (aside.magic != heap_wire::kMagic || aside.version != heap_wire::kVersion ||
-      aside.reason != static_cast<uint32_t>(heap_wire::AsideReason::kSanitizer)) {
+  const char* reason = unprofiled_reason(static_cast<heap_wire::AsideReason>(aside.reason));
+  if (aside.magic != heap_wire::kMagic || aside.version != heap_wire::kVersion || !reason) {
     return false;
   }
   image.stood_aside = true;
   // As for a Hello, the kernel's word for who connected.
-  coverage_.on_stood_aside(process_id_of_(image.pid), image.pid, aside.start_monotonic_ns,
-                           store::kUnprofiledSanitizer);
+  coverage_.on_stood_aside(process_id_of_(image.pid), image.pid, aside.start_monotonic_ns, reason);
   return true;
 }
 

@@ -30,6 +30,10 @@ std::string unprofiled_meaning(const std::string& reason, int64_t rate_bytes) {
     return "built with a sanitizer (ASan, TSan, LSan), whose allocator it uses: the profiler stood aside, "
            "so that the sanitizer's reports stay as they are";
   }
+  if (reason == store::kUnprofiledOwnMalloc) {
+    return "its malloc comes before the profiler's (its own: Chromium's PartitionAlloc, a static tcmalloc or "
+           "jemalloc; or one preloaded ahead of it), which the profiler cannot see: it stood aside";
+  }
   if (reason == store::kUnprofiled32Bit || reason == store::kUnprofiled64Bit) {
     return "another word size than the profiler's: the loader skips it";
   }

@@ -114,6 +114,10 @@ inline constexpr const char* kUnprofiledNoSamples = "no samples";
 // Built with a sanitizer (ASan, TSan, LSan) whose runtime is its allocator: the
 // profiler loaded and stood aside, so that the sanitizer's reports stay as they are.
 inline constexpr const char* kUnprofiledSanitizer = "sanitizer";
+// Its malloc came before the profiler's: the program defines its own (Chromium's
+// PartitionAlloc, a statically linked tcmalloc or jemalloc), or a library preloaded
+// ahead of the profiler does. The profiler loaded and stood aside.
+inline constexpr const char* kUnprofiledOwnMalloc = "own malloc";
 // A word size other than the profiler's (a 32-bit program): the loader skips it.
 inline constexpr const char* kUnprofiled32Bit = "32-bit";
 inline constexpr const char* kUnprofiled64Bit = "64-bit";
