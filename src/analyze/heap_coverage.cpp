@@ -4,6 +4,8 @@
 #include <map>
 #include <unordered_map>
 
+#include "common/text.h"
+
 namespace canopy::analyze {
 
 HeapCoverageSummary summarize_heap_coverage(const store::HeapProfile& profile,
@@ -52,6 +54,41 @@ HeapCoverageSummary summarize_heap_coverage(const store::HeapProfile& profile,
   std::stable_sort(summary.groups.begin(), summary.groups.end(),
                    [](const UnprofiledGroup& a, const UnprofiledGroup& b) { return a.processes > b.processes; });
   return summary;
+}
+
+std::string unprofiled_meaning(const std::string& reason, int64_t rate_bytes) {
+  if (reason == store::kUnprofiledStatic) {
+    return "statically linked: no dynamic loader to preload the profiler";
+  }
+  if (reason == store::kUnprofiledSetuid) {
+    return "setuid, setgid or file capabilities: the loader ignores LD_PRELOAD for them";
+  }
+  if (reason == store::kUnprofiledEnvironment) {
+    return "its environment lost LD_PRELOAD or CANOPY_HEAP_SOCKET (env -i, sudo, a wrapper)";
+  }
+  if (reason == store::kUnprofiledNoSamples) {
+    if (rate_bytes <= 0) {
+      return "the profiler loaded, sampling off, and ended before it connected";
+    }
+    // Loaded, it reports at exit() even with no sample: what it missed ended otherwise.
+    return "the profiler loaded, sampled nothing (less than about " + format_bytes(rate_bytes) +
+           " allocated) and saw no exit() (_exit, a signal, or running at the end)";
+  }
+  if (reason == store::kUnprofiledSanitizer) {
+    return "built with a sanitizer (ASan, TSan, LSan), whose allocator it uses: the profiler stood aside, "
+           "so that the sanitizer's reports stay as they are";
+  }
+  if (reason == store::kUnprofiledOwnMalloc) {
+    return "its malloc comes before the profiler's (its own: Chromium's PartitionAlloc, a static tcmalloc or "
+           "jemalloc; or one preloaded ahead of it), which the profiler cannot see: it stood aside";
+  }
+  if (reason == store::kUnprofiled32Bit || reason == store::kUnprofiled64Bit) {
+    return "another word size than the profiler's: the loader skips it";
+  }
+  if (reason == store::kUnprofiledUnknown) {
+    return "ended before canopy could look at it";
+  }
+  return "as recorded by a newer canopy";
 }
 
 }  // namespace canopy::analyze

@@ -32,6 +32,10 @@ struct HeapCoverageSummary {
   std::vector<UnprofiledGroup> groups;  // the most processes first
 };
 
+// What a recorded reason means, for a reader of the report or the viewer, at the
+// recording's sampling rate; a reason a newer canopy recorded reads as such.
+std::string unprofiled_meaning(const std::string& reason, int64_t rate_bytes);
+
 // `processes`: those of the recording to count (all, or one PID's); `ended`: whether
 // the recording has its end (meta end_ms); `examples`: how many to name per reason.
 HeapCoverageSummary summarize_heap_coverage(const store::HeapProfile& profile,

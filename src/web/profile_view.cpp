@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "analyze/cpu_profile.h"
+#include "analyze/heap_coverage.h"
 #include "analyze/heap_growth.h"
 #include "analyze/heap_summary.h"
 #include "common/text.h"
@@ -220,7 +221,14 @@ json profiles_summary_json(const ProfileView& view) {
         times.push_back(snapshot->t_ms);
       }
     }
-    heap = {{"snapshots", std::move(processes)}};
+    // Why a process of the tree has no heap profile, for the page to say when it is
+    // highlighted: the recording's word, once it has ended.
+    json unprofiled = json::object();
+    for (const store::HeapUnprofiledRow& row : view.heap->profile.unprofiled) {
+      unprofiled[std::to_string(row.process_id)] = {
+          {"reason", row.reason}, {"meaning", analyze::unprofiled_meaning(row.reason, row.rate_bytes)}};
+    }
+    heap = {{"snapshots", std::move(processes)}, {"unprofiled", std::move(unprofiled)}};
   }
   return {{"cpu", std::move(cpu)}, {"heap", std::move(heap)}};
 }

@@ -193,6 +193,16 @@ export class ProfilePanes {
     return !h && profiled.length === 1 ? profiled[0] : null;
   }
 
+  // Why the highlighted process has no heap profile, as the recording says (once it
+  // ended); null when it says nothing of it.
+  unprofiledNote() {
+    const h = this.state.highlighted;
+    const why = h && h.kind === 'process' ? (this.heapInfo.unprofiled || {})[String(h.rootId)] : null;
+    if (!why) return null;
+    const p = this.processById.get(h.rootId);
+    return `${p ? `${p.name} ${p.pid}` : `process ${h.rootId}`} has no heap profile: ${why.meaning} (${why.reason})`;
+  }
+
   async loadHeap() {
     const sequence = ++this.sequence.heap;
     const id = this.heapProcess();
@@ -204,7 +214,8 @@ export class ProfilePanes {
     this.status.heap = null;
     this.status.diff = null;
     if (id == null || t == null) {
-      note.textContent = id == null ? 'Highlight a process with a heap profile (click its band or its row), then pin a time.'
+      note.textContent = id == null
+        ? this.unprofiledNote() ?? 'Highlight a process with a heap profile (click its band or its row), then pin a time.'
         : 'Pin a time on the chart to see what the heap held then.';
       this.clearHeapFlames();
       return;

@@ -236,3 +236,33 @@ describe('canopy record --serve --heap: the panes come with the first snapshot',
     assert.deepEqual(await serving.exited, { code: 0, signal: null }, serving.output());
   });
 });
+
+// A process the heap profiler could not load into (env -i cleared its environment),
+// beside one it profiled: highlighted, the heap pane says why it has no profile, in the
+// words of canopy heap.
+describe('heap pane of a process without a heap profile', () => {
+  const suite = treeViewSuite('canopy-heap-unprofiled-', {
+    name: 'unprofiled', recordArgs: ['--heap'], command: ['sh', '-c', '"$W" hold 10 400 & exec env -i "$W" hold 10 800'],
+  });
+
+  test('canopy view: highlighting it says why', async () => {
+    const page = await (await suite.browser.newContext({ viewport: { width: 1600, height: 1000 } })).newPage();
+    const errors = watchErrors(page);
+    await page.goto(suite.server.url);
+    await waitReady(page);
+    const { processes, heap } = await page.evaluate(() => ({
+      processes: window.canopyView.processes, heap: window.canopyView.profiles.heapInfo,
+    }));
+    const cleared = processes.find((p) => p.cmdline.join(' ').endsWith('hold 10 800'));
+    const why = heap.unprofiled[String(cleared.id)];
+    assert.equal(why.reason, 'environment');
+    const listed = execFileSync(suite.env.bin, ['heap', suite.rec.file]).toString();
+    assert.ok(listed.includes(`  environment (1): ${why.meaning}\n`), listed);
+
+    await page.locator(`[data-testid="tree-node"][data-id="${cleared.id}"]`).click();
+    const expected = `${cleared.name} ${cleared.pid} has no heap profile: ${why.meaning} (environment)`;
+    await page.waitForFunction((text) => document.querySelector('[data-testid="heap-note"]').textContent === text,
+      expected);
+    assert.deepEqual(errors, []);
+  });
+});
