@@ -79,8 +79,9 @@ std::string unprofiled_meaning(const std::string& reason, int64_t rate_bytes) {
            "so that the sanitizer's reports stay as they are";
   }
   if (reason == store::kUnprofiledOwnMalloc) {
-    return "its malloc comes before the profiler's (its own: Chromium's PartitionAlloc, a static tcmalloc or "
-           "jemalloc; or one preloaded ahead of it), which the profiler cannot see: it stood aside";
+    return "its malloc comes before the profiler's (an allocator linked into it: Chromium's PartitionAlloc, "
+           "mold's mimalloc, a static tcmalloc or jemalloc; or one preloaded ahead of it), which the profiler cannot "
+           "see: it stood aside";
   }
   if (reason == store::kUnprofiled32Bit || reason == store::kUnprofiled64Bit) {
     return "another word size than the profiler's: the loader skips it";

@@ -115,7 +115,7 @@ inline constexpr const char* kUnprofiledNoSamples = "no samples";
 // profiler loaded and stood aside, so that the sanitizer's reports stay as they are.
 inline constexpr const char* kUnprofiledSanitizer = "sanitizer";
 // Its malloc came before the profiler's: the program defines its own (Chromium's
-// PartitionAlloc, a statically linked tcmalloc or jemalloc), or a library preloaded
+// PartitionAlloc, mold's mimalloc, a static tcmalloc or jemalloc), or a library preloaded
 // ahead of the profiler does. The profiler loaded and stood aside.
 inline constexpr const char* kUnprofiledOwnMalloc = "own malloc";
 // A word size other than the profiler's (a 32-bit program): the loader skips it.
