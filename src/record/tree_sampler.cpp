@@ -88,11 +88,16 @@ TreeSampler::Tracked* TreeSampler::track(pid_t pid, std::optional<Parent> parent
   p.row.last_seen_ms = seen_ms;
   p.row.id = writer_.add_process(p.row);
   ++process_count_;
+  // A fork still in its parent's program, whether its event came first or a tick found
+  // it in its parent's children list (events lag behind a loaded machine's ticks), and
+  // then forked before the read that showed it so. A title it gives itself is read on
+  // the first ticks it runs.
+  const bool runs_parents_program = forker || (parent && same_image_parent(*stat, parent->pid));
+  if (runs_parents_program) {
+    p.title_reads_left = kTitleReads;
+  }
   if (ProgramWatch* programs = options_.programs) {
-    // A fork still in its parent's program, whether its event came first or a tick found
-    // it in its parent's children list (events lag behind a loaded machine's ticks),
-    // and then forked before the read that showed it so.
-    if (forker || (parent && same_image_parent(*stat, parent->pid))) {
+    if (runs_parents_program) {
       programs->on_fork(p.row.id, pid, parent->id, fork ? fork->monotonic_ns : read_ns);
     } else {
       programs->on_program(p.row.id, pid, &p.files, 0);

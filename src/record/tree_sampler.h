@@ -180,6 +180,10 @@ class TreeSampler {
     // At its latest read while it lived, it ran in its parent's address space
     // (borrows_memory).
     bool borrowed_memory = false;
+    // A fork whose command line was its parent's, copied at its fork: how many more of
+    // the ticks it runs on read it again, for a title the program writes over its
+    // arguments (refresh_title).
+    int title_reads_left = 0;
   };
   // A process known from its fork event only (see ghosts_), and its exec events' times.
   struct Ghost {
@@ -221,6 +225,8 @@ class TreeSampler {
   void note_exec(Tracked& p, const std::string& new_name, int64_t t_ms, uint64_t exec_ns);
   // Reads exe and command line; writes them (and pending exec events) once known.
   void refresh_identity(Tracked& p);
+  // A fork's command line once more, while it is its parent's (see title_reads_left).
+  void refresh_title(Tracked& p);
   // Its row's name, executable and command line as they now are, and the exec events
   // that waited for them.
   void write_identity(Tracked& p);
@@ -276,6 +282,9 @@ class TreeSampler {
   // One vmstat read costs about what 18 statm reads do (17.8 µs against 1.0 µs, each
   // pread in a loop on the bench's VM): below that many processes, read their statm.
   static constexpr size_t kVmstatWorthFromProcesses = 18;
+  // A title is written soon after the fork (refresh_title): what a fork shows by the
+  // last of this many ticks it ran on is its command line, at no more reads.
+  static constexpr int kTitleReads = 10;
   std::optional<probe::ProcessFiles> self_files_;  // run mode: our own children list
   // Every fork of the tree reaches on_fork: the children lists need not be read.
   bool forks_all_heard_;

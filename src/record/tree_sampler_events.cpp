@@ -28,6 +28,7 @@ void set_exit_status(store::ProcessRow& row, int wait_status) {
 }  // namespace
 
 void TreeSampler::note_exec(Tracked& p, const std::string& new_name, int64_t t_ms, uint64_t exec_ns) {
+  p.title_reads_left = 0;  // its arguments are its program's own from here
   if (options_.programs) {
     options_.programs->on_program(p.row.id, static_cast<pid_t>(p.row.pid), &p.files, exec_ns);
   }
@@ -57,6 +58,25 @@ void TreeSampler::refresh_identity(Tracked& p) {
   p.row.cmdline = std::move(cmdline);
   p.row.exe = std::move(exe);
   write_identity(p);
+}
+
+// A program that names its forks by what each does writes a title over its arguments
+// soon after the fork, in place, and pads it with NULs (setproctitle: Chromium's
+// zygote's renderers, PostgreSQL's backends, nginx's workers): what ps shows. Read on
+// the first few ticks the fork runs, the latest kept: the first may still show the
+// title its parent gave itself, in the memory the fork copied. An exec ends the reads:
+// it reads its program's own.
+void TreeSampler::refresh_title(Tracked& p) {
+  --p.title_reads_left;
+  std::vector<std::string> cmdline = p.files.read_cmdline();
+  while (!cmdline.empty() && cmdline.back().empty()) {
+    cmdline.pop_back();
+  }
+  if (cmdline.empty() || cmdline == p.row.cmdline) {
+    return;
+  }
+  p.row.cmdline = std::move(cmdline);
+  writer_.update_process_exec(p.row);
 }
 
 void TreeSampler::write_identity(Tracked& p) {
@@ -206,6 +226,7 @@ void TreeSampler::on_exec(pid_t pid, int64_t t_ms, uint64_t monotonic_ns) {
     return;
   }
   Tracked& p = it->second;
+  p.title_reads_left = 0;  // its arguments are its program's own from here
   if (p.exec_event_due) {
     p.exec_event_due = false;
     if (options_.programs) {

@@ -167,6 +167,8 @@ TreeSampler::Outcome TreeSampler::sample(Tracked& p, int64_t t_ms, bool first, b
     writer_.update_process_exec(p.row);
   } else if (p.identity_pending && !first) {
     refresh_identity(p);
+  } else if (p.title_reads_left > 0 && p.ran) {
+    refresh_title(p);
   }
   if (!image_gone) {
     if (p.exec_awaits_image && options_.programs) {

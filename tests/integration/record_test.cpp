@@ -286,6 +286,29 @@ TEST(Record, AProgramThatRenamesItselfHasNotExeced) {
   EXPECT_TRUE(events->empty()) << events->front().kind << " " << events->front().text;
 }
 
+TEST(Record, AForkThatTitlesItselfIsRecordedByItsTitle) {
+  // The titled fork writes its title at once and sleeps: whichever tick reads it first
+  // after that (it ran since the one before) finds the title, within the ticks a fork's
+  // title is read on. The other fork keeps its parent's arguments.
+  TempDir dir;
+  std::string path = dir.file("titles.canopy");
+  const std::string title = "canopy_workload: worker one";
+  auto result = run({kCanopy, "record", "-q", "-o", path, "--", kWorkload, "titles", title, "1500"});
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  auto processes = open_recording(path).processes();
+  ASSERT_TRUE(processes);
+  ASSERT_EQ(processes->size(), 3u);
+  const std::vector<std::string> arguments = {kWorkload, "titles", title, "1500"};
+  EXPECT_EQ((*processes)[0].cmdline, arguments);
+  EXPECT_EQ((*processes)[1].cmdline, (std::vector<std::string>{title}));
+  EXPECT_EQ((*processes)[2].cmdline, arguments);
+
+  // What ps shows is what the summary tells the fork by.
+  auto report = run({kCanopy, "report", path});
+  ASSERT_EQ(report.exit_status, 0) << report.err;
+  EXPECT_NE(report.out.find("  worker one\n"), std::string::npos) << report.out;
+}
+
 TEST(Record, WithoutAddressRandomisationAnExecOfTheSameProgramIsStillSeen) {
   // setarch -R (as a sanitizer's re-exec does) gives a program that forks and execs
   // itself the very same image: only the command line tells the exec happened.

@@ -14,6 +14,9 @@
 //   canopy_workload reexec MS ARGS...  sleep MS ms, then exec itself with ARGS (same name)
 //   canopy_workload rename NAME MS     name itself NAME (prctl PR_SET_NAME, no exec), sleep
 //                                      MS ms
+//   canopy_workload titles TITLE MS    two forked children that sleep MS ms: the first
+//                                      writes TITLE over its arguments at once (as
+//                                      setproctitle does), the second keeps them
 //   canopy_workload churn N MS         N children one after another, each living about
 //                                      MS ms and exiting with status i % 8 (a build's
 //                                      compiler calls, too brief for polling)
@@ -65,6 +68,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -270,6 +274,29 @@ int allocate_on_signal(long mib) {
     std::printf("allocated %d\n", round);
     std::fflush(stdout);
   }
+}
+
+// Two forks, as a server's workers: the first names itself by writing its title over
+// the memory of its arguments, padded with NULs, as setproctitle does (what ps and
+// /proc/PID/cmdline then show); the second keeps its parent's arguments.
+int titles(int argc, char** argv, long ms) {
+  const std::string title = argv[2];
+  pid_t titled = fork();
+  if (titled == 0) {
+    char* end = argv[argc - 1] + std::strlen(argv[argc - 1]) + 1;
+    std::memset(argv[0], 0, end - argv[0]);
+    std::memcpy(argv[0], title.data(), std::min<size_t>(title.size(), end - argv[0] - 1));
+    sleep_ms(ms);
+    _exit(0);
+  }
+  pid_t untitled = fork();
+  if (untitled == 0) {
+    sleep_ms(ms);
+    _exit(0);
+  }
+  waitpid(titled, nullptr, 0);
+  waitpid(untitled, nullptr, 0);
+  return 0;
 }
 
 int idle(long count, long ms) {
@@ -584,6 +611,9 @@ int main(int argc, char** argv) {
     prctl(PR_SET_NAME, argv[2]);
     sleep_ms(arg(3));
     return 0;
+  }
+  if (mode == "titles" && argc >= 4) {
+    return titles(argc, argv, arg(3));
   }
   if (mode == "idle" && argc >= 4) {
     return idle(arg(2), arg(3));
