@@ -43,8 +43,8 @@ TreeSampler::Tracked* TreeSampler::track(pid_t pid, std::optional<Parent> parent
   auto stat = files->read_stat();
   // A child found in its parent's list whose ppid differs is a reused PID: the child
   // ended between the list and the open, and this is an unrelated process. A fork
-  // event names the parent itself (`fork` is one): the child may have
-  // been orphaned and reparented since, but its PID cannot have been reused so soon.
+  // event (`fork`) names the parent itself: the child may have been orphaned and
+  // reparented since, but its PID cannot have been reused so soon.
   bool from_fork_event = fork.has_value();
   if (!stat || (parent && !from_fork_event && stat->ppid != parent->pid)) {
     return nullptr;

@@ -88,8 +88,8 @@ class TreeSampler {
   // tracks the child at once; one already gone is still recorded, from the events
   // alone (its parent's name, no samples). An exit ends the process with its status,
   // unless the process runs on (another thread exec'd and took the leader's place).
-  // `monotonic_ns` is the event's own time (CLOCK_MONOTONIC), of which `t_ms` is the
-  // recording's.
+  // `monotonic_ns`: the event's own timestamp, on CLOCK_MONOTONIC (`t_ms` is the
+  // recording's time of it).
   void on_fork(pid_t pid, pid_t parent, int64_t t_ms, uint64_t monotonic_ns);
   // `monotonic_ns`: the event's own timestamp, on CLOCK_MONOTONIC.
   void on_exec(pid_t pid, int64_t t_ms, uint64_t monotonic_ns);
