@@ -105,6 +105,12 @@ std::optional<std::string> tree_peak_line(const analyze::Summary& s) {
                 ? "; the peak memory above missed it: at least " + format_bytes(s.peak_tree_rss_bytes)
                 : "; the sampled sum missed it: " + format_bytes(s.peak_tree_rss_bytes) + " at its highest";
   }
+  // Far below the sampled sum, which counts a page several processes map (a library,
+  // the memory forks share until they write it) in each of them.
+  if (!s.peak_tree_process && s.peak_tree_rss_bytes > *s.cgroup_peak_bytes * 2 &&
+      s.peak_tree_rss_bytes - *s.cgroup_peak_bytes > (16 << 20)) {
+    line += "; the peak memory above counts a page its processes share in each of them";
+  }
   // Below one process's own peak: what that process mapped was already in memory.
   if (!s.top.empty() && *s.cgroup_peak_bytes < s.top.front().peak_rss_bytes) {
     line += "; less than " + terminal_safe(s.top.front().name) + "'s " + format_bytes(s.top.front().peak_rss_bytes) +

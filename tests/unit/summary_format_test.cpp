@@ -162,6 +162,23 @@ TEST(SummaryText, ATreePeakBelowAProcesssOwnSaysWhy) {
   EXPECT_EQ(summary_text(s, "r.canopy").find(why), std::string::npos) << "a tree peak above every process's";
 }
 
+// Ten workers that share one 100 MiB mapping: each one's resident memory counts it, the
+// cgroup once.
+TEST(SummaryText, ACgroupPeakFarBelowTheSampledSumSaysTheSumCountsSharedPagesInEach) {
+  analyze::Summary s;
+  s.mode = "run";
+  s.command = {"make"};
+  s.cgroup = "cgroup v1 (memory, cpuacct, freezer) /sys/fs/cgroup/memory/canopy";
+  s.cgroup_peak_bytes = 104 << 20;
+  s.sampled_peak_tree_rss_bytes = 1100 << 20;
+  s.peak_tree_rss_bytes = 1100 << 20;
+  const std::string why = "; the peak memory above counts a page its processes share in each of them";
+  EXPECT_NE(summary_text(s, "r.canopy").find("(shared pages once, page cache included)" + why), std::string::npos)
+      << summary_text(s, "r.canopy");
+  s.peak_tree_rss_bytes = s.sampled_peak_tree_rss_bytes = 200 << 20;
+  EXPECT_EQ(summary_text(s, "r.canopy").find(why), std::string::npos) << "less than twice the exact peak";
+}
+
 // Ten workers of 30 MiB each, between ticks: the cgroup saw the 300 MiB they held
 // together; the peak memory line only what one of them held alone.
 TEST(SummaryText, ACgroupPeakFarAboveTheTreesPeakSaysTheFigureMissedIt) {
