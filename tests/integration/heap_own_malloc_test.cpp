@@ -7,6 +7,7 @@
 #include <set>
 
 #include "integration/harness.h"
+#include "integration/heap_stood_aside.h"
 
 namespace canopy::testing {
 namespace {
@@ -30,16 +31,8 @@ TEST(HeapOwnMalloc, AProgramWithItsOwnMallocKeepsItAndIsNotProfiled) {
   ASSERT_TRUE(profile) << profile.error().message;
   auto processes = reader.processes();
   ASSERT_TRUE(processes) << processes.error().message;
-  EXPECT_TRUE(profile->images.empty());
   ASSERT_EQ(processes->size(), 2u);  // the program and its forked child
-  std::set<int64_t> stood_aside;
-  for (const store::HeapUnprofiledRow& row : profile->unprofiled) {
-    EXPECT_EQ(row.reason, "own malloc") << "pid " << row.pid;
-    stood_aside.insert(row.pid);
-  }
-  for (const store::ProcessRow& process : *processes) {
-    EXPECT_TRUE(stood_aside.count(process.pid)) << "pid " << process.pid << " (" << process.name << ")";
-  }
+  expect_every_process_stood_aside(*profile, *processes, "own malloc");
 
   auto heap_run = run({kCanopy, "heap", path});
   ASSERT_EQ(heap_run.exit_status, 0) << heap_run.err;

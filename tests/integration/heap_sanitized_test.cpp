@@ -4,9 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <regex>
-#include <set>
 
 #include "integration/harness.h"
+#include "integration/heap_stood_aside.h"
 
 namespace canopy::testing {
 namespace {
@@ -58,17 +58,9 @@ TEST(HeapSanitized, AnAsanProgramRunsReportsItsLeakAsItsOwnAndIsNotProfiled) {
   ASSERT_TRUE(profile) << profile.error().message;
   auto processes = reader.processes();
   ASSERT_TRUE(processes) << processes.error().message;
-  EXPECT_TRUE(profile->images.empty());
   // The program, its forked child (and any helper ASan clones): each stood aside.
   ASSERT_GE(processes->size(), 2u);
-  std::set<int64_t> sanitized;
-  for (const store::HeapUnprofiledRow& row : profile->unprofiled) {
-    EXPECT_EQ(row.reason, "sanitizer") << "pid " << row.pid;
-    sanitized.insert(row.pid);
-  }
-  for (const store::ProcessRow& process : *processes) {
-    EXPECT_TRUE(sanitized.count(process.pid)) << "pid " << process.pid << " (" << process.name << ")";
-  }
+  expect_every_process_stood_aside(*profile, *processes, "sanitizer");
 
   auto heap_run = run({kCanopy, "heap", path});
   ASSERT_EQ(heap_run.exit_status, 0) << heap_run.err;
