@@ -52,6 +52,13 @@ TEST(HeapCoverageVerdict, AProgramGoneBeforeTheLookIsUnknown) {
   EXPECT_EQ(std::string(coverage.reason_not_loaded(&*files)), "unknown");
 }
 
+// Tells `coverage` of a program (of `process_id`, `pid`) whose environment preloads the
+// profiler and names the socket: one it was to load into.
+void loads_the_profiler(HeapCoverage& coverage, int64_t process_id, pid_t pid, uint64_t exec_ns) {
+  testing::SleepingChild sleeper({"LD_PRELOAD=" + kLibrary, "CANOPY_HEAP_SOCKET=" + kSocket});
+  coverage.on_program(process_id, pid, sleeper.files(), exec_ns);
+}
+
 std::map<int64_t, std::string> reasons(const HeapCoverage& coverage) {
   std::map<int64_t, std::string> by_process;
   for (const store::HeapUnprofiledRow& row : coverage.unprofiled()) {
@@ -65,10 +72,7 @@ std::map<int64_t, std::string> reasons(const HeapCoverage& coverage) {
 // 3 (which execs a program it cannot load into, and is then gone before a look).
 TEST(HeapCoverageVerdict, AnImageCountsForTheProgramItWasLoadedInto) {
   HeapCoverage coverage(kLibrary, kSocket, 4096);
-  {
-    testing::SleepingChild sleeper({"LD_PRELOAD=" + kLibrary, "CANOPY_HEAP_SOCKET=" + kSocket});
-    coverage.on_program(1, 100, sleeper.files(), 1'000);
-  }
+  loads_the_profiler(coverage, 1, 100, 1'000);
   coverage.on_fork(2, 101, 1, 1'500);
   coverage.on_fork(3, 102, 1, 1'600);
   coverage.on_program(3, 102, nullptr, 5'000);
@@ -92,15 +96,11 @@ TEST(HeapCoverageVerdict, AnImageCountsForTheProgramItWasLoadedInto) {
 // after its exec, runs that second program.
 TEST(HeapCoverageVerdict, AProfilerThatStoodAsideGivesItsReasonToItsProcessAndItsForks) {
   HeapCoverage coverage(kLibrary, kSocket, 4096);
-  auto loads = [&](int64_t process_id, pid_t pid, uint64_t exec_ns) {
-    testing::SleepingChild sleeper({"LD_PRELOAD=" + kLibrary, "CANOPY_HEAP_SOCKET=" + kSocket});
-    coverage.on_program(process_id, pid, sleeper.files(), exec_ns);
-  };
-  loads(1, 100, 1'000);
+  loads_the_profiler(coverage, 1, 100, 1'000);
   coverage.on_fork(2, 101, 1, 1'500);
   coverage.on_fork(4, 103, 2, 1'600);
   coverage.on_fork(3, 102, 1, 1'700);
-  loads(3, 102, 5'000);
+  loads_the_profiler(coverage, 3, 102, 5'000);
   coverage.on_fork(5, 104, 3, 5'500);
   EXPECT_EQ(reasons(coverage), (std::map<int64_t, std::string>{
                                    {1, "no samples"}, {2, "no samples"}, {3, "no samples"}, {4, "no samples"},
@@ -118,13 +118,9 @@ TEST(HeapCoverageVerdict, AProfilerThatStoodAsideGivesItsReasonToItsProcessAndIt
 // fork runs the first program: the profiler's word about the second is not the fork's.
 TEST(HeapCoverageVerdict, AForkDoesNotTakeTheWordOfAProgramItsParentExecdAfterIt) {
   HeapCoverage coverage(kLibrary, kSocket, 4096);
-  auto loads = [&](int64_t process_id, pid_t pid, uint64_t exec_ns) {
-    testing::SleepingChild sleeper({"LD_PRELOAD=" + kLibrary, "CANOPY_HEAP_SOCKET=" + kSocket});
-    coverage.on_program(process_id, pid, sleeper.files(), exec_ns);
-  };
-  loads(1, 100, 1'000);
+  loads_the_profiler(coverage, 1, 100, 1'000);
   coverage.on_fork(2, 101, 1, 1'500);
-  loads(1, 100, 2'000);
+  loads_the_profiler(coverage, 1, 100, 2'000);
   coverage.on_stood_aside(1, 100, 2'100, "own malloc");
   EXPECT_EQ(reasons(coverage), (std::map<int64_t, std::string>{{1, "own malloc"}, {2, "no samples"}}));
 }
@@ -133,10 +129,7 @@ TEST(HeapCoverageVerdict, AForkDoesNotTakeTheWordOfAProgramItsParentExecdAfterIt
 // loaded before the exec's time is an earlier program's.
 TEST(HeapCoverageVerdict, AnExecTimeLearnedAfterTheLookStillSeparatesPrograms) {
   HeapCoverage coverage(kLibrary, kSocket, 4096);
-  {
-    testing::SleepingChild sleeper({"LD_PRELOAD=" + kLibrary, "CANOPY_HEAP_SOCKET=" + kSocket});
-    coverage.on_program(7, 700, sleeper.files(), 0);
-  }
+  loads_the_profiler(coverage, 7, 700, 0);
   coverage.on_image(7, 700, 2'000);
   EXPECT_TRUE(reasons(coverage).empty());  // any image, while the exec's time is unknown
   coverage.on_exec_time(7, 3'000);
