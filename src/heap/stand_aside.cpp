@@ -17,13 +17,14 @@ __thread bool asking __attribute__((tls_model("initial-exec")));
 // program (clang's default) or a library (gcc's).
 bool a_sanitizer_allocates() { return ::dlsym(RTLD_DEFAULT, "__sanitizer_get_allocated_size") != nullptr; }
 
-// Whether the malloc the program's calls reach is another object's definition. A
-// program built without PIC that takes malloc's address gets an undefined symbol
-// "malloc" whose value is its PLT stub, which the loader then finds first; the stub
-// leads to the profiler's, so only a defined symbol counts.
-bool another_malloc_comes_first() {
-  void* found = ::dlsym(RTLD_DEFAULT, "malloc");
-  if (!found || found == reinterpret_cast<void*>(&canopy_profiler_malloc)) {
+}  // namespace
+
+// A program built without PIC that takes a function's address gets an undefined
+// symbol of its name whose value is its PLT stub, which the loader then finds first;
+// the stub leads to the definition after it, so only a defined symbol counts.
+bool another_definition_comes_first(const char* name, const void* own) {
+  void* found = ::dlsym(RTLD_DEFAULT, name);
+  if (!found || found == own) {
     return false;
   }
   Dl_info info;
@@ -34,8 +35,6 @@ bool another_malloc_comes_first() {
   return symbol->st_shndx != SHN_UNDEF && info.dli_saddr == found;
 }
 
-}  // namespace
-
 std::atomic<int> aside_answer{kAsideNotAsked};
 
 AsideAnswer ask_whether_to_stand_aside() {
@@ -45,9 +44,10 @@ AsideAnswer ask_whether_to_stand_aside() {
   // Two threads that ask at once find the same answer. A sanitizer's runtime linked
   // into the program defines malloc as well: it is named as what it is.
   asking = true;
-  AsideAnswer answer = a_sanitizer_allocates()        ? kAsideForSanitizer
-                       : another_malloc_comes_first() ? kAsideForOwnMalloc
-                                                      : kAsideNo;
+  const void* own_malloc = reinterpret_cast<void*>(&canopy_profiler_malloc);
+  AsideAnswer answer = a_sanitizer_allocates()                                ? kAsideForSanitizer
+                       : another_definition_comes_first("malloc", own_malloc) ? kAsideForOwnMalloc
+                                                                              : kAsideNo;
   asking = false;
   aside_answer.store(answer, std::memory_order_relaxed);
   return answer;

@@ -33,4 +33,8 @@ inline AsideAnswer why_standing_aside() {
 
 inline bool standing_aside() { return why_standing_aside() != kAsideNo; }
 
+// Whether the loader's first definition of a function, where a call from the program
+// goes, is another object's than `own` (the profiler's). Not on the allocation path.
+bool another_definition_comes_first(const char* name, const void* own);
+
 }  // namespace canopy::heap
