@@ -18,6 +18,7 @@
 #include "heap/code_ranges.h"
 #include "heap/fd_identity.h"
 #include "heap/profile.h"
+#include "heap/rebind.h"
 #include "heap/sampler.h"
 #include "heap/snapshot.h"
 #include "heap/stack_capture.h"
@@ -211,6 +212,7 @@ void run_thread_loop() {
     if (ready < 0 || thread_stopping.load()) {
       continue;  // EINTR, or asked to end
     }
+    rebind_if_asked_and_loaded();
     // What poll saw may be the program's by now: each read checks again.
     if (fds[0].revents) {
       for (;;) {
@@ -306,6 +308,7 @@ void after_fork_in_child() {
   thread_started.store(false);
   thread_running.store(false);
   thread_tid.store(0);
+  rebind_after_fork_in_child();
   if (enabled && sampling_rate_bytes.load() == 0 && !thread_started.exchange(true)) {
     start_thread();  // sampling off: listen, so that the recorder can turn it on
   }
@@ -453,6 +456,15 @@ void agent_connect_while_reachable() {
 void agent_after_single_thread_call() {
   if (enabled && getpid() == owner_pid && sampling_rate_bytes.load() == 0 && !thread_started.exchange(true)) {
     HookScope scope;
+    start_thread();
+  }
+}
+
+bool agent_profiling() { return enabled; }
+
+void agent_expect_rebind() {
+  if (!thread_started.load(std::memory_order_relaxed) && enabled && getpid() == owner_pid &&
+      !thread_started.exchange(true)) {
     start_thread();
   }
 }

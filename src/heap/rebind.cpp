@@ -1,0 +1,341 @@
+#include "heap/rebind.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <climits>
+#include <cstring>
+
+#include "heap/dynamic_section.h"
+#include "heap/stand_aside.h"
+#include "heap/thread_state.h"
+
+namespace canopy::heap {
+namespace {
+
+// A function this library defines, and the two definitions a slot of its name may
+// hold: the library's own, which the loader finds first, and the next one after it.
+struct Interposed {
+  const char* name;
+  uintptr_t own;
+  uintptr_t next;
+};
+
+constexpr int kMaxInterposed = 64;
+Interposed interposed[kMaxInterposed];
+int interposed_count = 0;
+uintptr_t own_base = 0;
+
+// Objects a sweep found bound past the library, held open while they are written.
+struct Held {
+  uintptr_t base;
+  void* handle;
+  uint64_t local_is_next;  // bit i: a lookup from the object finds interposed[i]'s next
+  char path[PATH_MAX];
+};
+
+constexpr int kMaxHeld = 16;
+Held held[kMaxHeld];
+int held_count = 0;
+bool more_to_hold = false;
+// The objects a sweep has looked at closely, so that it ends: one it could not hold,
+// or whose slots bind elsewhere, is not held again.
+constexpr int kMaxConsidered = 4096;
+uintptr_t considered[kMaxConsidered];
+int considered_count = 0;
+
+bool was_considered(uintptr_t base) {
+  for (int i = 0; i < considered_count; ++i) {
+    if (considered[i] == base) {
+      return true;
+    }
+  }
+  return false;
+}
+
+pthread_mutex_t sweep_lock = PTHREAD_MUTEX_INITIALIZER;
+std::atomic<bool> asked{false};
+std::atomic<unsigned long long> loads_swept{0};
+
+// Taken without waiting: a thread in a library's constructor holds the loader's lock,
+// which a sweep waits for, and may dlopen with RTLD_DEEPBIND itself.
+class SweepLock {
+ public:
+  SweepLock() : taken_(pthread_mutex_trylock(&sweep_lock) == 0) {}
+  ~SweepLock() {
+    if (taken_) {
+      pthread_mutex_unlock(&sweep_lock);
+    }
+  }
+  bool taken() const { return taken_; }
+  SweepLock(const SweepLock&) = delete;
+  SweepLock& operator=(const SweepLock&) = delete;
+
+ private:
+  bool taken_;
+};
+
+int find_own_object(dl_phdr_info* info, size_t, void* data) {
+  auto self = reinterpret_cast<uintptr_t>(&find_own_object);
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& segment = info->dlpi_phdr[i];
+    uintptr_t begin = info->dlpi_addr + segment.p_vaddr;
+    if (segment.p_type == PT_LOAD && self >= begin && self < begin + segment.p_memsz) {
+      read_dynamic(info->dlpi_addr, dynamic_of(*info), *static_cast<DynamicTables*>(data));
+      return 1;
+    }
+  }
+  return 0;
+}
+
+// The library's exported functions, from its own symbol table, so that a function
+// added to it is rebound too, each with its next definition. A function whose first definition is another's (a
+// program's own operator new) is left to the binding it has.
+void read_interposed() {
+  DynamicTables own;
+  dl_iterate_phdr(find_own_object, &own);
+  own_base = own.base;
+  interposed_count = 0;
+  for (size_t i = 1; i < own.symbol_count && interposed_count < kMaxInterposed; ++i) {
+    const ElfW(Sym)& symbol = own.symbols[i];
+    if (ELF64_ST_TYPE(symbol.st_info) != STT_FUNC || symbol.st_shndx == SHN_UNDEF ||
+        ELF64_ST_VISIBILITY(symbol.st_other) != STV_DEFAULT) {
+      continue;
+    }
+    const char* name = own.names + symbol.st_name;
+    uintptr_t address = own.base + symbol.st_value;
+    void* next = ::dlsym(RTLD_NEXT, name);
+    if (next && !another_definition_comes_first(name, reinterpret_cast<void*>(address))) {
+      interposed[interposed_count++] = {name, address, reinterpret_cast<uintptr_t>(next)};
+    }
+  }
+}
+
+int interposed_index(const char* name) {
+  for (int i = 0; i < interposed_count; ++i) {
+    if (std::strcmp(interposed[i].name, name) == 0) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+// What a slot of an interposed function holds.
+enum class Binding { kOwn, kNext, kUnbound, kElse };
+
+struct Extent {
+  uintptr_t begin = ~uintptr_t{0};
+  uintptr_t end = 0;
+};
+
+Extent extent_of(const dl_phdr_info& object) {
+  Extent extent;
+  for (int i = 0; i < object.dlpi_phnum; ++i) {
+    const ElfW(Phdr)& segment = object.dlpi_phdr[i];
+    if (segment.p_type == PT_LOAD) {
+      uintptr_t begin = object.dlpi_addr + segment.p_vaddr;
+      extent.begin = begin < extent.begin ? begin : extent.begin;
+      extent.end = begin + segment.p_memsz > extent.end ? begin + segment.p_memsz : extent.end;
+    }
+  }
+  return extent;
+}
+
+// A lazy PLT slot not called yet holds the way into the object's own PLT, to the
+// loader's resolver.
+Binding binding_of(const BoundSlot& bound, const Interposed& function, const Extent& object) {
+  uintptr_t value = __atomic_load_n(bound.slot, __ATOMIC_RELAXED);
+  if (value == function.own) {
+    return Binding::kOwn;
+  }
+  if (value == function.next) {
+    return Binding::kNext;
+  }
+  return bound.lazy && value >= object.begin && value < object.end ? Binding::kUnbound : Binding::kElse;
+}
+
+bool is_swept(const dl_phdr_info& object) {
+  // Not this library; not the program, whose lookups start from the global scope and
+  // which a dlopen never loads (its name is empty).
+  return object.dlpi_addr != own_base && object.dlpi_name && object.dlpi_name[0] != '\0';
+}
+
+// First pass: the objects with a slot bound past the library, or not bound yet.
+int find_bound_past(dl_phdr_info* info, size_t, void*) {
+  if (!is_swept(*info) || was_considered(info->dlpi_addr)) {
+    return 0;
+  }
+  DynamicTables tables;
+  if (!read_dynamic(info->dlpi_addr, dynamic_of(*info), tables)) {
+    return 0;
+  }
+  Extent extent = extent_of(*info);
+  bool wanted = false;
+  for_each_bound_slot(tables, [&](const BoundSlot& bound) {
+    int index = wanted ? -1 : interposed_index(bound.name);
+    if (index >= 0) {
+      Binding binding = binding_of(bound, interposed[index], extent);
+      wanted = binding == Binding::kNext || binding == Binding::kUnbound;
+    }
+  });
+  if (!wanted) {
+    return 0;
+  }
+  if (held_count == kMaxHeld || considered_count == kMaxConsidered) {
+    more_to_hold = held_count == kMaxHeld && considered_count < kMaxConsidered;
+    return 0;
+  }
+  considered[considered_count++] = info->dlpi_addr;
+  if (std::strlen(info->dlpi_name) >= PATH_MAX) {
+    return 0;
+  }
+  Held& object = held[held_count++];
+  object.base = info->dlpi_addr;
+  object.handle = nullptr;
+  object.local_is_next = 0;
+  std::strcpy(object.path, info->dlpi_name);
+  return 0;
+}
+
+// Holds each object open, which waits for a load of it in progress to end, and asks
+// where a lookup from it finds each function: a slot not bound yet binds there.
+void hold_objects() {
+  for (int i = 0; i < held_count; ++i) {
+    Held& object = held[i];
+    void* handle = ::dlopen(object.path, RTLD_LAZY | RTLD_NOLOAD);
+    link_map* map = nullptr;
+    if (!handle || ::dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map->l_addr != object.base) {
+      if (handle) {
+        ::dlclose(handle);
+      }
+      continue;  // unloaded meanwhile, or another object of that path
+    }
+    object.handle = handle;
+    for (int f = 0; f < interposed_count; ++f) {
+      if (reinterpret_cast<uintptr_t>(::dlsym(handle, interposed[f].name)) == interposed[f].next) {
+        object.local_is_next |= uint64_t{1} << f;
+      }
+    }
+  }
+}
+
+const Held* held_at(uintptr_t base) {
+  for (int i = 0; i < held_count; ++i) {
+    if (held[i].handle && held[i].base == base) {
+      return &held[i];
+    }
+  }
+  return nullptr;
+}
+
+// The pages the loader made read-only after relocating the object (PT_GNU_RELRO,
+// whole pages only, as it protects them).
+Extent read_only_after_relocation(const dl_phdr_info& object) {
+  const uintptr_t page = static_cast<uintptr_t>(::getpagesize());
+  for (int i = 0; i < object.dlpi_phnum; ++i) {
+    const ElfW(Phdr)& segment = object.dlpi_phdr[i];
+    if (segment.p_type == PT_GNU_RELRO) {
+      uintptr_t begin = object.dlpi_addr + segment.p_vaddr;
+      return {begin & ~(page - 1), (begin + segment.p_memsz) & ~(page - 1)};
+    }
+  }
+  return {0, 0};
+}
+
+// Second pass, over the held objects: each slot bound past the library, or that will
+// bind past it, now holds the library's function.
+int rebind_held(dl_phdr_info* info, size_t, void*) {
+  const Held* object = held_at(info->dlpi_addr);
+  if (!object || !is_swept(*info)) {
+    return 0;
+  }
+  DynamicTables tables;
+  if (!read_dynamic(info->dlpi_addr, dynamic_of(*info), tables)) {
+    return 0;
+  }
+  Extent extent = extent_of(*info);
+  Extent read_only = read_only_after_relocation(*info);
+  bool writable = false;
+  for_each_bound_slot(tables, [&](const BoundSlot& bound) {
+    int index = interposed_index(bound.name);
+    if (index < 0) {
+      return;
+    }
+    Binding binding = binding_of(bound, interposed[index], extent);
+    bool past =
+        binding == Binding::kNext || (binding == Binding::kUnbound && (object->local_is_next >> index & 1) != 0);
+    if (!past) {
+      return;
+    }
+    auto address = reinterpret_cast<uintptr_t>(bound.slot);
+    bool protected_slot = address >= read_only.begin && address < read_only.end;
+    if (protected_slot && !writable) {
+      writable = ::mprotect(reinterpret_cast<void*>(read_only.begin), read_only.end - read_only.begin,
+                            PROT_READ | PROT_WRITE) == 0;
+    }
+    if (!protected_slot || writable) {
+      __atomic_store_n(bound.slot, interposed[index].own, __ATOMIC_RELAXED);
+    }
+  });
+  if (writable) {
+    ::mprotect(reinterpret_cast<void*>(read_only.begin), read_only.end - read_only.begin, PROT_READ);
+  }
+  return 0;
+}
+
+int read_load_count(dl_phdr_info* info, size_t, void* data) {
+  *static_cast<unsigned long long*>(data) = info->dlpi_adds;
+  return 1;  // the same in every object's info
+}
+
+unsigned long long load_count() {
+  unsigned long long adds = 0;
+  dl_iterate_phdr(read_load_count, &adds);
+  return adds;
+}
+
+}  // namespace
+
+bool rebind_past_profiler() {
+  HookScope scope;  // the loader's allocations meanwhile are the library's
+  SweepLock locked;
+  if (!locked.taken()) {
+    return false;
+  }
+  read_interposed();  // again: a library loaded since may bring a next definition (libstdc++'s new)
+  // dlsym takes the loader's lock: a load in progress on another thread ends first,
+  // and the count read after it covers its objects.
+  ::dlsym(RTLD_DEFAULT, "malloc");
+  loads_swept.store(load_count());
+  considered_count = 0;
+  do {
+    held_count = 0;
+    more_to_hold = false;
+    dl_iterate_phdr(find_bound_past, nullptr);
+    hold_objects();
+    dl_iterate_phdr(rebind_held, nullptr);
+    for (int i = 0; i < held_count; ++i) {
+      if (held[i].handle) {
+        ::dlclose(held[i].handle);
+      }
+    }
+  } while (more_to_hold);
+  ::dlerror();  // a lookup that found nothing leaves its error to the program's next dlerror
+  return true;
+}
+
+void rebind_after_fork_in_child() { sweep_lock = PTHREAD_MUTEX_INITIALIZER; }
+
+void rebind_on_next_load() { asked.store(true, std::memory_order_release); }
+
+void rebind_if_asked_and_loaded() {
+  if (asked.load(std::memory_order_acquire) && load_count() != loads_swept.load()) {
+    rebind_past_profiler();
+  }
+}
+
+}  // namespace canopy::heap

@@ -1,0 +1,28 @@
+// Objects bound past the profiler, and bound back. A library loaded with RTLD_DEEPBIND
+// looks up its symbols in itself and its own dependencies first, so its malloc and
+// free are the C library's, not the preloaded profiler's. Its allocations would go
+// unseen, and a block the program allocated and the plugin freed would stay in the
+// live table for ever: a leak that is not. Heaptrack drops the flag, which changes
+// every other lookup the library makes; instead, each of its slots (GOT entries) that
+// holds the next definition of a function the profiler defines is written with the
+// profiler's own, the binding a library loaded without the flag gets. Only such slots:
+// a library's own malloc, or any other symbol, keeps the binding the flag gave it.
+#pragma once
+
+namespace canopy::heap {
+
+// Rebinds every loaded object but this library, now. Each object is written only once
+// its load is complete: one that another thread is loading is waited for. False, at
+// once, when another thread is rebinding: a load it may have missed is then left to
+// rebind_on_next_load. Not from a signal handler.
+bool rebind_past_profiler();
+
+// For a load with RTLD_DEEPBIND that the library passed on whole (dlopen_hook.cpp):
+// the library's thread rebinds once it sees an object loaded after it was asked.
+void rebind_on_next_load();
+void rebind_if_asked_and_loaded();
+
+// In a forked child: a sweep another thread of the parent was in is not the child's.
+void rebind_after_fork_in_child();
+
+}  // namespace canopy::heap
