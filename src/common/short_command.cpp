@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <iterator>
+#include <map>
 #include <span>
+#include <utility>
 
 #include "common/text.h"
 
@@ -253,6 +255,27 @@ std::optional<std::string> with_one_more_path_part(const std::vector<std::string
     return std::string(part) + "/" + std::string(words);
   }
   return std::nullopt;
+}
+
+void tell_apart(std::vector<std::string>& words, const std::vector<const std::vector<std::string>*>& cmdlines,
+                const std::vector<std::string_view>& names) {
+  for (bool widened = true; widened;) {
+    widened = false;
+    std::map<std::pair<std::string_view, std::string_view>, int> alike;
+    for (size_t i = 0; i < words.size(); ++i) {
+      ++alike[{names[i], words[i]}];
+    }
+    std::vector<std::string> next = words;
+    for (size_t i = 0; i < words.size(); ++i) {
+      if (alike[{names[i], words[i]}] > 1) {
+        if (auto wider = with_one_more_path_part(*cmdlines[i], words[i])) {
+          next[i] = std::move(*wider);
+          widened = true;
+        }
+      }
+    }
+    words = std::move(next);
+  }
 }
 
 bool is_known_program(std::string_view argv0, std::string_view name) { return shape_of(argv0, name) != Shape::kOther; }

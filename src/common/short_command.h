@@ -48,4 +48,12 @@ std::string short_path(std::string_view path);
 // result would be twice kShortCommandChars long.
 std::optional<std::string> with_one_more_path_part(const std::vector<std::string>& cmdline, std::string_view words);
 
+// The words of several processes (short_command's, process_words'), those of one name
+// that read alike widened in place one more part of their path at a time
+// (with_one_more_path_part) until they differ or can grow no more: what the summary's
+// peaks and the viewer's labels show. `cmdlines[i]` and `names[i]` are words[i]'s
+// process's; empty words stay empty.
+void tell_apart(std::vector<std::string>& words, const std::vector<const std::vector<std::string>*>& cmdlines,
+                const std::vector<std::string_view>& names);
+
 }  // namespace canopy

@@ -17,31 +17,18 @@ namespace canopy::report {
 
 namespace {
 
-// The words of each highest peak (process_words). Those of one name that read alike
-// show one more part of their path at a time until they differ: each target of a CMake
-// unity build compiles a "Unity/unity_0_cxx.cxx", and the pids alone tell nothing.
+// The words of each highest peak (process_words), told apart where those of one name
+// read alike.
 std::vector<std::string> peak_words(const std::vector<analyze::ProcessPeak>& top) {
   std::vector<std::string> words;
+  std::vector<const std::vector<std::string>*> cmdlines;
+  std::vector<std::string_view> names;
   for (const analyze::ProcessPeak& p : top) {
     words.push_back(process_words(p.cmdline, p.name));
+    cmdlines.push_back(&p.cmdline);
+    names.push_back(p.name);
   }
-  for (bool widened = true; widened;) {
-    widened = false;
-    std::vector<std::string> next = words;
-    for (size_t i = 0; i < top.size(); ++i) {
-      bool alike = false;
-      for (size_t j = 0; j < top.size() && !alike; ++j) {
-        alike = j != i && top[j].name == top[i].name && words[j] == words[i];
-      }
-      if (alike) {
-        if (auto wider = with_one_more_path_part(top[i].cmdline, words[i])) {
-          next[i] = std::move(*wider);
-          widened = true;
-        }
-      }
-    }
-    words = std::move(next);
-  }
+  tell_apart(words, cmdlines, names);
   return words;
 }
 

@@ -42,6 +42,30 @@ TEST(ShortCommand, OneMorePathPartOnlyForAPathsLastParts) {
   EXPECT_EQ(with_one_more_path_part({"cc1", "/" + std::string(80, 'd') + "/b/c.c"}, "b/c.c"), std::nullopt);
 }
 
+// Of processes of one name, those whose words read alike grow one path part at a time
+// until they differ: two targets' unity sources by their target directory, a third
+// deeper; a process of another name, one alone and empty words stay as they are.
+TEST(ShortCommand, ProcessesOfOneNameThatReadAlikeAreToldApart) {
+  const std::vector<std::vector<std::string>> cmdlines = {
+      {"cc1plus", "/b/CMakeFiles/store.dir/Unity/unity_0_cxx.cxx"},
+      {"cc1plus", "/b/CMakeFiles/web.dir/Unity/unity_0_cxx.cxx"},
+      {"cc1plus", "/b/x/CMakeFiles/web.dir/Unity/unity_0_cxx.cxx"},
+      {"as", "/b/CMakeFiles/web.dir/Unity/unity_0_cxx.cxx"},
+      {"cc1plus", "/b/src/json.cpp"},
+      {"sleep"},
+      {"sleep"}};
+  std::vector<std::string> words = {"Unity/unity_0_cxx.cxx", "Unity/unity_0_cxx.cxx", "Unity/unity_0_cxx.cxx",
+                                    "Unity/unity_0_cxx.cxx", "src/json.cpp", "", ""};
+  std::vector<const std::vector<std::string>*> of;
+  for (const auto& cmdline : cmdlines) {
+    of.push_back(&cmdline);
+  }
+  tell_apart(words, of, {"cc1plus", "cc1plus", "cc1plus", "as", "cc1plus", "sleep", "sleep"});
+  EXPECT_EQ(words, (std::vector<std::string>{"store.dir/Unity/unity_0_cxx.cxx", "b/CMakeFiles/web.dir/Unity/unity_0_cxx.cxx",
+                                             "x/CMakeFiles/web.dir/Unity/unity_0_cxx.cxx", "Unity/unity_0_cxx.cxx",
+                                             "src/json.cpp", "", ""}));
+}
+
 TEST(ShortCommand, DriversShowTheInputWithCompileAndOutputAroundIt) {
   EXPECT_EQ(short_command({"/usr/bin/c++", "-O2", "-o", "x.o", "-c", "/p/lib/a.cc"}, "c++"), "lib/a.cc");
   EXPECT_EQ(short_command({"gcc-12", "-c", "main.c", "-o", "main.o"}, "gcc-12"), "main.c");
