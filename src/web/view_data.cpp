@@ -73,7 +73,27 @@ json peak_json(const std::vector<int64_t>& t_ms, const std::vector<double>& rss)
   return {{"rss_bytes", static_cast<int64_t>(rss[i])}, {"t_ms", t_ms[i]}};
 }
 
-json process_json(const store::ProcessRow& row, const analyze::Subtree& subtree) {
+// Each process's short command, widened where those of one name read alike: each
+// target of a CMake unity build compiles a "Unity/unity_0_cxx.cxx".
+std::vector<std::optional<std::string>> short_words_told_apart(const std::vector<store::ProcessRow>& rows) {
+  std::vector<std::string> words;
+  std::vector<const std::vector<std::string>*> cmdlines;
+  std::vector<std::string_view> names;
+  for (const store::ProcessRow& row : rows) {
+    words.push_back(short_command(row.cmdline, row.name).value_or(""));
+    cmdlines.push_back(&row.cmdline);
+    names.push_back(row.name);
+  }
+  tell_apart(words, cmdlines, names);
+  std::vector<std::optional<std::string>> shorts;
+  for (std::string& w : words) {
+    shorts.push_back(w.empty() ? std::nullopt : std::optional(std::move(w)));
+  }
+  return shorts;
+}
+
+json process_json(const store::ProcessRow& row, const analyze::Subtree& subtree,
+                  const std::optional<std::string>& short_words) {
   std::optional<int64_t> cpu_ns;
   if (row.cpu_user_ns) {
     cpu_ns = *row.cpu_user_ns + row.cpu_system_ns.value_or(0);
@@ -91,7 +111,7 @@ json process_json(const store::ProcessRow& row, const analyze::Subtree& subtree)
       {"name", row.name},
       {"exe", row.exe},
       {"cmdline", row.cmdline},
-      {"short", or_null(short_command(row.cmdline, row.name))},
+      {"short", or_null(short_words)},
       {"named_from_exit_record", row.named_from_exit_record},
       {"start_ms", row.start_ms},
       {"first_ms", row.first_seen_ms},
@@ -138,8 +158,8 @@ Result<json> log_sources_json(const store::Reader& reader) {
 }
 
 // GET /api/recording's "processes": `processes` as made before from data's
-// processes_made_from, with the elements whose process or subtree has changed since
-// made again, and stamped with data's update.
+// processes_made_from, with the elements whose process, subtree or words have changed
+// since made again, and stamped with data's update.
 json processes_json(json processes, ViewData& data) {
   const auto& rows = data.timeline.processes();
   const auto& subtrees = data.timeline.subtrees();
@@ -149,18 +169,20 @@ json processes_json(json processes, ViewData& data) {
     made_from.clear();
   }
   data.process_changed_at.resize(made_from.size());
+  const std::vector<std::optional<std::string>> shorts = short_words_told_apart(rows);
   for (size_t i = 0; i < rows.size(); ++i) {
-    if (i < made_from.size() && made_from[i].first == rows[i] && made_from[i].second == subtrees[i]) {
+    ViewData::ProcessMadeFrom from{rows[i], subtrees[i], shorts[i]};
+    if (i < made_from.size() && made_from[i] == from) {
       continue;
     }
-    json made = process_json(rows[i], subtrees[i]);
+    json made = process_json(rows[i], subtrees[i], shorts[i]);
     if (i < made_from.size()) {
       processes[i] = std::move(made);
-      made_from[i] = {rows[i], subtrees[i]};
+      made_from[i] = std::move(from);
       data.process_changed_at[i] = data.update;
     } else {
       processes.push_back(std::move(made));
-      made_from.emplace_back(rows[i], subtrees[i]);
+      made_from.push_back(std::move(from));
       data.process_changed_at.push_back(data.update);
     }
   }

@@ -34,8 +34,15 @@ struct ViewData {
   // finished it yet. GET /api/recording's "live".
   bool live = false;
   // What each of recording["processes"] was made from: a follower remakes only those
-  // whose process or subtree changed (most of a build's have ended, and stay as they are).
-  std::vector<std::pair<store::ProcessRow, analyze::Subtree>> processes_made_from;
+  // whose process, subtree or words changed (most of a build's have ended, and stay as
+  // they are; a new process may make an older one's words read alike).
+  struct ProcessMadeFrom {
+    store::ProcessRow row = {};
+    analyze::Subtree subtree = {};
+    std::optional<std::string> short_words = std::nullopt;
+    bool operator==(const ProcessMadeFrom&) const = default;
+  };
+  std::vector<ProcessMadeFrom> processes_made_from;
   // Counts the makings of `recording` (GET /api/recording's "update"), and the one at
   // which each of its processes last changed: a page following the recording asks only
   // for those changed since the update it has (recording_since_json).

@@ -17,7 +17,7 @@ export function refillProcessIndex(index, processes) {
 
 // A process's label: name, pid and its short command when it has one (the words that
 // tell it from others of its name, "cc1plus 10913 src/json.cpp", which the server
-// derives from its command line: src/analyze/short_command.h).
+// derives from its command line: src/common/short_command.h).
 export function processLabel(process) {
   const head = `${process.name} ${process.pid}`;
   return process.short ? `${head} ${process.short}` : head;
