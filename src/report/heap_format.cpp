@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/json_dump.h"
+#include "common/process_words.h"
+#include "common/short_command.h"
 #include "common/terminal_text.h"
 #include "common/text.h"
 #include "report/heap_coverage_format.h"
@@ -16,8 +18,13 @@
 namespace canopy::report {
 namespace {
 
-std::string image_title(const analyze::HeapImageSummary& summary) {
-  return heap_image_title(summary.image, summary.process);
+HeapImageTitles summary_titles(const std::vector<analyze::HeapImageSummary>& images) {
+  HeapImageTitles titles;
+  for (const analyze::HeapImageSummary& summary : images) {
+    titles.add(summary.image, summary.process);
+  }
+  titles.tell_apart();
+  return titles;
 }
 
 // What RSS held beside the heap: the allocator's free memory, stacks, code, mappings.
@@ -93,7 +100,7 @@ bool reached_between_snapshots(const analyze::HeapImageSummary& summary) {
 
 // The images that sampled nothing, in two lines: in a build of thousands of processes
 // they are most of the images, and each alone would say only "0 B".
-std::string unsampled_text(const std::vector<const analyze::HeapImageSummary*>& images) {
+std::string unsampled_text(const std::vector<const analyze::HeapImageSummary*>& images, const HeapImageTitles& titles) {
   if (images.empty()) {
     return "";
   }
@@ -115,7 +122,7 @@ std::string unsampled_text(const std::vector<const analyze::HeapImageSummary*>& 
   constexpr size_t kCommandsNamed = 8;
   if (images.size() <= kNamedOneByOne) {
     for (size_t i = 0; i < images.size(); ++i) {
-      out += (i > 0 ? ", " : "") + image_title(*images[i]);
+      out += (i > 0 ? ", " : "") + titles(images[i]->image);
     }
     return out + "\n\n";
   }
@@ -141,9 +148,27 @@ std::string heap_offset_text(int64_t t_ms, int64_t recording_start_ms) {
   return "+" + format_duration_ms(t_ms - recording_start_ms);
 }
 
-std::string heap_image_title(const store::HeapImageRow& image, const std::optional<store::ProcessRow>& process) {
-  return terminal_safe(process ? process_title(process->name, process->cmdline) : "?") + " (pid " +
-         std::to_string(image.pid) + ")";
+void HeapImageTitles::add(const store::HeapImageRow& image, const std::optional<store::ProcessRow>& process) {
+  static const std::vector<std::string> kNoCommandLine;
+  by_image_[&image] = names_.size();
+  names_.push_back(process ? process->name : "?");
+  words_.push_back(process ? process_words(process->cmdline, process->name) : "");
+  cmdlines_.push_back(process ? &process->cmdline : &kNoCommandLine);
+  pids_.push_back(image.pid);
+}
+
+void HeapImageTitles::tell_apart() {
+  canopy::tell_apart(words_, cmdlines_, std::vector<std::string_view>(names_.begin(), names_.end()));
+}
+
+std::string HeapImageTitles::operator()(const store::HeapImageRow& image) const {
+  auto it = by_image_.find(&image);
+  if (it == by_image_.end()) {
+    return "? (pid " + std::to_string(image.pid) + ")";
+  }
+  const size_t i = it->second;
+  const std::string title = words_[i].empty() ? names_[i] : names_[i] + " " + words_[i];
+  return terminal_safe(title) + " (pid " + std::to_string(pids_[i]) + ")";
 }
 
 std::string heap_more_stacks_text(int64_t stacks, int64_t bytes, const char* what) {
@@ -261,6 +286,7 @@ std::string heap_text(const std::vector<analyze::HeapImageSummary>& images, int6
   std::stable_sort(sampled.begin(), sampled.end(), [](const auto* a, const auto* b) {
     return most_held_bytes(*a) > most_held_bytes(*b);
   });
+  const HeapImageTitles titles = summary_titles(images);
   std::string out;
   // A build compiles hundreds of files: a page for each compiler would bury the few
   // processes that held the most.
@@ -270,11 +296,11 @@ std::string heap_text(const std::vector<analyze::HeapImageSummary>& images, int6
     if (!summary.end) {
       // It sampled (its profiler connects on the first sample), then ended before a
       // snapshot: an exec or a signal within the first interval.
-      out += image_title(summary) + ": " + rate_text(summary.image.rate_bytes) +
+      out += titles(summary.image) + ": " + rate_text(summary.image.rate_bytes) +
              ", ended before its first snapshot (an exec or a signal)\n\n";
       continue;
     }
-    out += image_title(summary) + ": " + rate_text(summary.image.rate_bytes) + ", " +
+    out += titles(summary.image) + ": " + rate_text(summary.image.rate_bytes) + ", " +
            count_of(summary.image.samples, "sample", "samples") + ", " +
            analyze::heap_image_ending_text(summary.image,
                                            coverage.state != analyze::HeapCoverageSummary::State::kUnfinished) +
@@ -297,7 +323,7 @@ std::string heap_text(const std::vector<analyze::HeapImageSummary>& images, int6
   }
   out += heap_more_images_text(sampled.size() - listed, "with samples, each with a heap of at most",
                                listed < sampled.size() ? most_held_bytes(*sampled[listed]) : 0, sampled.size());
-  return out + unsampled_text(unsampled) + heap_coverage_text(coverage);
+  return out + unsampled_text(unsampled, titles) + heap_coverage_text(coverage);
 }
 
 std::string heap_json(const std::vector<analyze::HeapImageSummary>& images, int64_t recording_start_ms,

@@ -22,6 +22,16 @@ nlohmann::json image_json(const store::HeapImageRow& image, const std::optional<
 
 // The images with nothing to list, in one line: "24 more process images `what`", or
 // without "more" when none was listed.
+template <typename Image>
+HeapImageTitles titles_of(const std::vector<Image>& images) {
+  HeapImageTitles titles;
+  for (const Image& image : images) {
+    titles.add(*image.image, image.process);
+  }
+  titles.tell_apart();
+  return titles;
+}
+
 std::string images_without_text(size_t count, bool after_some, const std::string& what) {
   if (count == 0) {
     return "";
@@ -63,15 +73,16 @@ std::string heap_growth_text(const std::vector<analyze::HeapImageGrowth>& images
     return bytes;
   };
   const std::vector<const analyze::HeapImageGrowth*> grown = listed_largest_first(images, gained);
+  const HeapImageTitles titles = titles_of(images);
   std::string out;
   char line[256];
   const size_t listed = std::min(processes, grown.size());
   for (size_t i = 0; i < listed; ++i) {
     const analyze::HeapImageGrowth& image = *grown[i];
-    out += heap_image_title(*image.image, image.process) + ": heap " + format_bytes(image.from_in_use_bytes) +
-           " at " + heap_offset_text(image.from_ms, start_ms) + ", " + format_bytes(image.to_in_use_bytes) + " at " +
-           heap_offset_text(image.to_ms, start_ms) + " (" + format_signed_bytes(image.to_in_use_bytes - image.from_in_use_bytes) +
-           ")\n";
+    out += titles(*image.image) + ": heap " + format_bytes(image.from_in_use_bytes) + " at " +
+           heap_offset_text(image.from_ms, start_ms) + ", " + format_bytes(image.to_in_use_bytes) + " at " +
+           heap_offset_text(image.to_ms, start_ms) + " (" +
+           format_signed_bytes(image.to_in_use_bytes - image.from_in_use_bytes) + ")\n";
     for (const analyze::HeapStackGrowth& stack : image.top) {
       std::snprintf(line, sizeof line, "    %11s  %10s/s  to %s  ", format_signed_bytes(stack.to_bytes - stack.from_bytes).c_str(),
                     format_bytes(std::llround(stack.bytes_per_second)).c_str(), format_bytes(stack.to_bytes).c_str());
@@ -120,14 +131,14 @@ std::string heap_aged_text(const std::vector<analyze::HeapImageAged>& images, in
   // The images that hold old memory, the most first; those that hold none are one line.
   const std::vector<const analyze::HeapImageAged*> holding =
       listed_largest_first(images, [](const analyze::HeapImageAged& image) { return image.older_bytes; });
+  const HeapImageTitles titles = titles_of(images);
   std::string out;
   char line[256];
   const size_t listed = std::min(processes, holding.size());
   for (size_t i = 0; i < listed; ++i) {
     const analyze::HeapImageAged& image = *holding[i];
-    out += heap_image_title(*image.image, image.process) + ": " +
-           format_bytes(std::llround(image.older_bytes)) + " held at " + heap_offset_text(image.t_ms, start_ms) +
-           " by allocations older than " + format_duration_ms(age_ms) + "\n";
+    out += titles(*image.image) + ": " + format_bytes(std::llround(image.older_bytes)) + " held at " +
+           heap_offset_text(image.t_ms, start_ms) + " by allocations older than " + format_duration_ms(age_ms) + "\n";
     for (const analyze::HeapStackAged& stack : image.top) {
       std::snprintf(line, sizeof line, "    %10s  %9lld allocations  oldest from %s  ",
                     format_bytes(std::llround(stack.older.bytes)).c_str(), static_cast<long long>(std::llround(stack.older.count)),

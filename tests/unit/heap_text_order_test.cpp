@@ -248,5 +248,19 @@ TEST(HeapTextOrder, AnImageOfARecordingThatDidNotEndGoesToItsLastSnapshot) {
   EXPECT_NE(text.find("76 samples, until the recording ended\n"), std::string::npos) << text;
 }
 
+// Two targets of a unity build each compile a "Unity/unity_0_cxx.cxx": their compilers'
+// titles show the target's directory, in the image list as in the summary's peaks.
+TEST(HeapTextOrder, CompilesOfAUnityBuildAreToldApartByTheirTarget) {
+  std::vector<analyze::HeapImageSummary> images = {
+      heap_image(1, "cc1plus", 40, 30 * 1024 * 1024),
+      heap_image(2, "cc1plus", 30, 20 * 1024 * 1024),
+  };
+  images[0].process->cmdline = {"cc1plus", "-quiet", "/b/CMakeFiles/canopy_store.dir/Unity/unity_0_cxx.cxx"};
+  images[1].process->cmdline = {"cc1plus", "-quiet", "/b/CMakeFiles/canopy_web.dir/Unity/unity_0_cxx.cxx"};
+  const std::string text = heap_text(images, 1000, kNoFrames, analyze::HeapCoverageSummary{});
+  EXPECT_NE(text.find("cc1plus canopy_store.dir/Unity/unity_0_cxx.cxx (pid 1): "), std::string::npos) << text;
+  EXPECT_NE(text.find("cc1plus canopy_web.dir/Unity/unity_0_cxx.cxx (pid 2): "), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace canopy::report
