@@ -37,28 +37,33 @@ size_t count_from_gnu_hash(const uint32_t* hash) {
   return last + 1;
 }
 
+// The relocations that write a symbol's address into a PLT entry, a GOT entry and a
+// data word; on another target, none is read.
+#if defined(__x86_64__)
+constexpr uint32_t kPltSlot = R_X86_64_JUMP_SLOT;
+constexpr uint32_t kGotSlot = R_X86_64_GLOB_DAT;
+constexpr uint32_t kWordSlot = R_X86_64_64;
+#elif defined(__aarch64__)
+constexpr uint32_t kPltSlot = R_AARCH64_JUMP_SLOT;
+constexpr uint32_t kGotSlot = R_AARCH64_GLOB_DAT;
+constexpr uint32_t kWordSlot = R_AARCH64_ABS64;
+#else
+constexpr uint32_t kPltSlot = ~0u;
+constexpr uint32_t kGotSlot = ~0u;
+constexpr uint32_t kWordSlot = ~0u;
+#endif
+
 }  // namespace
 
 SlotKind slot_kind(const ElfW(Rela)& relocation) {
-  switch (ELF64_R_TYPE(relocation.r_info)) {
-#if defined(__x86_64__)
-    case R_X86_64_JUMP_SLOT:
-      return SlotKind::kPlt;
-    case R_X86_64_GLOB_DAT:
-      return SlotKind::kGot;
-    case R_X86_64_64:
-      return relocation.r_addend == 0 ? SlotKind::kWord : SlotKind::kNotBound;
-#elif defined(__aarch64__)
-    case R_AARCH64_JUMP_SLOT:
-      return SlotKind::kPlt;
-    case R_AARCH64_GLOB_DAT:
-      return SlotKind::kGot;
-    case R_AARCH64_ABS64:
-      return relocation.r_addend == 0 ? SlotKind::kWord : SlotKind::kNotBound;
-#endif
-    default:
-      return SlotKind::kNotBound;
+  const auto type = ELF64_R_TYPE(relocation.r_info);
+  if (type == kPltSlot) {
+    return SlotKind::kPlt;
   }
+  if (type == kGotSlot) {
+    return SlotKind::kGot;
+  }
+  return type == kWordSlot && relocation.r_addend == 0 ? SlotKind::kWord : SlotKind::kNotBound;
 }
 
 const ElfW(Dyn)* dynamic_of(const dl_phdr_info& object) {
@@ -76,58 +81,39 @@ bool read_dynamic(uintptr_t base, const ElfW(Dyn)* dynamic, DynamicTables& table
   if (!dynamic) {
     return false;
   }
-  size_t plt_bytes = 0;
-  size_t relocation_bytes = 0;
-  bool plt_is_rela = true;
+  // Each standard entry's value by its tag (0: absent), and the two GNU ones read here.
+  ElfW(Xword) value[DT_NUM] = {};
+  ElfW(Xword) gnu_hash = 0;
+  ElfW(Xword) flags_1 = 0;
   for (const ElfW(Dyn)* entry = dynamic; entry->d_tag != DT_NULL; ++entry) {
-    switch (entry->d_tag) {
-      case DT_SYMTAB:
-        tables.symbols = at<ElfW(Sym)>(base, entry->d_un.d_ptr);
-        break;
-      case DT_STRTAB:
-        tables.names = at<char>(base, entry->d_un.d_ptr);
-        break;
-      case DT_HASH:
-        tables.symbol_count = count_from_sysv_hash(at<uint32_t>(base, entry->d_un.d_ptr));
-        break;
-      case DT_GNU_HASH:
-        if (tables.symbol_count == 0) {
-          tables.symbol_count = count_from_gnu_hash(at<uint32_t>(base, entry->d_un.d_ptr));
-        }
-        break;
-      case DT_JMPREL:
-        tables.plt_relocations = at<ElfW(Rela)>(base, entry->d_un.d_ptr);
-        break;
-      case DT_PLTRELSZ:
-        plt_bytes = entry->d_un.d_val;
-        break;
-      case DT_PLTREL:
-        plt_is_rela = entry->d_un.d_val == DT_RELA;
-        break;
-      case DT_RELA:
-        tables.relocations = at<ElfW(Rela)>(base, entry->d_un.d_ptr);
-        break;
-      case DT_RELASZ:
-        relocation_bytes = entry->d_un.d_val;
-        break;
-      case DT_RUNPATH:
-      case DT_RPATH:
-        tables.has_search_path = true;
-        break;
-      case DT_FLAGS_1:
-        tables.no_default_paths = (entry->d_un.d_val & DF_1_NODEFLIB) != 0;
-        break;
-      default:
-        break;
+    if (entry->d_tag >= 0 && entry->d_tag < DT_NUM) {
+      value[entry->d_tag] = entry->d_un.d_val;
+    } else if (entry->d_tag == DT_GNU_HASH) {
+      gnu_hash = entry->d_un.d_ptr;
+    } else if (entry->d_tag == DT_FLAGS_1) {
+      flags_1 = entry->d_un.d_val;
     }
   }
-  if (!tables.symbols || !tables.names) {
+  tables.has_search_path = value[DT_RUNPATH] != 0 || value[DT_RPATH] != 0;
+  tables.no_default_paths = (flags_1 & DF_1_NODEFLIB) != 0;
+  if (value[DT_SYMTAB] == 0 || value[DT_STRTAB] == 0) {
     return false;
   }
+  tables.symbols = at<ElfW(Sym)>(base, value[DT_SYMTAB]);
+  tables.names = at<char>(base, value[DT_STRTAB]);
+  tables.symbol_count = value[DT_HASH] != 0 ? count_from_sysv_hash(at<uint32_t>(base, value[DT_HASH]))
+                        : gnu_hash != 0     ? count_from_gnu_hash(at<uint32_t>(base, gnu_hash))
+                                            : 0;
   // x86-64 and AArch64 relocate with addends (RELA); an object with REL relocations
-  // binds nothing this reads.
-  tables.plt_relocation_count = tables.plt_relocations && plt_is_rela ? plt_bytes / sizeof(ElfW(Rela)) : 0;
-  tables.relocation_count = tables.relocations ? relocation_bytes / sizeof(ElfW(Rela)) : 0;
+  // binds nothing this reads. DT_PLTREL absent means RELA, as these targets have.
+  if (value[DT_JMPREL] != 0 && (value[DT_PLTREL] == 0 || value[DT_PLTREL] == DT_RELA)) {
+    tables.plt_relocations = at<ElfW(Rela)>(base, value[DT_JMPREL]);
+    tables.plt_relocation_count = value[DT_PLTRELSZ] / sizeof(ElfW(Rela));
+  }
+  if (value[DT_RELA] != 0) {
+    tables.relocations = at<ElfW(Rela)>(base, value[DT_RELA]);
+    tables.relocation_count = value[DT_RELASZ] / sizeof(ElfW(Rela));
+  }
   return true;
 }
 
