@@ -53,6 +53,8 @@ std::atomic<pid_t> thread_tid{0};          // its kernel id, known once it runs
 std::atomic<bool> thread_stopping{false};  // asked to end (agent_before_single_thread_call)
 std::atomic<int> wake_fd{-1};
 FdIdentity wake_identity;  // set before wake_fd, and left so: the file wake_fd names
+// Why the thread was woken: a new peak (a snapshot soon), else a load to rebind after.
+std::atomic<bool> woken_for_a_peak{false};
 bool exiting = false;  // under channel.send_lock
 // The process this state belongs to: a vfork child runs in its parent's memory, and
 // must not speak for it.
@@ -234,7 +236,7 @@ void run_thread_loop() {
     if (fds[1].revents && still_names(fds[1].fd, wake_identity)) {
       uint64_t count;
       (void)!::read(fds[1].fd, &count, sizeof count);
-      peak_pending = true;
+      peak_pending = woken_for_a_peak.exchange(false) || peak_pending;
     }
     now_ms = static_cast<int64_t>(monotonic_ns() / 1'000'000);
     if (now_ms >= last_snapshot_ms + gap_ms(peak_pending)) {
@@ -463,10 +465,14 @@ void agent_after_single_thread_call() {
 bool agent_profiling() { return enabled; }
 
 void agent_expect_rebind() {
-  if (!thread_started.load(std::memory_order_relaxed) && enabled && getpid() == owner_pid &&
-      !thread_started.exchange(true)) {
+  if (!enabled || getpid() != owner_pid) {
+    return;
+  }
+  HookScope scope;
+  if (!thread_started.exchange(true)) {
     start_thread();
   }
+  wake_the_thread();  // its poll ends at once, to wait for the load
 }
 
 void agent_on_sample(bool new_peak) {
@@ -474,6 +480,7 @@ void agent_on_sample(bool new_peak) {
     start_thread();
   }
   if (new_peak) {
+    woken_for_a_peak.store(true);
     wake_the_thread();
   }
 }

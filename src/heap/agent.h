@@ -15,8 +15,8 @@ namespace canopy::heap {
 // Whether this process is profiled: in a recording, not standing aside.
 bool agent_profiling();
 
-// Before a load the library's thread is to rebind once it is done (rebind.h): the
-// thread, started if it was not.
+// For a load the library's thread is to rebind after (rebind.h): the thread, woken,
+// or started if it was not.
 void agent_expect_rebind();
 
 // From the sampled path, outside the profile's lock.

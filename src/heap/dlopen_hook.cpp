@@ -63,9 +63,9 @@ bool found_from_caller(const char* file, const void* caller) {
   return tables.has_search_path || tables.no_default_paths || rpath.found;
 }
 
-// By the library's thread, on its next wake-up after the load.
-void rebind_after_the_load() {
-  canopy::heap::rebind_on_next_load();
+// By the library's thread, which this wakes (and starts, if no sample has).
+void rebind_by_the_thread(bool load_to_come) {
+  canopy::heap::rebind_by_the_thread(load_to_come);
   canopy::heap::agent_expect_rebind();
 }
 
@@ -77,12 +77,12 @@ extern "C" __attribute__((visibility("default"))) void* dlopen(const char* file,
     return next(file, mode);
   }
   if (found_from_caller(file, __builtin_return_address(0))) {
-    rebind_after_the_load();
+    rebind_by_the_thread(true);
     return next(file, mode);
   }
   void* handle = next(file, mode);
   if (handle && !canopy::heap::rebind_past_profiler()) {
-    rebind_after_the_load();
+    rebind_by_the_thread(false);  // another thread is rebinding, and may have missed it
   }
   return handle;
 }

@@ -4,6 +4,7 @@
 #include <link.h>
 #include <pthread.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -58,8 +59,13 @@ bool was_considered(uintptr_t base) {
 }
 
 pthread_mutex_t sweep_lock = PTHREAD_MUTEX_INITIALIZER;
-std::atomic<bool> asked{false};
+// Once a load was passed on, every later load is swept after; the last one passed on
+// is waited for, briefly, when it has not begun by the time the thread wakes.
+std::atomic<bool> ever_asked{false};
+std::atomic<bool> ask_pending{false};
+std::atomic<unsigned long long> loads_when_asked{0};
 std::atomic<unsigned long long> loads_swept{0};
+constexpr int kWaitsForTheLoad = 100;  // of 1 ms
 
 // Taken without waiting: a thread in a library's constructor holds the loader's lock,
 // which a sweep waits for, and may dlopen with RTLD_DEEPBIND itself.
@@ -330,10 +336,27 @@ bool rebind_past_profiler() {
 
 void rebind_after_fork_in_child() { sweep_lock = PTHREAD_MUTEX_INITIALIZER; }
 
-void rebind_on_next_load() { asked.store(true, std::memory_order_release); }
+void rebind_by_the_thread(bool load_to_come) {
+  if (load_to_come) {
+    loads_when_asked.store(load_count());
+    ask_pending.store(true);
+  }
+  ever_asked.store(true);
+}
 
 void rebind_if_asked_and_loaded() {
-  if (asked.load(std::memory_order_acquire) && load_count() != loads_swept.load()) {
+  if (!ever_asked.load()) {
+    return;
+  }
+  if (ask_pending.exchange(false)) {
+    // Woken as the program's thread passed its dlopen on: the load may not have
+    // begun. Once it has, the sweep's first lookup waits for it to end.
+    timespec millisecond{0, 1'000'000};
+    for (int i = 0; i < kWaitsForTheLoad && load_count() == loads_when_asked.load(); ++i) {
+      nanosleep(&millisecond, nullptr);
+    }
+  }
+  if (load_count() != loads_swept.load()) {
     rebind_past_profiler();
   }
 }

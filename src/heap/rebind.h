@@ -14,12 +14,15 @@ namespace canopy::heap {
 // Rebinds every loaded object but this library, now. Each object is written only once
 // its load is complete: one that another thread is loading is waited for. False, at
 // once, when another thread is rebinding: a load it may have missed is then left to
-// rebind_on_next_load. Not from a signal handler.
+// rebind_by_the_thread. Not from a signal handler.
 bool rebind_past_profiler();
 
-// For a load with RTLD_DEEPBIND that the library passed on whole (dlopen_hook.cpp):
-// the library's thread rebinds once it sees an object loaded after it was asked.
-void rebind_on_next_load();
+// For a load with RTLD_DEEPBIND the calling thread does not rebind after
+// (dlopen_hook.cpp): the library's thread, woken, rebinds once the load is done, and
+// after every later load. `load_to_come`: asked before the load is passed on (it may
+// not have begun when the thread wakes), not after it.
+void rebind_by_the_thread(bool load_to_come);
+// The library's thread, on each wake-up.
 void rebind_if_asked_and_loaded();
 
 // In a forked child: a sweep another thread of the parent was in is not the child's.

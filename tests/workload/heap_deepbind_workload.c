@@ -27,8 +27,8 @@ static int plugin_calls_the_programs_malloc(void* plugin) {
   return plugin_malloc() == dlsym(RTLD_DEFAULT, "malloc");
 }
 
-// A plugin found by bare name is bound back by the profiler's thread, on its next
-// wake-up after the load: wait for it, a minute at most.
+// A plugin found by bare name is bound back by the profiler's thread, which the load
+// wakes: wait for it, a minute at most.
 static int wait_for_the_programs_malloc(void* plugin) {
   struct timespec pause = {0, 10 * 1000 * 1000};
   for (int tries = 0; tries < 6000; ++tries) {
