@@ -76,13 +76,16 @@ extern "C" __attribute__((visibility("default"))) void* dlopen(const char* file,
   if (!(mode & RTLD_DEEPBIND) || !file || !canopy::heap::agent_profiling()) {
     return next(file, mode);
   }
+  canopy::heap::rebind_before_load();
   if (found_from_caller(file, __builtin_return_address(0))) {
     rebind_by_the_thread(true);
     return next(file, mode);
   }
+  canopy::heap::rebind_load_begins();
   void* handle = next(file, mode);
   if (handle && !canopy::heap::rebind_past_profiler()) {
     rebind_by_the_thread(false);  // another thread is rebinding, and may have missed it
   }
+  canopy::heap::rebind_load_ends();
   return handle;
 }

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <climits>
 #include <cstring>
@@ -39,7 +40,7 @@ struct Held {
   char path[PATH_MAX];
 };
 
-constexpr int kMaxHeld = 16;
+constexpr int kMaxHeld = 64;
 Held held[kMaxHeld];
 int held_count = 0;
 bool more_to_hold = false;
@@ -58,11 +59,24 @@ bool was_considered(uintptr_t base) {
   return false;
 }
 
+// The objects loaded before the last load with RTLD_DEEPBIND began, or seen by the
+// last sweep, by address: none is in the scope of a load still to be swept, so a sweep
+// passes them by (a lazy slot of theirs binds as the program's do). Under sweep_lock.
+constexpr int kMaxKnown = 4096;
+uintptr_t known[kMaxKnown];
+int known_count = 0;
+uintptr_t seen[kMaxKnown];  // by the sweep in progress: known once it ends
+int seen_count = 0;
+
 pthread_mutex_t sweep_lock = PTHREAD_MUTEX_INITIALIZER;
+// Loads with RTLD_DEEPBIND not swept yet: those whose thread sweeps after them, and
+// those asked of the library's thread. While there are any, no list of the objects
+// loaded before a load is taken: some of them are in such a load's scope.
+std::atomic<int> loads_in_flight{0};
+std::atomic<int> asks_pending{0};
 // Once a load was passed on, every later load is swept after; the last one passed on
 // is waited for, briefly, when it has not begun by the time the thread wakes.
 std::atomic<bool> ever_asked{false};
-std::atomic<bool> ask_pending{false};
 std::atomic<unsigned long long> loads_when_asked{0};
 std::atomic<unsigned long long> loads_swept{0};
 constexpr int kWaitsForTheLoad = 100;  // of 1 ms
@@ -130,6 +144,29 @@ int interposed_index(const char* name) {
   return -1;
 }
 
+struct Bases {
+  uintptr_t* into;
+  int count;
+};
+
+int collect_base(dl_phdr_info* info, size_t, void* data) {
+  auto* bases = static_cast<Bases*>(data);
+  if (bases->count < kMaxKnown) {
+    bases->into[bases->count++] = info->dlpi_addr;
+  }
+  return 0;
+}
+
+// The loaded objects' addresses, sorted, at most kMaxKnown (the rest count as new).
+int collect_bases(uintptr_t* into) {
+  Bases bases{into, 0};
+  dl_iterate_phdr(collect_base, &bases);
+  std::sort(into, into + bases.count);
+  return bases.count;
+}
+
+bool is_known(uintptr_t base) { return std::binary_search(known, known + known_count, base); }
+
 // What a slot of an interposed function holds.
 enum class Binding { kOwn, kNext, kUnbound, kElse };
 
@@ -172,7 +209,7 @@ bool is_swept(const dl_phdr_info& object) {
 
 // First pass: the objects with a slot bound past the library, or not bound yet.
 int find_bound_past(dl_phdr_info* info, size_t, void*) {
-  if (!is_swept(*info) || was_considered(info->dlpi_addr)) {
+  if (!is_swept(*info) || is_known(info->dlpi_addr) || was_considered(info->dlpi_addr)) {
     return 0;
   }
   DynamicTables tables;
@@ -317,6 +354,7 @@ bool rebind_past_profiler() {
   // and the count read after it covers its objects.
   ::dlsym(RTLD_DEFAULT, "malloc");
   loads_swept.store(load_count());
+  seen_count = collect_bases(seen);
   considered_count = 0;
   do {
     held_count = 0;
@@ -330,17 +368,30 @@ bool rebind_past_profiler() {
       }
     }
   } while (more_to_hold);
+  std::copy(seen, seen + seen_count, known);
+  known_count = seen_count;
   ::dlerror();  // a lookup that found nothing leaves its error to the program's next dlerror
   return true;
 }
+
+void rebind_before_load() {
+  SweepLock locked;
+  if (locked.taken() && loads_in_flight.load() == 0 && asks_pending.load() == 0) {
+    HookScope scope;
+    known_count = collect_bases(known);
+  }
+}
+
+void rebind_load_begins() { loads_in_flight.fetch_add(1); }
+void rebind_load_ends() { loads_in_flight.fetch_sub(1); }
 
 void rebind_after_fork_in_child() { sweep_lock = PTHREAD_MUTEX_INITIALIZER; }
 
 void rebind_by_the_thread(bool load_to_come) {
   if (load_to_come) {
     loads_when_asked.store(load_count());
-    ask_pending.store(true);
   }
+  asks_pending.fetch_add(1);
   ever_asked.store(true);
 }
 
@@ -348,7 +399,8 @@ void rebind_if_asked_and_loaded() {
   if (!ever_asked.load()) {
     return;
   }
-  if (ask_pending.exchange(false)) {
+  const int asks = asks_pending.load();
+  if (asks > 0) {
     // Woken as the program's thread passed its dlopen on: the load may not have
     // begun. Once it has, the sweep's first lookup waits for it to end.
     timespec millisecond{0, 1'000'000};
@@ -356,8 +408,9 @@ void rebind_if_asked_and_loaded() {
       nanosleep(&millisecond, nullptr);
     }
   }
-  if (load_count() != loads_swept.load()) {
-    rebind_past_profiler();
+  bool swept = load_count() == loads_swept.load() || rebind_past_profiler();
+  if (swept && asks > 0) {
+    asks_pending.fetch_sub(asks);
   }
 }
 

@@ -17,6 +17,13 @@ namespace canopy::heap {
 // rebind_by_the_thread. Not from a signal handler.
 bool rebind_past_profiler();
 
+// Around a load with RTLD_DEEPBIND (dlopen_hook.cpp): before it, the objects already
+// loaded, which a sweep then passes by (none is in its scope, unless another such load
+// is not swept yet); and, for one the calling thread sweeps after, its span.
+void rebind_before_load();
+void rebind_load_begins();
+void rebind_load_ends();
+
 // For a load with RTLD_DEEPBIND the calling thread does not rebind after
 // (dlopen_hook.cpp): the library's thread, woken, rebinds once the load is done, and
 // after every later load. `load_to_come`: asked before the load is passed on (it may
