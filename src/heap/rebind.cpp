@@ -13,30 +13,17 @@
 #include <cstring>
 
 #include "heap/dynamic_section.h"
-#include "heap/stand_aside.h"
+#include "heap/interposed.h"
 #include "heap/thread_state.h"
 
 namespace canopy::heap {
 namespace {
 
-// A function this library defines, and the two definitions a slot of its name may
-// hold: the library's own, which the loader finds first, and the next one after it.
-struct Interposed {
-  const char* name;
-  uintptr_t own;
-  uintptr_t next;
-};
-
-constexpr int kMaxInterposed = 64;
-Interposed interposed[kMaxInterposed];
-int interposed_count = 0;
-uintptr_t own_base = 0;
-
 // Objects a sweep found bound past the library, held open while they are written.
 struct Held {
   uintptr_t base;
   void* handle;
-  uint64_t local_is_next;  // bit i: a lookup from the object finds interposed[i]'s next
+  uint64_t local_is_next;  // bit i: a lookup from the object finds interposed function i's next
   char path[PATH_MAX];
 };
 
@@ -68,6 +55,7 @@ int known_count = 0;
 uintptr_t seen[kMaxKnown];  // by the sweep in progress: known once it ends
 int seen_count = 0;
 
+Interposed interposed;  // under sweep_lock
 pthread_mutex_t sweep_lock = PTHREAD_MUTEX_INITIALIZER;
 // Loads with RTLD_DEEPBIND not swept yet: those whose thread sweeps after them, and
 // those asked of the library's thread. While there are any, no list of the objects
@@ -98,51 +86,6 @@ class SweepLock {
  private:
   bool taken_;
 };
-
-int find_own_object(dl_phdr_info* info, size_t, void* data) {
-  auto self = reinterpret_cast<uintptr_t>(&find_own_object);
-  for (int i = 0; i < info->dlpi_phnum; ++i) {
-    const ElfW(Phdr)& segment = info->dlpi_phdr[i];
-    uintptr_t begin = info->dlpi_addr + segment.p_vaddr;
-    if (segment.p_type == PT_LOAD && self >= begin && self < begin + segment.p_memsz) {
-      read_dynamic(info->dlpi_addr, dynamic_of(*info), *static_cast<DynamicTables*>(data));
-      return 1;
-    }
-  }
-  return 0;
-}
-
-// The library's exported functions, from its own symbol table, so that a function
-// added to it is rebound too, each with its next definition. A function whose first definition is another's (a
-// program's own operator new) is left to the binding it has.
-void read_interposed() {
-  DynamicTables own;
-  dl_iterate_phdr(find_own_object, &own);
-  own_base = own.base;
-  interposed_count = 0;
-  for (size_t i = 1; i < own.symbol_count && interposed_count < kMaxInterposed; ++i) {
-    const ElfW(Sym)& symbol = own.symbols[i];
-    if (ELF64_ST_TYPE(symbol.st_info) != STT_FUNC || symbol.st_shndx == SHN_UNDEF ||
-        ELF64_ST_VISIBILITY(symbol.st_other) != STV_DEFAULT) {
-      continue;
-    }
-    const char* name = own.names + symbol.st_name;
-    uintptr_t address = own.base + symbol.st_value;
-    void* next = ::dlsym(RTLD_NEXT, name);
-    if (next && !another_definition_comes_first(name, reinterpret_cast<void*>(address))) {
-      interposed[interposed_count++] = {name, address, reinterpret_cast<uintptr_t>(next)};
-    }
-  }
-}
-
-int interposed_index(const char* name) {
-  for (int i = 0; i < interposed_count; ++i) {
-    if (std::strcmp(interposed[i].name, name) == 0) {
-      return i;
-    }
-  }
-  return -1;
-}
 
 struct Bases {
   uintptr_t* into;
@@ -190,7 +133,7 @@ Extent extent_of(const dl_phdr_info& object) {
 
 // A lazy PLT slot not called yet holds the way into the object's own PLT, to the
 // loader's resolver.
-Binding binding_of(const BoundSlot& bound, const Interposed& function, const Extent& object) {
+Binding binding_of(const BoundSlot& bound, const InterposedFunction& function, const Extent& object) {
   uintptr_t value = __atomic_load_n(bound.slot, __ATOMIC_RELAXED);
   if (value == function.own) {
     return Binding::kOwn;
@@ -204,7 +147,7 @@ Binding binding_of(const BoundSlot& bound, const Interposed& function, const Ext
 bool is_swept(const dl_phdr_info& object) {
   // Not this library; not the program, whose lookups start from the global scope and
   // which a dlopen never loads (its name is empty).
-  return object.dlpi_addr != own_base && object.dlpi_name && object.dlpi_name[0] != '\0';
+  return object.dlpi_addr != interposed.own_base && object.dlpi_name && object.dlpi_name[0] != '\0';
 }
 
 // First pass: the objects with a slot bound past the library, or not bound yet.
@@ -219,9 +162,9 @@ int find_bound_past(dl_phdr_info* info, size_t, void*) {
   Extent extent = extent_of(*info);
   bool wanted = false;
   for_each_bound_slot(tables, [&](const BoundSlot& bound) {
-    int index = wanted ? -1 : interposed_index(bound.name);
+    int index = wanted ? -1 : interposed.index_of(bound.name);
     if (index >= 0) {
-      Binding binding = binding_of(bound, interposed[index], extent);
+      Binding binding = binding_of(bound, interposed.functions[index], extent);
       wanted = binding == Binding::kNext || binding == Binding::kUnbound;
     }
   });
@@ -258,8 +201,8 @@ void hold_objects() {
       continue;  // unloaded meanwhile, or another object of that path
     }
     object.handle = handle;
-    for (int f = 0; f < interposed_count; ++f) {
-      if (reinterpret_cast<uintptr_t>(::dlsym(handle, interposed[f].name)) == interposed[f].next) {
+    for (int f = 0; f < interposed.count; ++f) {
+      if (reinterpret_cast<uintptr_t>(::dlsym(handle, interposed.functions[f].name)) == interposed.functions[f].next) {
         object.local_is_next |= uint64_t{1} << f;
       }
     }
@@ -304,11 +247,11 @@ int rebind_held(dl_phdr_info* info, size_t, void*) {
   Extent read_only = read_only_after_relocation(*info);
   bool writable = false;
   for_each_bound_slot(tables, [&](const BoundSlot& bound) {
-    int index = interposed_index(bound.name);
+    int index = interposed.index_of(bound.name);
     if (index < 0) {
       return;
     }
-    Binding binding = binding_of(bound, interposed[index], extent);
+    Binding binding = binding_of(bound, interposed.functions[index], extent);
     bool past =
         binding == Binding::kNext || (binding == Binding::kUnbound && (object->local_is_next >> index & 1) != 0);
     if (!past) {
@@ -321,7 +264,7 @@ int rebind_held(dl_phdr_info* info, size_t, void*) {
                             PROT_READ | PROT_WRITE) == 0;
     }
     if (!protected_slot || writable) {
-      __atomic_store_n(bound.slot, interposed[index].own, __ATOMIC_RELAXED);
+      __atomic_store_n(bound.slot, interposed.functions[index].own, __ATOMIC_RELAXED);
     }
   });
   if (writable) {
@@ -349,7 +292,7 @@ bool rebind_past_profiler() {
   if (!locked.taken()) {
     return false;
   }
-  read_interposed();  // again: a library loaded since may bring a next definition (libstdc++'s new)
+  interposed.read();  // again: a library loaded since may bring a next definition (libstdc++'s new)
   // dlsym takes the loader's lock: a load in progress on another thread ends first,
   // and the count read after it covers its objects.
   ::dlsym(RTLD_DEFAULT, "malloc");

@@ -61,9 +61,14 @@ TEST(ShortCommand, ProcessesOfOneNameThatReadAlikeAreToldApart) {
     of.push_back(&cmdline);
   }
   tell_apart(words, of, {"cc1plus", "cc1plus", "cc1plus", "as", "cc1plus", "sleep", "sleep"});
-  EXPECT_EQ(words, (std::vector<std::string>{"store.dir/Unity/unity_0_cxx.cxx", "b/CMakeFiles/web.dir/Unity/unity_0_cxx.cxx",
-                                             "x/CMakeFiles/web.dir/Unity/unity_0_cxx.cxx", "Unity/unity_0_cxx.cxx",
-                                             "src/json.cpp", "", ""}));
+  const std::vector<std::string> told_apart = {"store.dir/Unity/unity_0_cxx.cxx",
+                                                "b/CMakeFiles/web.dir/Unity/unity_0_cxx.cxx",
+                                                "x/CMakeFiles/web.dir/Unity/unity_0_cxx.cxx",
+                                                "Unity/unity_0_cxx.cxx",
+                                                "src/json.cpp",
+                                                "",
+                                                ""};
+  EXPECT_EQ(words, told_apart);
 }
 
 TEST(ShortCommand, DriversShowTheInputWithCompileAndOutputAroundIt) {
