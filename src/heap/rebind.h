@@ -11,7 +11,8 @@
 
 namespace canopy::heap {
 
-// Rebinds every loaded object but this library, now. Each object is written only once
+// Rebinds, now, the objects loaded since the last sweep or the list rebind_before_load
+// took (every one but this library, the first time). Each object is written only once
 // its load is complete: one that another thread is loading is waited for. False, at
 // once, when another thread is rebinding: a load it may have missed is then left to
 // rebind_by_the_thread. Not from a signal handler.
