@@ -87,6 +87,19 @@ Status write_chrome_trace(const store::Reader& reader, const std::function<void(
   TraceWriter trace(out);
   trace.begin();
 
+  // What tells each process from others of its name ("cc1 f5.c"), told apart where
+  // those of one name read alike (each target of a unity build compiles a
+  // "Unity/unity_0_cxx.cxx").
+  std::vector<std::string> words;
+  std::vector<const std::vector<std::string>*> cmdlines;
+  std::vector<std::string_view> names_of;
+  for (const store::ProcessRow& p : processes) {
+    words.push_back(short_command(p.cmdline, p.name).value_or(""));
+    cmdlines.push_back(&p.cmdline);
+    names_of.push_back(p.name);
+  }
+  tell_apart(words, cmdlines, names_of);
+
   // Metadata, once per PID: a reused PID's names joined, in the order seen.
   std::map<int64_t, std::vector<const store::ProcessRow*>> by_pid;
   std::vector<int64_t> pid_order;
@@ -98,15 +111,13 @@ Status write_chrome_trace(const store::Reader& reader, const std::function<void(
     list.push_back(&p);
   }
   for (int64_t pid : pid_order) {
-    // The process track by what tells it from others of its name ("cc1 f5.c"); the
-    // thread track and the lifetimes by the name alone, which groups them.
+    // The process track by what tells it from others of its name; the thread track and
+    // the lifetimes by the name alone, which groups them.
     std::vector<std::string> names;
     std::vector<std::string> titles;
     for (const store::ProcessRow* p : by_pid[pid]) {
-      std::string title = p->name;
-      if (auto words = short_command(p->cmdline, p->name)) {
-        title += " " + *words;
-      }
+      const std::string& told = words[p - processes.data()];
+      const std::string title = told.empty() ? p->name : p->name + " " + told;
       if (std::find(names.begin(), names.end(), p->name) == names.end()) {
         names.push_back(p->name);
       }

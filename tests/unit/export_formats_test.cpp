@@ -15,6 +15,7 @@
 #include "export/onlooker_json.h"
 #include "support/export_fixture.h"
 #include "support/temp_dir.h"
+#include "support/unity_compiles.h"
 
 namespace canopy::testing {
 namespace {
@@ -160,6 +161,29 @@ TEST_F(ExportFormats, ChromeTraceHasTheRequiredFields) {
   EXPECT_EQ(track(4242, "Swap bytes"), (Points{{0, 0}, {700, 1.0 * kMiB}}));
   EXPECT_TRUE(track(4242, "PSS bytes").empty()) << "recorded without --pss: no PSS track";
   EXPECT_TRUE(track(4260, "Resident bytes").empty()) << "never alive at a tick";
+}
+
+// Perfetto's process tracks are named as the viewer's labels: the compiles of a unity
+// build by their target.
+TEST(ChromeTraceNames, CompilesOfAUnityBuildAreNamedByTheirTarget) {
+  TempDir dir;
+  const std::string path = dir.file("unity.canopy");
+  ASSERT_EQ(write_unity_compiles(path), "");
+  auto reader = store::Reader::open(path);
+  ASSERT_TRUE(reader) << reader.error().message;
+  std::string out;
+  auto status = exporters::write_chrome_trace(*reader, [&](std::string_view bytes) { out.append(bytes); });
+  ASSERT_TRUE(status) << status.error().message;
+  const json trace = json::parse(out);
+  std::map<int64_t, std::string> name_of;
+  for (const json& e : trace["traceEvents"]) {
+    if (e["name"] == "process_name") {
+      name_of[e["pid"].get<int64_t>()] = e["args"]["name"].get<std::string>();
+    }
+  }
+  EXPECT_EQ(name_of[300], "cc1plus canopy_store.dir/Unity/unity_0_cxx.cxx");
+  EXPECT_EQ(name_of[301], "cc1plus canopy_web.dir/Unity/unity_0_cxx.cxx");
+  EXPECT_EQ(name_of[302], "cc1plus src/json.cpp");
 }
 
 TEST_F(ExportFormats, ChromeInstantEventsOnTheirProcess) {

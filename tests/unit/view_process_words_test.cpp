@@ -5,40 +5,20 @@
 
 #include <map>
 
-#include "store/writer.h"
 #include "support/temp_dir.h"
+#include "support/unity_compiles.h"
 #include "web/view_data.h"
 
 namespace canopy::web {
 namespace {
 
 using canopy::testing::TempDir;
-
-void add_compile(store::Writer& writer, pid_t pid, const std::string& source) {
-  store::ProcessRow row;
-  row.pid = pid;
-  row.start_ticks = pid;
-  row.start_ms = 1000;
-  row.first_seen_ms = 1000;
-  row.last_seen_ms = 1000;
-  row.name = "cc1plus";
-  row.cmdline = {"/usr/lib/gcc/x86_64-linux-gnu/12/cc1plus", "-quiet", source, "-o", "/tmp/cc.s"};
-  writer.add_process(row);
-}
+using canopy::testing::write_unity_compiles;
 
 TEST(ViewProcessWords, ProcessesOfOneNameThatReadAlikeShowOneMorePathPart) {
   TempDir dir;
   std::string path = dir.file("unity.canopy");
-  auto writer = store::Writer::create(path, false);
-  ASSERT_TRUE(writer) << writer.error().message;
-  writer->set_meta({.start_ms = 1000});
-  add_compile(*writer, 300, "/b/CMakeFiles/canopy_store.dir/Unity/unity_0_cxx.cxx");
-  add_compile(*writer, 301, "/b/CMakeFiles/canopy_web.dir/Unity/unity_0_cxx.cxx");
-  add_compile(*writer, 302, "/b/src/json.cpp");
-  store::TickRow tick;
-  tick.t_ms = 1000;
-  writer->add_tick(tick);
-  ASSERT_TRUE(writer->finish());
+  ASSERT_EQ(write_unity_compiles(path), "");
 
   auto data = load_view_data(path);
   ASSERT_TRUE(data) << data.error().message;
