@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "common/short_command.h"
+#include "analyze/process_labels.h"
 #include "common/utf8.h"
 #include "export/json_text.h"
 #include "export/tick_frames.h"
@@ -87,18 +87,8 @@ Status write_chrome_trace(const store::Reader& reader, const std::function<void(
   TraceWriter trace(out);
   trace.begin();
 
-  // What tells each process from others of its name ("cc1 f5.c"), told apart where
-  // those of one name read alike (each target of a unity build compiles a
-  // "Unity/unity_0_cxx.cxx").
-  std::vector<std::string> words;
-  std::vector<const std::vector<std::string>*> cmdlines;
-  std::vector<std::string_view> names_of;
-  for (const store::ProcessRow& p : processes) {
-    words.push_back(short_command(p.cmdline, p.name).value_or(""));
-    cmdlines.push_back(&p.cmdline);
-    names_of.push_back(p.name);
-  }
-  tell_apart(words, cmdlines, names_of);
+  // What tells each process from others of its name ("cc1 f5.c").
+  const std::vector<std::string> words = analyze::short_commands_told_apart(processes);
 
   // Metadata, once per PID: a reused PID's names joined, in the order seen.
   std::map<int64_t, std::vector<const store::ProcessRow*>> by_pid;

@@ -6,7 +6,7 @@
 
 #include "analyze/downsample.h"
 #include "analyze/process_figures.h"
-#include "common/short_command.h"
+#include "analyze/process_labels.h"
 #include "common/utf8.h"
 #include "store/reader.h"
 
@@ -71,25 +71,6 @@ json peak_json(const std::vector<int64_t>& t_ms, const std::vector<double>& rss)
   }
   size_t i = std::max_element(rss.begin(), rss.end()) - rss.begin();
   return {{"rss_bytes", static_cast<int64_t>(rss[i])}, {"t_ms", t_ms[i]}};
-}
-
-// Each process's short command, widened where those of one name read alike: each
-// target of a CMake unity build compiles a "Unity/unity_0_cxx.cxx".
-std::vector<std::optional<std::string>> short_words_told_apart(const std::vector<store::ProcessRow>& rows) {
-  std::vector<std::string> words;
-  std::vector<const std::vector<std::string>*> cmdlines;
-  std::vector<std::string_view> names;
-  for (const store::ProcessRow& row : rows) {
-    words.push_back(short_command(row.cmdline, row.name).value_or(""));
-    cmdlines.push_back(&row.cmdline);
-    names.push_back(row.name);
-  }
-  tell_apart(words, cmdlines, names);
-  std::vector<std::optional<std::string>> shorts;
-  for (std::string& w : words) {
-    shorts.push_back(w.empty() ? std::nullopt : std::optional(std::move(w)));
-  }
-  return shorts;
 }
 
 json process_json(const store::ProcessRow& row, const analyze::Subtree& subtree,
@@ -169,13 +150,14 @@ json processes_json(json processes, ViewData& data) {
     made_from.clear();
   }
   data.process_changed_at.resize(made_from.size());
-  const std::vector<std::optional<std::string>> shorts = short_words_told_apart(rows);
+  const std::vector<std::string> words = analyze::short_commands_told_apart(rows);
   for (size_t i = 0; i < rows.size(); ++i) {
-    ViewData::ProcessMadeFrom from{rows[i], subtrees[i], shorts[i]};
+    std::optional<std::string> short_words = words[i].empty() ? std::nullopt : std::optional(words[i]);
+    ViewData::ProcessMadeFrom from{rows[i], subtrees[i], short_words};
     if (i < made_from.size() && made_from[i] == from) {
       continue;
     }
-    json made = process_json(rows[i], subtrees[i], shorts[i]);
+    json made = process_json(rows[i], subtrees[i], short_words);
     if (i < made_from.size()) {
       processes[i] = std::move(made);
       made_from[i] = std::move(from);
