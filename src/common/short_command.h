@@ -51,7 +51,7 @@ std::optional<std::string> with_one_more_path_part(const std::vector<std::string
 // The words of several processes (short_command's, process_words'), those of one name
 // that read alike widened in place one more part of their path at a time
 // (with_one_more_path_part) until they differ or can grow no more: what the summary's
-// peaks and the viewer's labels show. `cmdlines[i]` and `names[i]` are words[i]'s
+// peaks, `canopy heap`, the viewer's labels and the trace export's tracks show. `cmdlines[i]` and `names[i]` are words[i]'s
 // process's; empty words stay empty.
 void tell_apart(std::vector<std::string>& words, const std::vector<const std::vector<std::string>*>& cmdlines,
                 const std::vector<std::string_view>& names);

@@ -30,8 +30,8 @@ using StackFrames = std::function<std::vector<FrameText>(int64_t stack_id)>;
 // The parts heap_format.cpp and heap_growth_format.cpp share.
 // "cc1 f3.c (pid 10941)" for each image a text names: the name, and what tells the
 // process from others of its name, those of one name that read alike told apart (each
-// target of a unity build compiles a "Unity/unity_0_cxx.cxx"). The processes given must
-// outlive it.
+// target of a unity build compiles a "Unity/unity_0_cxx.cxx"). The image rows and the
+// processes given must outlive it: it keeps their addresses.
 class HeapImageTitles {
  public:
   void add(const store::HeapImageRow& image, const std::optional<store::ProcessRow>& process);
@@ -40,12 +40,13 @@ class HeapImageTitles {
   std::string operator()(const store::HeapImageRow& image) const;
 
  private:
-  std::map<const store::HeapImageRow*, size_t> by_image_;  // the rows added, not copies
+  std::map<const store::HeapImageRow*, size_t> by_image_ = {};  // the rows added, not copies
   std::vector<std::string> names_ = {};
   std::vector<std::string> words_ = {};
   std::vector<const std::vector<std::string>*> cmdlines_ = {};
   std::vector<int64_t> pids_ = {};
 };
+
 // "+1.2 s": a time of the recording from its start.
 std::string heap_offset_text(int64_t t_ms, int64_t recording_start_ms);
 // "    4.8 KiB more in 3 other stacks" (`what`: "more"), or nothing when none were left out.
