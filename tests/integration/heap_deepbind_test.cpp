@@ -17,10 +17,10 @@ const std::string kDeepbindPlugin = CANOPY_HEAP_DEEPBIND_PLUGIN;
 constexpr int64_t kHandedBytes = 65600;  // as in heap_deepbind_workload.c
 constexpr int64_t kKeptBytes = 65536;
 
-// The workload hands the plugin 100 blocks to free, and keeps 100 the plugin made. Every
-// handed block is freed: none may be alive at the end, whatever was sampled. Had the
+// The workload hands each plugin N blocks to free, and keeps N each plugin made. Every
+// handed block is freed: none may be alive at the end, whatever was sampled. Had a
 // plugin's malloc gone past the profiler, none of its blocks would be seen; at one
-// sample per 4 KiB, all 100 of 64 KiB go unsampled with probability exp(-1600).
+// sample per 4 KiB, 20 blocks of 64 KiB all go unsampled with probability exp(-320).
 void expect_the_plugin_bound_to_the_profiler(const std::string& path, std::vector<std::string> workload,
                                              const std::string& interval = "100ms") {
   std::vector<std::string> command = {kCanopy, "record", "-q", "--heap=4096", "--heap-interval", interval, "-o", path,
@@ -68,6 +68,22 @@ TEST(HeapDeepbind, APluginFoundOnTheCallersRunpathLoadsAndIsBoundBack) {
   TempDir dir;
   expect_the_plugin_bound_to_the_profiler(dir.file("runpath.db"),
                                           {std::filesystem::path(kDeepbindPlugin).filename().string(), "100"}, "1h");
+}
+
+// Five plugins loaded at once, four by path and one by bare name, each by a thread of
+// its own, while four threads allocate and free: no load waits on another for ever,
+// and each plugin is bound back, by its own thread's sweep or, where another thread
+// was sweeping, by the profiler's thread.
+TEST(HeapDeepbind, PluginsLoadedAtOnceAreEachBoundBack) {
+  TempDir dir;
+  std::vector<std::string> workload = {"threads", "20"};
+  for (int i = 0; i < 4; ++i) {
+    std::string copy = dir.file("libplugin" + std::to_string(i) + ".so");
+    std::filesystem::copy_file(kDeepbindPlugin, copy);
+    workload.push_back(copy);
+  }
+  workload.push_back(std::filesystem::path(kDeepbindPlugin).filename().string());
+  expect_the_plugin_bound_to_the_profiler(dir.file("threads.db"), workload, "1h");
 }
 
 }  // namespace
