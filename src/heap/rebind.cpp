@@ -49,11 +49,15 @@ bool was_considered(uintptr_t base) {
 // The objects loaded before the last load with RTLD_DEEPBIND began, or seen by the
 // last sweep, by address: none is in the scope of a load still to be swept, so a sweep
 // passes them by (a lazy slot of theirs binds as the program's do). Under sweep_lock.
+// An object unloaded since the list was taken leaves its address to another: the list
+// then counts for nothing.
 constexpr int kMaxKnown = 4096;
 uintptr_t known[kMaxKnown];
 int known_count = 0;
+unsigned long long known_unloads = 0;
 uintptr_t seen[kMaxKnown];  // by the sweep in progress: known once it ends
 int seen_count = 0;
+unsigned long long seen_unloads = 0;
 
 Interposed interposed;  // under sweep_lock
 pthread_mutex_t sweep_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -90,21 +94,25 @@ class SweepLock {
 struct Bases {
   uintptr_t* into;
   int count;
+  unsigned long long unloads;
 };
 
 int collect_base(dl_phdr_info* info, size_t, void* data) {
   auto* bases = static_cast<Bases*>(data);
+  bases->unloads = info->dlpi_subs;
   if (bases->count < kMaxKnown) {
     bases->into[bases->count++] = info->dlpi_addr;
   }
   return 0;
 }
 
-// The loaded objects' addresses, sorted, at most kMaxKnown (the rest count as new).
-int collect_bases(uintptr_t* into) {
-  Bases bases{into, 0};
+// The loaded objects' addresses, sorted, at most kMaxKnown (the rest count as new), and
+// the count of objects unloaded so far.
+int collect_bases(uintptr_t* into, unsigned long long& unloads) {
+  Bases bases{into, 0, 0};
   dl_iterate_phdr(collect_base, &bases);
   std::sort(into, into + bases.count);
+  unloads = bases.unloads;
   return bases.count;
 }
 
@@ -297,7 +305,10 @@ bool rebind_past_profiler() {
   // and the count read after it covers its objects.
   ::dlsym(RTLD_DEFAULT, "malloc");
   loads_swept.store(load_count());
-  seen_count = collect_bases(seen);
+  seen_count = collect_bases(seen, seen_unloads);
+  if (seen_unloads != known_unloads) {
+    known_count = 0;
+  }
   considered_count = 0;
   do {
     held_count = 0;
@@ -313,6 +324,7 @@ bool rebind_past_profiler() {
   } while (more_to_hold);
   std::copy(seen, seen + seen_count, known);
   known_count = seen_count;
+  known_unloads = seen_unloads;
   ::dlerror();  // a lookup that found nothing leaves its error to the program's next dlerror
   return true;
 }
@@ -321,7 +333,7 @@ void rebind_before_load() {
   SweepLock locked;
   if (locked.taken() && loads_in_flight.load() == 0 && asks_pending.load() == 0) {
     HookScope scope;
-    known_count = collect_bases(known);
+    known_count = collect_bases(known, known_unloads);
   }
 }
 
