@@ -73,8 +73,7 @@ json peak_json(const std::vector<int64_t>& t_ms, const std::vector<double>& rss)
   return {{"rss_bytes", static_cast<int64_t>(rss[i])}, {"t_ms", t_ms[i]}};
 }
 
-json process_json(const store::ProcessRow& row, const analyze::Subtree& subtree,
-                  const std::optional<std::string>& short_words) {
+json process_json(const store::ProcessRow& row, const analyze::Subtree& subtree, const std::string& short_words) {
   std::optional<int64_t> cpu_ns;
   if (row.cpu_user_ns) {
     cpu_ns = *row.cpu_user_ns + row.cpu_system_ns.value_or(0);
@@ -92,7 +91,7 @@ json process_json(const store::ProcessRow& row, const analyze::Subtree& subtree,
       {"name", row.name},
       {"exe", row.exe},
       {"cmdline", row.cmdline},
-      {"short", or_null(short_words)},
+      {"short", short_words.empty() ? json(nullptr) : json(short_words)},
       {"named_from_exit_record", row.named_from_exit_record},
       {"start_ms", row.start_ms},
       {"first_ms", row.first_seen_ms},
@@ -152,12 +151,12 @@ json processes_json(json processes, ViewData& data) {
   data.process_changed_at.resize(made_from.size());
   const std::vector<std::string> words = analyze::short_commands_told_apart(rows);
   for (size_t i = 0; i < rows.size(); ++i) {
-    std::optional<std::string> short_words = words[i].empty() ? std::nullopt : std::optional(words[i]);
-    ViewData::ProcessMadeFrom from{rows[i], subtrees[i], short_words};
-    if (i < made_from.size() && made_from[i] == from) {
+    if (i < made_from.size() && made_from[i].row == rows[i] && made_from[i].subtree == subtrees[i] &&
+        made_from[i].short_words == words[i]) {
       continue;
     }
-    json made = process_json(rows[i], subtrees[i], short_words);
+    json made = process_json(rows[i], subtrees[i], words[i]);
+    ViewData::ProcessMadeFrom from{rows[i], subtrees[i], words[i]};
     if (i < made_from.size()) {
       processes[i] = std::move(made);
       made_from[i] = std::move(from);

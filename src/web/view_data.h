@@ -39,8 +39,7 @@ struct ViewData {
   struct ProcessMadeFrom {
     store::ProcessRow row = {};
     analyze::Subtree subtree = {};
-    std::optional<std::string> short_words = std::nullopt;
-    bool operator==(const ProcessMadeFrom&) const = default;
+    std::string short_words = "";  // "" for none
   };
   std::vector<ProcessMadeFrom> processes_made_from;
   // Counts the makings of `recording` (GET /api/recording's "update"), and the one at
