@@ -140,14 +140,20 @@ TEST(SummaryText, HighestPeaksOfOneNameThatReadAlikeShowMoreOfTheirPath) {
   EXPECT_NE(text.find("pid 5619     at +1.000 s  src/main.cpp\n"), std::string::npos) << text;
 }
 
-// The cgroup is charged for a page by whoever touched it first: a compiler whose
-// libraries were in memory before the build has a larger resident peak of its own
-// than the exact peak of the tree it ran in, and the line says why.
-TEST(SummaryText, ATreePeakBelowAProcesssOwnSaysWhy) {
+// A summary of `make` run in a cgroup of its own, whose peak each test sets.
+analyze::Summary make_in_a_cgroup() {
   analyze::Summary s;
   s.mode = "run";
   s.command = {"make"};
   s.cgroup = "cgroup v1 (memory, cpuacct, freezer) /sys/fs/cgroup/memory/canopy";
+  return s;
+}
+
+// The cgroup is charged for a page by whoever touched it first: a compiler whose
+// libraries were in memory before the build has a larger resident peak of its own
+// than the exact peak of the tree it ran in, and the line says why.
+TEST(SummaryText, ATreePeakBelowAProcesssOwnSaysWhy) {
+  analyze::Summary s = make_in_a_cgroup();
   s.cgroup_peak_bytes = 13 << 20;
   s.peak_tree_rss_bytes = 14 << 20;
   analyze::ProcessPeak cc1;
@@ -165,10 +171,7 @@ TEST(SummaryText, ATreePeakBelowAProcesssOwnSaysWhy) {
 // Ten workers that share one 100 MiB mapping: each one's resident memory counts it, the
 // cgroup once.
 TEST(SummaryText, ACgroupPeakFarBelowTheSampledSumSaysTheSumCountsSharedPagesInEach) {
-  analyze::Summary s;
-  s.mode = "run";
-  s.command = {"make"};
-  s.cgroup = "cgroup v1 (memory, cpuacct, freezer) /sys/fs/cgroup/memory/canopy";
+  analyze::Summary s = make_in_a_cgroup();
   s.cgroup_peak_bytes = 104 << 20;
   s.sampled_peak_tree_rss_bytes = 1100 << 20;
   s.peak_tree_rss_bytes = 1100 << 20;
@@ -182,10 +185,7 @@ TEST(SummaryText, ACgroupPeakFarBelowTheSampledSumSaysTheSumCountsSharedPagesInE
 // Ten workers of 30 MiB each, between ticks: the cgroup saw the 300 MiB they held
 // together; the peak memory line only what one of them held alone.
 TEST(SummaryText, ACgroupPeakFarAboveTheTreesPeakSaysTheFigureMissedIt) {
-  analyze::Summary s;
-  s.mode = "run";
-  s.command = {"make"};
-  s.cgroup = "cgroup v1 (memory, cpuacct, freezer) /sys/fs/cgroup/memory/canopy";
+  analyze::Summary s = make_in_a_cgroup();
   s.cgroup_peak_bytes = 300 << 20;
   s.cgroup_oom_kills = 1;
   s.sampled_peak_tree_rss_bytes = 2 << 20;
