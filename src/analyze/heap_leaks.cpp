@@ -9,6 +9,36 @@
 #include "analyze/heap_summary.h"
 
 namespace canopy::analyze {
+namespace {
+
+// What an image's stacks held, each where it was judged, and how much of it too few
+// sampled allocations or snapshots left unjudged.
+struct HeldBy {
+  int64_t bytes = 0;
+  int64_t unjudged_bytes = 0;
+  int64_t unjudged_sampled = 0;
+  std::optional<int64_t> largest_unjudged_stack;
+  HeapVerdict largest_unjudged;
+
+  void add(int64_t stack_id, const HeapVerdict& verdict) {
+    bytes += verdict.held_bytes;
+    if (verdict.reason != HeapVerdict::Reason::kTooFewSamples &&
+        verdict.reason != HeapVerdict::Reason::kTooFewSnapshots) {
+      return;
+    }
+    unjudged_bytes += verdict.held_bytes;
+    unjudged_sampled += verdict.held_sampled;
+    if (!largest_unjudged_stack || verdict.held_bytes > largest_unjudged.held_bytes) {
+      largest_unjudged_stack = stack_id;
+      largest_unjudged = verdict;
+    }
+  }
+  bool mostly_unjudged() const { return 2 * unjudged_bytes > bytes && unjudged_sampled >= kVerdictMinSampled; }
+};
+
+bool holds_more(const HeapLeak& a, const HeapLeak& b) { return a.verdict.held_bytes > b.verdict.held_bytes; }
+
+}  // namespace
 
 HeapLeakReport heap_leak_report(const std::vector<HeapImageHistory>& histories,
                                 const std::vector<store::ProcessRow>& processes) {
@@ -18,23 +48,29 @@ HeapLeakReport heap_leak_report(const std::vector<HeapImageHistory>& histories,
     if (history.snapshots.empty()) {
       continue;
     }
-    ++report.images_judged;
     auto process = heap_image_process(*history.image, processes);
+    const std::string name = process ? process->name : "?";
     size_t end = history.snapshots.size() - 1;
     bool leaked = false;
+    HeldBy held;
     for (const auto& [stack_id, changes] : history.stacks) {
       // Judged even when it holds nothing at the end: a leak that only the exit freed.
       HeapVerdict verdict = judge_heap_stack(history, stack_id, end);
       if (verdict.kind == HeapVerdict::Kind::kLeak && verdict.held_bytes > 0) {
-        report.leaks.push_back({history.image->pid, process ? process->name : "?", stack_id, verdict});
+        report.leaks.push_back({history.image->pid, name, stack_id, verdict});
         leaked = true;
       }
+      held.add(stack_id, verdict);
     }
+    if (!leaked && held.mostly_unjudged()) {
+      report.unjudged.push_back({history.image->pid, name, *held.largest_unjudged_stack, held.largest_unjudged});
+      continue;
+    }
+    ++report.images_judged;
     report.images_leaking += leaked ? 1 : 0;
   }
-  std::stable_sort(report.leaks.begin(), report.leaks.end(), [](const HeapLeak& a, const HeapLeak& b) {
-    return a.verdict.held_bytes > b.verdict.held_bytes;
-  });
+  std::stable_sort(report.leaks.begin(), report.leaks.end(), holds_more);
+  std::stable_sort(report.unjudged.begin(), report.unjudged.end(), holds_more);
   return report;
 }
 

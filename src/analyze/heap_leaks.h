@@ -27,9 +27,15 @@ struct HeapLeak {
 
 struct HeapLeakReport {
   int64_t images = 0;          // process images profiled
-  int64_t images_judged = 0;   // with a snapshot to judge at
-  int64_t images_leaking = 0;  // with one leak or more
+  int64_t images_judged = 0;   // with a snapshot to judge at, and not `unjudged`
+  int64_t images_leaking = 0;  // with one leak or more, among the judged
   std::vector<HeapLeak> leaks;  // the largest held first
+  // Images with a snapshot and no leak whose "no leak" would say nothing: most of what
+  // they held at their end was in stacks with too few sampled allocations or snapshots
+  // to judge (a short process, a sparse sampling rate), which held between them at least
+  // as many sampled allocations as one verdict needs (an image that held a sample or two
+  // holds too little to matter). Each image's largest such stack, the largest first.
+  std::vector<HeapLeak> unjudged = {};
   // The profile's "no leak" is of what it sees. These resident memory findings (growth.h)
   // still held what they rose to, in processes with no leak above whose heap in use rose
   // less than half as much: memory the profile cannot see (mmap called directly, an
@@ -44,7 +50,7 @@ class HeapStackReading {
   virtual ~HeapStackReading() = default;
   // The profile's stacks that read alike, for heap_histories.
   virtual HeapStackAliases stacks_that_read_alike(const store::HeapProfile& profile) = 0;
-  // Names each leak's `where`.
+  // Names each leak's `where` (and each of HeapLeakReport::unjudged).
   virtual void name_leaks(const store::HeapProfile& profile, std::vector<HeapLeak>& leaks) = 0;
 };
 

@@ -44,6 +44,7 @@ HeapVerdict judge_at(const HeapImageHistory& history, int64_t stack_id, size_t a
   if (auto sampled = history.allocations.find(stack_id); sampled != history.allocations.end()) {
     for (const store::HeapAllocationRow* allocation : sampled->second) {
       bool alive_now = alive_at(*allocation, at_ms);
+      verdict.held_sampled += alive_now ? 1 : 0;
       if (alive_now && (verdict.oldest_born_ms == 0 || allocation->born_ms < verdict.oldest_born_ms)) {
         verdict.oldest_born_ms = allocation->born_ms;
       }

@@ -56,6 +56,7 @@ struct HeapVerdict {
   int64_t half_t_ms = 0;        // when it first held half of held_bytes
   int64_t half_sampled = 0;     // its sampled allocations alive then
   int64_t half_kept = 0;        // ... and still alive at the judged snapshot
+  int64_t held_sampled = 0;     // its sampled allocations alive at the judged snapshot
   int64_t last_rise_t_ms = 0;   // the snapshot of its last rise
   int64_t oldest_born_ms = 0;   // its oldest sampled allocation still alive (0: none)
   bool freed_at_exit = false;   // judged where the heap's fall into its exit began

@@ -142,6 +142,7 @@ Result<Summary> summarize(const store::Reader& reader, size_t top_count, bool wi
       s.heap_leaks->growth_beyond = growth_beyond_heap(*s.growth, *s.heap_leaks, histories, processes);
       if (stacks) {
         stacks->name_leaks(profile, s.heap_leaks->leaks);
+        stacks->name_leaks(profile, s.heap_leaks->unjudged);
       }
     }
   }
