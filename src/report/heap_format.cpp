@@ -269,6 +269,7 @@ nlohmann::json heap_verdict_json(const analyze::HeapVerdict& v) {
           {"half_t_ms", v.half_t_ms},
           {"half_sampled", v.half_sampled},
           {"half_kept", v.half_kept},
+          {"held_sampled", v.held_sampled},
           {"last_rise_t_ms", v.last_rise_t_ms},
           {"freed_at_exit", v.freed_at_exit},
           {"oldest_born_ms", v.oldest_born_ms ? nlohmann::json(v.oldest_born_ms) : nlohmann::json()}};

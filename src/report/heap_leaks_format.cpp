@@ -20,21 +20,46 @@ namespace {
 
 std::string images_text(int64_t n) { return count_of(n, "process image", "process images"); }
 
+// Lines for HeapLeakReport::unjudged in the summary, the last of them "and N more".
+constexpr size_t kSummaryUnjudgedLines = 3;
+
+// Why HeapLeakReport::unjudged were not judged, as a clause: "most of their heap was ...".
+std::string unjudged_why(size_t images) {
+  return std::string(images == 1 ? "held most of its heap" : "held most of their heap") +
+         " in stacks too thinly sampled or seen at too few snapshots (--heap=64K samples more):";
+}
+
 std::string header(const analyze::HeapLeakReport& report) {
-  char line[256];
-  std::string what = report.leaks.empty()
-                         ? "no leak in the heap profile of " + images_text(report.images_judged) +
-                               ": no stack kept growing and kept what it allocated"
-                         : "leaks in " + std::to_string(report.images_leaking) + " of " +
-                               images_text(report.images_judged) + " profiled:";
+  std::string what;
+  if (!report.leaks.empty()) {
+    what =
+        "leaks in " + std::to_string(report.images_leaking) + " of " + images_text(report.images_judged) + " profiled:";
+  } else if (report.images_judged > 0 || report.unjudged.empty()) {
+    what = "no leak in the heap profile of " + images_text(report.images_judged) +
+           ": no stack kept growing and kept what it allocated";
+  } else {
+    what = "not judged: the heap profile's " + images_text(static_cast<int64_t>(report.unjudged.size())) + " " +
+           unjudged_why(report.unjudged.size());
+  }
+  char line[512];
   std::snprintf(line, sizeof line, "  %-18s %s\n", "memory growth", what.c_str());
   return line;
+}
+
+// The line over the unjudged images when the header is not theirs; "" when it is.
+std::string unjudged_header(const analyze::HeapLeakReport& report) {
+  if (report.unjudged.empty() || (report.leaks.empty() && report.images_judged == 0)) {
+    return "";
+  }
+  return "    not judged: " +
+         count_of(static_cast<int64_t>(report.unjudged.size()), "more process image", "more process images") + " " +
+         unjudged_why(report.unjudged.size()) + "\n";
 }
 
 std::string where_text(const analyze::HeapLeak& leak) { return terminal_safe(leak.where.empty() ? "?" : leak.where); }
 
 // "grew at 5 snapshots, the last at +2.483 s, and kept 100%"
-std::string verdict_text(const analyze::HeapVerdict& v, int64_t start_ms) {
+std::string leak_verdict_text(const analyze::HeapVerdict& v, int64_t start_ms) {
   int kept_percent = v.half_sampled > 0 ? static_cast<int>(100 * v.half_kept / v.half_sampled) : 0;
   return "grew at " + std::to_string(v.rises) + " snapshots, the last at " +
          heap_offset_text(v.last_rise_t_ms, start_ms) +
@@ -49,9 +74,13 @@ std::string line_text(const std::string& name, const std::string& who, int64_t h
   return head + rest + "\n";
 }
 
+// How a line says a stack's verdict: leak_verdict_text for a leak, heap_verdict_text for
+// a stack not judged ("unclear: too few sampled allocations to judge (3, needs 5)").
+using VerdictText = std::string (*)(const analyze::HeapVerdict&, int64_t start_ms);
+
 // "canopy_heap_wor  pid 25412   5.5 MiB  leak_site_c (heap_workload.cpp:58): grew at 5
 // snapshots, the last at +2.483 s, and kept 100%"; `canopy heap` says the rest.
-std::string leak_line(const analyze::HeapLeak& leak, int64_t start_ms) {
+std::string leak_line(const analyze::HeapLeak& leak, int64_t start_ms, VerdictText verdict_text) {
   return line_text(leak.name, "pid " + std::to_string(leak.pid), leak.verdict.held_bytes,
                    where_text(leak) + ": " + verdict_text(leak.verdict, start_ms));
 }
@@ -85,10 +114,10 @@ std::vector<LeakGroup> group_leaks(const std::vector<analyze::HeapLeak>& leaks) 
 
 // "python3  3 processes  33.3 MiB  PyByteArray_Resize (bytearrayobject.c:233): the
 // largest, pid 23813, grew at 3 snapshots, ..."; one leak's line when it is alone.
-std::string group_line(const LeakGroup& group, int64_t start_ms) {
+std::string group_line(const LeakGroup& group, int64_t start_ms, VerdictText verdict_text) {
   const analyze::HeapLeak& largest = *group.largest;
   if (group.stacks == 1) {
-    return leak_line(largest, start_ms);
+    return leak_line(largest, start_ms, verdict_text);
   }
   const bool one_process = group.pids.size() == 1;
   std::string who = one_process ? "pid " + std::to_string(largest.pid)
@@ -112,7 +141,7 @@ std::string heap_leaks_summary_text(const analyze::HeapLeakReport& report, int64
   int64_t leaks_not_shown = 0;
   for (size_t i = 0; i < groups.size(); ++i) {
     if (i < shown) {
-      out += group_line(groups[i], start_ms);
+      out += group_line(groups[i], start_ms, leak_verdict_text);
     } else {
       leaks_not_shown += groups[i].stacks;
     }
@@ -121,30 +150,53 @@ std::string heap_leaks_summary_text(const analyze::HeapLeakReport& report, int64
     out += "    and " + count_of(leaks_not_shown, "more leak", "more leaks") + ": canopy report " + shell_join({path}) +
            " --growth\n";
   }
+  // Fewer lines than the leaks': they are the reader's next place to look, not findings.
+  out += unjudged_header(report);
+  std::vector<LeakGroup> unjudged = group_leaks(report.unjudged);
+  size_t unjudged_shown = unjudged.size() <= kSummaryUnjudgedLines ? unjudged.size() : kSummaryUnjudgedLines - 1;
+  for (size_t i = 0; i < unjudged_shown; ++i) {
+    out += group_line(unjudged[i], start_ms, heap_verdict_text);
+  }
+  if (unjudged_shown < unjudged.size()) {
+    size_t images = 0;
+    for (size_t i = unjudged_shown; i < unjudged.size(); ++i) {
+      images += unjudged[i].pids.size();
+    }
+    out += "    and " + count_of(static_cast<int64_t>(images), "more process image", "more process images") +
+           ": canopy report " + shell_join({path}) + " --growth\n";
+  }
   return out + growth_beyond_heap_text(report.growth_beyond, path);
 }
 
 std::string heap_leaks_list_text(const analyze::HeapLeakReport& report, int64_t start_ms) {
   std::string out = header(report);
   for (const analyze::HeapLeak& leak : report.leaks) {
-    out += leak_line(leak, start_ms);
+    out += leak_line(leak, start_ms, leak_verdict_text);
+  }
+  out += unjudged_header(report);
+  for (const analyze::HeapLeak& stack : report.unjudged) {
+    out += leak_line(stack, start_ms, heap_verdict_text);
   }
   return out + growth_beyond_heap_list_text(report.growth_beyond);
 }
 
 nlohmann::json heap_leaks_json(const analyze::HeapLeakReport& report) {
-  nlohmann::json leaks = nlohmann::json::array();
-  for (const analyze::HeapLeak& leak : report.leaks) {
-    leaks.push_back({{"pid", leak.pid},
-                     {"name", leak.name},
-                     {"stack_id", leak.stack_id},
-                     {"where", leak.where},
-                     {"verdict", heap_verdict_json(leak.verdict)}});
-  }
+  auto stacks_json = [](const std::vector<analyze::HeapLeak>& stacks) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const analyze::HeapLeak& stack : stacks) {
+      out.push_back({{"pid", stack.pid},
+                     {"name", stack.name},
+                     {"stack_id", stack.stack_id},
+                     {"where", stack.where},
+                     {"verdict", heap_verdict_json(stack.verdict)}});
+    }
+    return out;
+  };
   return {{"images", report.images},
           {"images_judged", report.images_judged},
           {"images_leaking", report.images_leaking},
-          {"leaks", leaks},
+          {"leaks", stacks_json(report.leaks)},
+          {"unjudged", stacks_json(report.unjudged)},
           {"growth_beyond", growth_json({.findings = report.growth_beyond})["findings"]}};
 }
 

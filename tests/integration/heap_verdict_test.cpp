@@ -275,6 +275,46 @@ TEST(HeapReport, CallsOnOneLineOfSourceAreOneStack) {
   EXPECT_EQ(stacks[0]["verdict"]["kind"], "leak") << stacks[0].dump();
 }
 
+// A short process whose heap is a few large blocks: four of 16 MiB at each of two sites,
+// allocated at once and kept to its exit. Sampled at 512 KiB, a block goes unsampled with
+// probability e^-32 < 2e-14, so all eight are sampled but with probability below 2e-13:
+// four sampled allocations at each site, one fewer than a verdict needs, and eight in
+// all, enough for a verdict had they been one stack. A "no leak" from them would say
+// nothing; the summary says they were not judged, and where most of the heap was.
+constexpr int64_t kFewLargeBytes = 16 * 1024 * 1024;  // as in heap_workload.cpp
+constexpr int64_t kFewLargeBlocks = 4;
+
+TEST(HeapReport, AShortProcessWhoseHeapIsAFewLargeBlocksIsNotJudged) {
+  TempDir dir;
+  std::string path = dir.file("few_large.canopy");
+  auto recorded = run({kCanopy, "record", "--heap=512K", "-o", path, "--", kHeapWorkload, "few-large"});
+  ASSERT_EQ(recorded.exit_status, 0) << recorded.err;
+  auto report = run({kCanopy, "report", path});
+  for (const std::string& text : {recorded.err, report.out}) {
+    EXPECT_NE(text.find("  memory growth      not judged: the heap profile's 1 process image held most of its heap "
+                        "in stacks too thinly sampled or seen at too few snapshots (--heap=64K samples more):\n"
+                        "    canopy_heap_wor  pid "),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("      64.0 MiB  (anonymous namespace)::few_large_site_"), std::string::npos) << text;
+    EXPECT_NE(text.find("unclear: too few sampled allocations to judge (4, needs 5)\n"), std::string::npos) << text;
+    EXPECT_EQ(text.find("no leak"), std::string::npos) << text;
+  }
+
+  auto json = run({kCanopy, "report", "--json", path});
+  ASSERT_EQ(json.exit_status, 0) << json.err;
+  auto leaks = nlohmann::json::parse(json.out)["heap_leaks"];
+  EXPECT_EQ(leaks["images"], 1) << leaks.dump();
+  EXPECT_EQ(leaks["images_judged"], 0) << leaks.dump();
+  ASSERT_EQ(leaks["unjudged"].size(), 1u) << leaks.dump();
+  const auto& verdict = leaks["unjudged"][0]["verdict"];
+  EXPECT_EQ(verdict["kind"], "unclear");
+  EXPECT_EQ(verdict["reason"], "too-few-samples");
+  EXPECT_EQ(verdict["held_sampled"], kFewLargeBlocks);
+  // Each block sampled with p = 1 - e^-32 counts its own size: exact to the byte.
+  EXPECT_EQ(verdict["held_bytes"], kFewLargeBlocks * kFewLargeBytes);
+}
+
 TEST(HeapReport, ARecordingWithoutAHeapProfileIsRefusedInOneLine) {
   TempDir dir;
   std::string path = dir.file("plain.canopy");

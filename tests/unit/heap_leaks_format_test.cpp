@@ -131,5 +131,69 @@ TEST(HeapLeaksSummary, ResidentGrowthBeyondTheHeapProfileFollowsTheLeaks) {
   EXPECT_EQ(heap_leaks_json(*s.heap_leaks)["growth_beyond"], nlohmann::json::array());
 }
 
+// A stack of an image not judged (analyze::HeapLeakReport::unjudged): too few samples.
+analyze::HeapLeak unjudged(int64_t pid, const std::string& name, const std::string& where, int64_t held_bytes) {
+  analyze::HeapLeak stack = leak(pid, name, pid, where, held_bytes);
+  stack.verdict.kind = analyze::HeapVerdict::Kind::kUnclear;
+  stack.verdict.reason = analyze::HeapVerdict::Reason::kTooFewSamples;
+  stack.verdict.half_sampled = 3;
+  return stack;
+}
+
+constexpr const char* kUnjudgedWhy =
+    "held most of their heap in stacks too thinly sampled or seen at too few snapshots (--heap=64K samples more):\n";
+
+// With no image judged, the section says so first; no "no leak".
+TEST(HeapLeaksSummary, WhenNoImageCouldBeJudgedTheSectionSaysSo) {
+  analyze::HeapLeakReport report;
+  report.images = 3;
+  report.unjudged = {unjudged(11, "python3", "PyByteArray_Resize (bytearrayobject.c:233)", 16 * kLeakMiB),
+                     unjudged(12, "python3", "PyByteArray_Resize (bytearrayobject.c:233)", 12 * kLeakMiB),
+                     unjudged(10, "python3", "new_keys_object (dictobject.c:632)", kLeakMiB / 2)};
+  std::string text = heap_leaks_summary_text(report, 0, "x.canopy");
+  EXPECT_EQ(text, std::string("  memory growth      not judged: the heap profile's 3 process images ") + kUnjudgedWhy +
+                      "    python3          2 processes    28.0 MiB  PyByteArray_Resize (bytearrayobject.c:233): the "
+                      "largest, pid 11, unclear: too few sampled allocations to judge (3, needs 5)\n"
+                      "    python3          pid 10        512.0 KiB  new_keys_object (dictobject.c:632): unclear: too "
+                      "few sampled allocations to judge (3, needs 5)\n");
+  auto json = heap_leaks_json(report);
+  EXPECT_EQ(json["images_judged"], 0);
+  ASSERT_EQ(json["unjudged"].size(), 3u);
+  EXPECT_EQ(json["unjudged"][0]["verdict"]["reason"], "too-few-samples");
+}
+
+// Beside images judged, the ones not judged follow the leaks under a line of their own,
+// in fewer lines than the leaks have; the list has every one.
+TEST(HeapLeaksSummary, ImagesNotJudgedFollowTheLeaksInALineOrTwo) {
+  auto report = report_of({leak(11, "cc1plus", 1, "save_target_globals() (cc1plus)", 45 * kLeakMiB)});
+  for (int64_t i = 0; i < 4; ++i) {
+    report.unjudged.push_back(unjudged(20 + i, "cc1", "site_" + std::to_string(i) + " (cc1)", (4 - i) * kLeakMiB));
+  }
+  std::string text = heap_leaks_summary_text(report, 0, "x.canopy");
+  size_t leaks = text.find("  memory growth      leaks in 1 of 44 process images profiled:\n    cc1plus ");
+  size_t caption = text.find(std::string("\n    not judged: 4 more process images ") + kUnjudgedWhy +
+                             "    cc1              pid 20          4.0 MiB  site_0 (cc1): unclear: ");
+  ASSERT_NE(leaks, std::string::npos) << text;
+  ASSERT_NE(caption, std::string::npos) << text;
+  EXPECT_LT(leaks, caption);
+  EXPECT_NE(text.find("    and 2 more process images: canopy report x.canopy --growth\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("site_2"), std::string::npos) << text;
+
+  std::string list = heap_leaks_list_text(report, 0);
+  EXPECT_NE(list.find("\n    not judged: 4 more process images "), std::string::npos) << list;
+  EXPECT_NE(list.find("    cc1              pid 23          1.0 MiB  site_3 (cc1): unclear: "), std::string::npos)
+      << list;
+
+  // With no leak, the header is the images judged, and the line the others'.
+  report.leaks.clear();
+  report.images_leaking = 0;
+  text = heap_leaks_summary_text(report, 0, "x.canopy");
+  EXPECT_EQ(text.rfind("  memory growth      no leak in the heap profile of 44 process images: no stack kept growing "
+                       "and kept what it allocated\n    not judged: 4 more process images ",
+                       0),
+            0u)
+      << text;
+}
+
 }  // namespace
 }  // namespace canopy::report

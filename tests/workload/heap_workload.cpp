@@ -39,6 +39,10 @@
 //   heap_workload chroot DIR     (as root) forks a child that makes DIR its root, as a
 //                                daemon's jail does, then allocates site D's blocks and
 //                                keeps them to its exit()
+//   heap_workload few-large       kFewLargeBlocks blocks of kFewLargeBytes at each of two
+//                                sites, allocated at once and kept to its exit(): a short
+//                                process whose heap is a few large blocks, each sure to be
+//                                sampled, too few at each site for a verdict
 //   heap_workload hold BYTES N READY
 //                                N blocks of BYTES bytes, allocated and kept; then its
 //                                PID into the file READY (written whole, by a rename),
@@ -81,6 +85,9 @@ constexpr Site kSiteE{4004, 1312};
 constexpr Site kSiteJ{3333, 1450};
 constexpr size_t kForkBlockBytes = 128 * 1024;  // also in tests/integration/heap_test.cpp
 constexpr size_t kReallocBlockBytes = 100 * 1000;  // also in tests/integration/heap_test.cpp
+// Also in tests/integration/heap_verdict_test.cpp.
+constexpr size_t kFewLargeBytes = 16 * 1024 * 1024;
+constexpr int kFewLargeBlocks = 4;
 constexpr int kRounds = 4;  // each site leaks a quarter of its blocks per round
 // Between rounds: longer than two of the tests' snapshot intervals (--heap-interval
 // 100ms), so that snapshots see each round's growth apart even on a loaded machine.
@@ -299,6 +306,31 @@ int run_fork_underscore_exit() {
   int status = 0;
   waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+__attribute__((noinline)) void few_large_site_a() {
+  for (int i = 0; i < kFewLargeBlocks; ++i) {
+    leaked.push_back(std::malloc(kFewLargeBytes));
+  }
+}
+
+__attribute__((noinline)) void few_large_site_b() {
+  for (int i = 0; i < kFewLargeBlocks; ++i) {
+    leaked.push_back(std::malloc(kFewLargeBytes));
+  }
+}
+
+int run_few_large() {
+  leaked.reserve(2 * kFewLargeBlocks);
+  few_large_site_a();
+  few_large_site_b();
+  for (void* block : leaked) {
+    if (block == nullptr) {
+      std::fprintf(stderr, "heap_workload few-large: out of memory\n");
+      return 1;
+    }
+  }
+  return 0;
 }
 
 int run_failed_realloc() {
@@ -585,6 +617,9 @@ int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "failed-realloc") == 0) {
     return run_failed_realloc();
   }
+  if (argc == 2 && std::strcmp(argv[1], "few-large") == 0) {
+    return run_few_large();
+  }
   if (argc == 2 && std::strcmp(argv[1], "unrolled") == 0) {
     return run_unrolled();
   }
@@ -613,8 +648,8 @@ int main(int argc, char** argv) {
     return run_hold(argv[2], argv[3], argv[4]);
   }
   std::fprintf(stderr,
-               "usage: heap_workload parent CHILD | child | fork-child | fork-underscore-exit | failed-realloc | unrolled | "
-               "teardown | underscore-exit | jit | "
+               "usage: heap_workload parent CHILD | child | fork-child | fork-underscore-exit | failed-realloc | "
+               "few-large | unrolled | teardown | underscore-exit | jit | "
                "close-all | user-namespace | drop-user | chroot DIR | hold BYTES N READY\n");
   return 2;
 }
