@@ -22,10 +22,8 @@ store::HeapProfile one_image_of_snapshots() {
   store::HeapProfile profile;
   profile.images.push_back({.id = 1, .process_id = 1, .pid = 100, .rate_bytes = 4096});
   for (int i = 0; i < kReportSnapshots; ++i) {
-    profile.snapshots.push_back({.id = i + 1,
-                                 .image_id = 1,
-                                 .t_ms = 1000 * i,
-                                 .reason = i + 1 == kReportSnapshots ? "exit" : "interval"});
+    profile.snapshots.push_back(
+        {.id = i + 1, .image_id = 1, .t_ms = 1000 * i, .reason = i + 1 == kReportSnapshots ? "exit" : "interval"});
   }
   return profile;
 }
@@ -38,11 +36,16 @@ void add_kept_stack(store::HeapProfile& profile, int64_t stack_id, int64_t block
       continue;
     }
     allocated += blocks[i];
-    profile.totals.push_back({.snapshot_id = static_cast<int64_t>(i) + 1, .stack_id = stack_id,
-                              .allocated_bytes = allocated * block_bytes, .allocated_count = allocated});
+    profile.totals.push_back({.snapshot_id = static_cast<int64_t>(i) + 1,
+                              .stack_id = stack_id,
+                              .allocated_bytes = allocated * block_bytes,
+                              .allocated_count = allocated});
     for (int k = 0; k < blocks[i]; ++k) {
-      profile.allocations.push_back({.id = static_cast<int64_t>(profile.allocations.size()) + 1, .image_id = 1,
-                                     .stack_id = stack_id, .size_bytes = block_bytes, .probability = 1,
+      profile.allocations.push_back({.id = static_cast<int64_t>(profile.allocations.size()) + 1,
+                                     .image_id = 1,
+                                     .stack_id = stack_id,
+                                     .size_bytes = block_bytes,
+                                     .probability = 1,
                                      .born_ms = 1000 * static_cast<int64_t>(i)});
     }
   }
