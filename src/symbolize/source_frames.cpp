@@ -139,7 +139,8 @@ std::vector<SourceFrame> source_frames_at(ModuleFile& module, uint64_t pc) {
   // names the concrete function.
   if (frames.back().function.empty()) {
     const SymbolIndex::Symbol* symbol = module.symbols().symbol_at(pc);
-    frames.back().function = symbol != nullptr ? demangle_symbol(symbol->name.c_str()) : "";
+    frames.back().function =
+        symbol == nullptr ? "" : demangle_symbol(symbol->name.c_str()) + (symbol->plt_stub ? "@plt" : "");
   }
   return frames;
 }

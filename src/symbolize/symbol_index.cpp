@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "symbolize/plt_stubs.h"
+
 namespace canopy::symbolize {
 namespace {
 
@@ -39,13 +41,45 @@ SymbolIndex::SymbolIndex(Dwfl_Module* module) {
     }
     symbols_.push_back({address, address + symbol.st_size, binding_rank(GELF_ST_BIND(symbol.st_info)), name});
   }
+  sort_by_start();
+  GElf_Addr bias = 0;
+  if (Elf* elf = dwfl_module_getelf(module, &bias)) {
+    add_plt_stubs(elf, bias);
+  }
+}
+
+void SymbolIndex::sort_by_start() {
   std::stable_sort(symbols_.begin(), symbols_.end(),
                    [](const Symbol& a, const Symbol& b) { return a.start < b.start; });
+  ends_so_far_.clear();
   ends_so_far_.reserve(symbols_.size());
   uint64_t end = 0;
   for (const Symbol& symbol : symbols_) {
     end = std::max(end, symbol.end);
     ends_so_far_.push_back(end);
+  }
+}
+
+void SymbolIndex::add_plt_stubs(Elf* elf, GElf_Addr bias) {
+  std::vector<Symbol> added;
+  for (const PltStub& stub : plt_stubs(elf, bias)) {
+    std::string function = stub.function;
+    if (function.empty()) {  // an IFUNC's slot: named after the IFUNC's symbol
+      const Symbol* ifunc = symbol_at(stub.resolver + bias);
+      if (ifunc == nullptr || ifunc->plt_stub) {
+        continue;
+      }
+      function = ifunc->name;
+    }
+    added.push_back({stub.start, stub.end, kStubRank, function, true});
+  }
+  // The rest of each section, below any stub that holds an address.
+  for (const PltSection& section : plt_sections(elf, bias)) {
+    added.push_back({section.start, section.end, kSectionRank, "[" + section.name + "]"});
+  }
+  if (!added.empty()) {
+    symbols_.insert(symbols_.end(), added.begin(), added.end());
+    sort_by_start();
   }
 }
 

@@ -16,13 +16,18 @@ class SymbolIndex {
  public:
   // Every defined function symbol of the module (symtab, else dynsym), as libdwfl gives
   // them: at the module's addresses.
+  // And the stubs of its procedure linkage table, named after the functions they jump
+  // to; the rest of each of its sections named after the section, "[.plt]".
   explicit SymbolIndex(Dwfl_Module* module);
 
   struct Symbol {
     uint64_t start = 0;
     uint64_t end = 0;      // start + size; start for a sizeless one
-    int binding_rank = 0;  // global 2, weak 1, local 0
+    int binding_rank = 0;  // global 2, weak 1, local 0; a PLT section's own -1
     std::string name = "";
+    // A stub of the procedure linkage table (plt_stubs.h): `name` is the function it
+    // jumps to, which reads "name@plt".
+    bool plt_stub = false;
   };
 
   // The symbol that holds `address`, as dwfl_module_addrinfo finds it: of the sized
@@ -33,6 +38,12 @@ class SymbolIndex {
   const Symbol* symbol_at(uint64_t address) const;
 
  private:
+  static constexpr int kStubRank = 2;
+  static constexpr int kSectionRank = -1;
+
+  void sort_by_start();
+  void add_plt_stubs(Elf* elf, GElf_Addr bias);
+
   std::vector<Symbol> symbols_;        // by start
   std::vector<uint64_t> ends_so_far_;  // the largest end among symbols_[0..i]
 };
