@@ -33,6 +33,16 @@ constexpr std::string_view kInterpreters[] = {"node", "nodejs", "deno", "ruby", 
                                               "sh",   "dash",   "zsh",  "ksh",  "Rscript", "tclsh"};
 // These also go by their name with a version run on: python3.11, pypy3, lua5.4.
 constexpr std::string_view kVersionedInterpreters[] = {"python", "pypy", "lua"};
+// Options of interpreters that take the next argument as their value, by the
+// interpreters that read them so (bash's -r takes none): `python3 -X perf app.py` runs
+// app.py, `node -r ts-node/register app.ts` app.ts.
+constexpr std::string_view kPythonValueOptions[] = {"-X", "-W", "--check-hash-based-pycs"};
+constexpr std::string_view kNodeValueOptions[] = {"-r", "--require",   "--import", "--loader", "--experimental-loader",
+                                                  "-C", "--conditions"};
+constexpr std::string_view kRubyValueOptions[] = {"-I", "-r", "-E"};
+constexpr std::string_view kShellValueOptions[] = {"-o", "-O", "+o", "+O"};
+constexpr std::string_view kLuaValueOptions[] = {"-l"};
+constexpr std::string_view kPhpValueOptions[] = {"-d", "-c", "-z"};
 
 bool listed(std::string_view word, std::span<const std::string_view> list) {
   return std::find(list.begin(), list.end(), word) != list.end();
@@ -50,13 +60,41 @@ bool is_compiler(std::string_view program) {
                                          listed(program.substr(0, dash), kCompilers));
 }
 
-bool is_interpreter(std::string_view program) {
-  if (listed(program, kInterpreters)) {
-    return true;
+// The interpreter `program` is, by its name without a version: "python3.11" -> "python".
+std::string_view interpreter_family(std::string_view program) {
+  for (std::string_view name : kVersionedInterpreters) {
+    if (program.starts_with(name) && (program.size() == name.size() || is_version(program.substr(name.size())))) {
+      return name == "pypy" ? "python" : name;
+    }
   }
-  return std::any_of(std::begin(kVersionedInterpreters), std::end(kVersionedInterpreters), [&](std::string_view name) {
-    return program.starts_with(name) && (program.size() == name.size() || is_version(program.substr(name.size())));
-  });
+  return program;
+}
+
+std::span<const std::string_view> interpreter_value_options(std::string_view program) {
+  const std::string_view family = interpreter_family(program);
+  if (family == "python") {
+    return kPythonValueOptions;
+  }
+  if (family == "node" || family == "nodejs") {
+    return kNodeValueOptions;
+  }
+  if (family == "ruby") {
+    return kRubyValueOptions;
+  }
+  if (family == "bash" || family == "sh" || family == "dash" || family == "zsh" || family == "ksh") {
+    return kShellValueOptions;
+  }
+  if (family == "lua") {
+    return kLuaValueOptions;
+  }
+  if (family == "php") {
+    return kPhpValueOptions;
+  }
+  return {};
+}
+
+bool is_interpreter(std::string_view program) {
+  return listed(program, kInterpreters) || listed(interpreter_family(program), kVersionedInterpreters);
 }
 
 bool is_source_file(std::string_view arg) {
@@ -150,10 +188,16 @@ std::optional<std::string> linker_output(const std::vector<std::string>& args) {
   return std::nullopt;
 }
 
-std::optional<std::string> interpreter_target(const std::vector<std::string>& args) {
+// `interpreter`: the program's name, or the process's when the program is none.
+std::optional<std::string> interpreter_target(const std::vector<std::string>& args, std::string_view interpreter) {
+  const std::span<const std::string_view> value_options = interpreter_value_options(interpreter);
   for (size_t i = 1; i < args.size(); ++i) {
     const std::string& arg = args[i];
     const bool has_value = i + 1 < args.size();
+    if (listed(arg, value_options)) {
+      ++i;
+      continue;
+    }
     if (arg == "-m" && has_value) {
       return clip("-m " + args[i + 1]);
     }
@@ -320,9 +364,11 @@ std::optional<std::string> short_command(const std::vector<std::string>& cmdline
     case Shape::kJava:
       words = java_target(cmdline);
       break;
-    case Shape::kInterpreter:
-      words = interpreter_target(cmdline);
+    case Shape::kInterpreter: {
+      const std::string program = path_base_name(cmdline[0]);
+      words = interpreter_target(cmdline, is_interpreter(program) ? std::string_view(program) : name);
       break;
+    }
     case Shape::kOther:
       words = first_argument(cmdline);
       break;

@@ -111,6 +111,22 @@ TEST(ShortCommand, InterpretersShowTheScriptModuleOrCode) {
   EXPECT_EQ(short_command({"pythonista", "-q", "go"}, "pythonista"), "go");
 }
 
+// An option that takes the next argument is passed with it: not "perf" for the script.
+TEST(ShortCommand, InterpretersOptionsWithAValueArePassedWithIt) {
+  EXPECT_EQ(short_command({"python3.12", "-X", "perf", "app.py"}, "python3.12"), "app.py");
+  EXPECT_EQ(short_command({"/usr/bin/python3", "-W", "ignore", "-u", "tools/gen.py"}, "python3"), "tools/gen.py");
+  EXPECT_EQ(short_command({"pypy3", "-X", "dev", "-m", "pytest"}, "pypy3"), "-m pytest");
+  EXPECT_EQ(short_command({"node", "-r", "ts-node/register", "src/app.ts"}, "node"), "src/app.ts");
+  EXPECT_EQ(short_command({"ruby", "-I", "lib", "bin/serve.rb"}, "ruby"), "bin/serve.rb");
+  EXPECT_EQ(short_command({"bash", "-o", "pipefail", "ci/run.sh"}, "bash"), "ci/run.sh");
+  EXPECT_EQ(short_command({"lua5.4", "-l", "strict", "main.lua"}, "lua5.4"), "main.lua");
+  EXPECT_EQ(short_command({"php", "-d", "memory_limit=1G", "artisan"}, "php"), "artisan");
+  // Each interpreter's own: bash's -r (a restricted shell) takes no value.
+  EXPECT_EQ(short_command({"bash", "-r", "x.sh"}, "bash"), "x.sh");
+  // A Python run through a program of another name goes by the process's.
+  EXPECT_EQ(short_command({"/opt/venv/bin/app", "-X", "perf", "main.py"}, "python3"), "main.py");
+}
+
 TEST(ShortCommand, JavaShowsTheJarOrTheMainClassAfterTheClassPath) {
   EXPECT_EQ(short_command({"/usr/lib/jvm/bin/java", "-Xmx2g", "-jar", "/opt/app/lib/app.jar", "serve"}, "java"),
             "lib/app.jar");
