@@ -9,15 +9,18 @@ namespace {
 
 // The allocator's own entry points and the wrappers programs call it through: the C++
 // library's, GNU's x* functions (libiberty, gnulib: gcc's cc1 allocates through xcalloc),
-// GLib's, CPython's, and Rust's (its alloc crate, its impls for other types, the
-// hashbrown tables behind its HashMap). The frame that called them says which data grew.
+// GLib's, CPython's, Rust's (its alloc crate, its impls for other types, the hashbrown
+// tables behind its HashMap), and the JVM's (HotSpot's os::malloc, AllocateHeap, its
+// C-heap objects' operator new, and its arenas and their chunks). The frame that called
+// them says which data grew.
 bool allocates_for_everyone(std::string_view function) {
-  constexpr std::array<std::string_view, 19> prefixes = {
-      "std::",      "__gnu_cxx::",     "operator new",     "__cxa_",         "__libc_",
-      "g_malloc",   "g_realloc",       "g_slice_",         "PyMem_",         "_PyMem_",
-      "PyObject_Malloc", "_PyObject_Malloc", "PyObject_Realloc",
-      "alloc::",    "<alloc::",        "__rust_",          "__rdl_",         "hashbrown::",
-      "<hashbrown::"};
+  constexpr std::array<std::string_view, 28> prefixes = {
+      "std::",           "__gnu_cxx::",      "operator new",       "__cxa_",          "__libc_",
+      "g_malloc",        "g_realloc",        "g_slice_",           "PyMem_",          "_PyMem_",
+      "PyObject_Malloc", "_PyObject_Malloc", "PyObject_Realloc",   "alloc::",         "<alloc::",
+      "__rust_",         "__rdl_",           "hashbrown::",        "<hashbrown::",    "os::malloc(",
+      "os::realloc(",    "os::strdup",       "AllocateHeap(",      "ReallocateHeap(", "CHeapObj<",
+      "Arena::",         "ChunkPool::",      "Chunk::operator new"};
   constexpr std::array<std::string_view, 8> wrappers = {"xmalloc", "xcalloc", "xrealloc", "xzalloc",
                                                         "xstrdup", "xmemdup", "_PyObject_Calloc", "_PyObject_Realloc"};
   for (std::string_view prefix : prefixes) {

@@ -42,6 +42,26 @@ TEST(LeakSite, PassesRustsAllocCrate) {
             "rl::index (main.rs:9)");
 }
 
+// The JVM's own heap, as a stripped libjvm.so names it: past HotSpot's wrappers and its
+// arenas to the code that wanted the memory.
+TEST(LeakSite, PassesTheJvmsWrappersAndArenas) {
+  EXPECT_EQ(leak_site({native("os::malloc(unsigned long, MEMFLAGS, NativeCallStack const&)", "libjvm.so"),
+                       native("AllocateHeap(unsigned long, MEMFLAGS, AllocFailStrategy::AllocFailEnum)", "libjvm.so"),
+                       native("G1CollectedHeap::G1CollectedHeap()", "libjvm.so"),
+                       native("G1Arguments::create_heap()", "libjvm.so")}),
+            "G1CollectedHeap::G1CollectedHeap() (libjvm.so)");
+  EXPECT_EQ(
+      leak_site({native("os::malloc(unsigned long, MEMFLAGS, NativeCallStack const&)", "libjvm.so"),
+                 native("ChunkPool::allocate_chunk(unsigned long, AllocFailStrategy::AllocFailEnum)", "libjvm.so"),
+                 native("Arena::Arena(MEMFLAGS, unsigned long)", "libjvm.so"),
+                 native("SymbolTable::create_table()", "libjvm.so")}),
+      "SymbolTable::create_table() (libjvm.so)");
+  // A program's function that only begins like one of them is the program's.
+  EXPECT_EQ(
+      leak_site({native("operator new(unsigned long)", "libstdc++.so.6"), native("os::mallocator_stats()", "app")}),
+      "os::mallocator_stats() (app)");
+}
+
 TEST(LeakSite, ARuntimesCodeUnderJitCodeIsFollowedByTheProgramsFrame) {
   // Node's Buffer.alloc in a function of the program, as V8 names it with
   // --perf-basic-prof: the runtime's C++, an unnamed stub, Node's own JavaScript, then
