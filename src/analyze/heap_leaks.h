@@ -33,8 +33,9 @@ struct HeapLeakReport {
   // Images with a snapshot and no leak whose "no leak" would say nothing: most of what
   // they held at their end was in stacks with too few sampled allocations or snapshots
   // to judge (a short process, a sparse sampling rate), which held between them at least
-  // as many sampled allocations as one verdict needs (an image that held a sample or two
-  // holds too little to matter). Each image's largest such stack, the largest first.
+  // as many sampled allocations as one verdict needs. An image that held fewer is counted
+  // judged: most short processes of a build hold a sample or two, and listing each would
+  // bury the ones that hold memory. Each image's largest such stack, the largest first.
   std::vector<HeapLeak> unjudged = {};
   // The profile's "no leak" is of what it sees. These resident memory findings (growth.h)
   // still held what they rose to, in processes with no leak above whose heap in use rose
