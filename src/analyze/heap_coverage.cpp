@@ -86,6 +86,10 @@ std::string unprofiled_meaning(const std::string& reason, int64_t rate_bytes) {
   if (reason == store::kUnprofiled32Bit || reason == store::kUnprofiled64Bit) {
     return "another word size than the profiler's: the loader skips it";
   }
+  if (reason == store::kUnprofiledOtherUser) {
+    return "it ran as another user (su USER -c, runuser, setpriv), who may not reach the recorder's socket: "
+           "record as that user";
+  }
   if (reason == store::kUnprofiledUnknown) {
     return "ended before canopy could look at it";
   }

@@ -34,6 +34,8 @@ std::optional<AuxvFields> parse_auxv_words(std::string_view bytes) {
       fields.interpreter_base = value;
     } else if (type == AT_SECURE) {
       fields.secure = value != 0;
+    } else if (type == AT_EUID) {
+      fields.effective_uid = value;
     }
   }
   return page_size_seen ? std::optional(fields) : std::nullopt;

@@ -27,6 +27,7 @@ struct AuxvFields {
   int word_bits = 0;              // 64 or 32
   uint64_t interpreter_base = 0;  // AT_BASE: where the dynamic loader is; 0 when there is none
   bool secure = false;            // AT_SECURE: setuid, setgid or file capabilities
+  std::optional<uint64_t> effective_uid = std::nullopt;  // AT_EUID: the user it started as
 };
 // nullopt when the bytes are neither word size's vector: AT_PAGESZ (a power of two of
 // at least 4096, on every Linux) is how the word size is told.

@@ -71,7 +71,9 @@ const char* HeapCoverage::reason_not_loaded(probe::ProcessFiles* files) const {
     return store::kUnprofiledUnknown;
   }
   if (preloads(environment.values[0], library_) && environment.values[1] == socket_) {
-    return nullptr;
+    // Loaded, it could not connect: the socket's directory is the recorder's user's.
+    const std::optional<uint64_t> user = auxv.fields.effective_uid;
+    return user && *user != 0 && *user != recorder_uid_ ? store::kUnprofiledOtherUser : nullptr;
   }
   // An environment that reads empty may be one that `env -i` cleared, or that of a
   // process whose memory went between the two reads: the living still have an auxv.

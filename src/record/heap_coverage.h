@@ -14,6 +14,7 @@
 #pragma once
 
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <optional>
@@ -30,8 +31,12 @@ class HeapCoverage final : public ProgramWatch {
  public:
   // `library`: the profiler's path as LD_PRELOAD carries it; `socket`: the recorder's,
   // as CANOPY_HEAP_SOCKET does; `rate_bytes`: the recording's sampling rate.
-  HeapCoverage(std::string library, std::string socket, int64_t rate_bytes)
-      : library_(std::move(library)), socket_(std::move(socket)), rate_bytes_(rate_bytes) {}
+  // `recorder_uid`: the user the socket's directory belongs to (the recorder's).
+  HeapCoverage(std::string library, std::string socket, int64_t rate_bytes, uid_t recorder_uid = ::geteuid())
+      : library_(std::move(library)),
+        socket_(std::move(socket)),
+        rate_bytes_(rate_bytes),
+        recorder_uid_(recorder_uid) {}
 
   void on_program(int64_t process_id, pid_t pid, probe::ProcessFiles* files, uint64_t exec_ns) override;
   void on_fork(int64_t process_id, pid_t pid, int64_t parent_id, uint64_t forked_ns) override;
@@ -73,6 +78,7 @@ class HeapCoverage final : public ProgramWatch {
   std::string library_;
   std::string socket_;
   int64_t rate_bytes_;
+  uid_t recorder_uid_;
   std::unordered_map<int64_t, Program> programs_;  // the last of each process, by process id
   std::vector<Image> images_;
 };

@@ -121,6 +121,9 @@ inline constexpr const char* kUnprofiledOwnMalloc = "own malloc";
 // A word size other than the profiler's (a 32-bit program): the loader skips it.
 inline constexpr const char* kUnprofiled32Bit = "32-bit";
 inline constexpr const char* kUnprofiled64Bit = "64-bit";
+// Started as another user than the recorder's, and not root (su USER -c, runuser,
+// setpriv --reuid): the recorder's socket is in a directory only its own user may enter.
+inline constexpr const char* kUnprofiledOtherUser = "other user";
 // Gone before the recorder could look at it.
 inline constexpr const char* kUnprofiledUnknown = "unknown";
 

@@ -20,6 +20,7 @@
 #include <set>
 
 #include "integration/harness.h"
+#include "integration/heap_sites.h"
 
 namespace canopy::testing {
 namespace {
@@ -300,6 +301,31 @@ TEST(HeapCoverage, AllocationsBeforeMainAndAfterExitAreEstimatedWithinAQuarter) 
     EXPECT_GE(stacks, 1) << site.function << " is in no stack at the end: " << result.out;
     EXPECT_NEAR(static_cast<double>(in_use_bytes), truth, truth * 0.25) << site.function;
   }
+}
+
+// A program started as another user (su USER -c, runuser, setpriv --reuid) loads the
+// profiler, which cannot reach the recorder's socket: the recording says so, not "no
+// samples". The heap workload's few-large blocks would be sampled for sure had it.
+TEST(HeapCoverage, AProgramStartedAsAnotherUserSaysSo) {
+  if (::geteuid() != 0) {
+    GTEST_SKIP() << "only root can start a program as another user";
+  }
+  TempDir dir;
+  std::string path = dir.file("other_user.canopy");
+  auto recorded = run({kCanopy, "record", "--heap", "-o", path, "--", "setpriv", "--reuid=65534", "--regid=65534",
+                       "--clear-groups", kHeapWorkload, "few-large"});
+  ASSERT_EQ(recorded.exit_status, 0) << recorded.err;
+  EXPECT_NE(recorded.err.find("(not profiled: 1 other user)"), std::string::npos) << recorded.err;
+  auto profile = open_recording(path).heap_profile();
+  ASSERT_TRUE(profile) << profile.error().message;
+  // setpriv itself, still root, may have sampled: the process's last program did not.
+  ASSERT_EQ(profile->unprofiled.size(), 1u);
+  EXPECT_EQ(profile->unprofiled[0].reason, "other user");
+  auto heap = run({kCanopy, "heap", path});
+  EXPECT_NE(heap.out.find("  other user (1): it ran as another user (su USER -c, runuser, setpriv), who may not reach "
+                          "the recorder's socket: record as that user\n"),
+            std::string::npos)
+      << heap.out;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include "record/heap_coverage.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <map>
 
@@ -38,6 +39,23 @@ TEST(HeapCoverageVerdict, AnEnvironmentWithoutThePreloadOrTheSocketIsTheReason) 
   EXPECT_EQ(string(verdict_for({"LD_PRELOAD=" + kLibrary})), "environment");
   EXPECT_EQ(string(verdict_for({"LD_PRELOAD=" + kLibrary, "CANOPY_HEAP_SOCKET=/run/another/heap.sock"})),
             "environment");
+}
+
+// Started as a user other than the recorder's, the profiler loads but cannot reach the
+// socket, whose directory is the recorder's user's; root can.
+TEST(HeapCoverageVerdict, AProgramStartedAsAnotherUserCannotReachTheSocket) {
+  testing::SleepingChild sleeper({"LD_PRELOAD=" + kLibrary, "CANOPY_HEAP_SOCKET=" + kSocket});
+  ASSERT_TRUE(sleeper.files());
+  HeapCoverage same_user(kLibrary, kSocket, 4096, ::geteuid());
+  EXPECT_EQ(same_user.reason_not_loaded(sleeper.files()), nullptr);
+  HeapCoverage other_user(kLibrary, kSocket, 4096, ::geteuid() + 1);
+  const char* verdict = other_user.reason_not_loaded(sleeper.files());
+  if (::geteuid() == 0) {
+    EXPECT_EQ(verdict, nullptr) << "root reaches any directory";
+  } else {
+    ASSERT_NE(verdict, nullptr);
+    EXPECT_EQ(std::string(verdict), "other user");
+  }
 }
 
 TEST(HeapCoverageVerdict, AProgramGoneBeforeTheLookIsUnknown) {

@@ -1,15 +1,18 @@
 // What a program started with (probe/program_start.h): the auxiliary vector in either
 // word size, the environment read in pieces, and both read from real processes, from
 // one alive, one with an empty environment, and one gone.
+#include "probe/program_start.h"
+
 #include <elf.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
+
 #include <fstream>
 #include <iterator>
 #include <string>
 #include <vector>
 
 #include "probe/process_files.h"
-#include "probe/program_start.h"
 #include "support/sleeping_child.h"
 
 namespace canopy::probe {
@@ -33,6 +36,7 @@ TEST(ProgramStart, OurOwnAuxvIsADynamicProgramsNotInSecureMode) {
   EXPECT_EQ(fields->word_bits, static_cast<int>(sizeof(void*) * 8));
   EXPECT_NE(fields->interpreter_base, 0u);  // the unit tests are dynamically linked
   EXPECT_FALSE(fields->secure);
+  EXPECT_EQ(fields->effective_uid, ::geteuid());
 }
 
 TEST(ProgramStart, AStaticSetuidProgramsAuxvSaysSo) {
