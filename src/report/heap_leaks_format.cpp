@@ -23,7 +23,7 @@ std::string images_text(int64_t n) { return count_of(n, "process image", "proces
 // Lines for HeapLeakReport::unjudged in the summary, the last of them "and N more".
 constexpr size_t kSummaryUnjudgedLines = 3;
 
-// Why HeapLeakReport::unjudged were not judged, as a clause: "most of their heap was ...".
+// Why HeapLeakReport::unjudged were not judged: "held most of their heap in ...".
 std::string unjudged_why(size_t images) {
   return std::string(images == 1 ? "held most of its heap" : "held most of their heap") +
          " in stacks too thinly sampled or seen at too few snapshots (--heap=64K samples more):";
@@ -41,10 +41,14 @@ std::string header(const analyze::HeapLeakReport& report) {
     what = "not judged: the heap profile's " + images_text(static_cast<int64_t>(report.unjudged.size())) + " " +
            unjudged_why(report.unjudged.size());
   }
-  char line[512];
-  std::snprintf(line, sizeof line, "  %-18s %s\n", "memory growth", what.c_str());
-  return line;
+  char label[32];
+  std::snprintf(label, sizeof label, "  %-18s ", "memory growth");
+  return label + what + "\n";
 }
+
+// How many of `groups` lines to show in at most `lines`: all of them when they fit;
+// else one fewer, for the line that says how many more.
+size_t lines_shown(size_t groups, size_t lines) { return groups <= lines ? groups : lines - 1; }
 
 // The line over the unjudged images when the header is not theirs; "" when it is.
 std::string unjudged_header(const analyze::HeapLeakReport& report) {
@@ -136,8 +140,7 @@ std::string heap_leaks_summary_text(const analyze::HeapLeakReport& report, int64
                                     const std::string& path) {
   std::string out = header(report);
   std::vector<LeakGroup> groups = group_leaks(report.leaks);
-  // All of them when they fit; else one line fewer, for the line that says how many more.
-  size_t shown = groups.size() <= kSummaryGrowthLines ? groups.size() : kSummaryGrowthLines - 1;
+  size_t shown = lines_shown(groups.size(), kSummaryGrowthLines);
   int64_t leaks_not_shown = 0;
   for (size_t i = 0; i < groups.size(); ++i) {
     if (i < shown) {
@@ -153,7 +156,7 @@ std::string heap_leaks_summary_text(const analyze::HeapLeakReport& report, int64
   // Fewer lines than the leaks': they are the reader's next place to look, not findings.
   out += unjudged_header(report);
   std::vector<LeakGroup> unjudged = group_leaks(report.unjudged);
-  size_t unjudged_shown = unjudged.size() <= kSummaryUnjudgedLines ? unjudged.size() : kSummaryUnjudgedLines - 1;
+  size_t unjudged_shown = lines_shown(unjudged.size(), kSummaryUnjudgedLines);
   for (size_t i = 0; i < unjudged_shown; ++i) {
     out += group_line(unjudged[i], start_ms, heap_verdict_text);
   }
