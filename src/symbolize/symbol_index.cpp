@@ -65,8 +65,8 @@ void SymbolIndex::add_plt_stubs(Elf* elf, GElf_Addr bias) {
   for (const PltStub& stub : plt_stubs(elf, bias)) {
     std::string function = stub.function;
     if (function.empty()) {  // an IFUNC's slot: named after the IFUNC's symbol
-      const Symbol* ifunc = symbol_at(stub.resolver + bias);
-      if (ifunc == nullptr || ifunc->plt_stub) {
+      const Symbol* ifunc = symbol_at(stub.resolver + bias);  // of the symbol table: no stub is in yet
+      if (ifunc == nullptr) {
         continue;
       }
       function = ifunc->name;

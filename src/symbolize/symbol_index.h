@@ -15,9 +15,9 @@ namespace canopy::symbolize {
 class SymbolIndex {
  public:
   // Every defined function symbol of the module (symtab, else dynsym), as libdwfl gives
-  // them: at the module's addresses.
-  // And the stubs of its procedure linkage table, named after the functions they jump
-  // to; the rest of each of its sections named after the section, "[.plt]".
+  // them: at the module's addresses. And the stubs of its procedure linkage table, which
+  // no symbol covers, named after the functions they jump to; the rest of each of its
+  // sections after the section, "[.plt]".
   explicit SymbolIndex(Dwfl_Module* module);
 
   struct Symbol {
@@ -30,7 +30,8 @@ class SymbolIndex {
     bool plt_stub = false;
   };
 
-  // The symbol that holds `address`, as dwfl_module_addrinfo finds it: of the sized
+  // The symbol that holds `address`, as dwfl_module_addrinfo finds it (but for the PLT's
+  // stubs and sections, which it does not know): of the sized
   // symbols that hold it, the one that starts last; else the sizeless one nearest before
   // it, when no sized symbol starts nearer. Of aliases (symbols that start alike) a
   // global one before a weak one before a local one, then the first in the table. Null
