@@ -2,7 +2,6 @@
 
 #include <elf.h>
 
-#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <unordered_map>
@@ -107,35 +106,31 @@ std::optional<uint64_t> plt_stub_slot(const unsigned char* stub, size_t size, ui
   return address + at + kJumpBytes + static_cast<int64_t>(displacement);
 }
 
-std::vector<PltStub> plt_stubs(Elf* elf, GElf_Addr bias) {
-  std::vector<PltStub> stubs;
+PltTable read_plt(Elf* elf, GElf_Addr bias) {
+  PltTable table;
   GElf_Ehdr elf_header;
-  if (gelf_getehdr(elf, &elf_header) == nullptr || elf_header.e_machine != EM_X86_64) {
-    return stubs;
-  }
-  const std::unordered_map<uint64_t, SlotFunction> slots = slot_functions(elf);
-  for_each_plt_section(elf, [&](const GElf_Shdr& header, const unsigned char* bytes, const char*) {
+  const bool stubs_read = gelf_getehdr(elf, &elf_header) != nullptr && elf_header.e_machine == EM_X86_64;
+  std::optional<std::unordered_map<uint64_t, SlotFunction>> slots;  // read with the first section
+  for_each_plt_section(elf, [&](const GElf_Shdr& header, const unsigned char* bytes, const char* name) {
+    table.sections.push_back({header.sh_addr + bias, header.sh_addr + bias + header.sh_size, name});
+    if (!stubs_read) {
+      return;
+    }
+    if (!slots) {
+      slots = slot_functions(elf);
+    }
     const uint64_t entry_size = header.sh_entsize > 0 ? header.sh_entsize : 16;
     for (uint64_t offset = 0; offset + entry_size <= header.sh_size; offset += entry_size) {
       const uint64_t address = header.sh_addr + offset;
       auto slot = plt_stub_slot(bytes + offset, entry_size, address);
-      auto function = slot ? slots.find(*slot) : slots.end();
-      if (function != slots.end()) {
-        stubs.push_back(
+      auto function = slot ? slots->find(*slot) : slots->end();
+      if (function != slots->end()) {
+        table.stubs.push_back(
             {address + bias, address + bias + entry_size, function->second.function, function->second.resolver});
       }
     }
   });
-  std::sort(stubs.begin(), stubs.end(), [](const PltStub& a, const PltStub& b) { return a.start < b.start; });
-  return stubs;
-}
-
-std::vector<PltSection> plt_sections(Elf* elf, GElf_Addr bias) {
-  std::vector<PltSection> sections;
-  for_each_plt_section(elf, [&](const GElf_Shdr& header, const unsigned char*, const char* name) {
-    sections.push_back({header.sh_addr + bias, header.sh_addr + bias + header.sh_size, name});
-  });
-  return sections;
+  return table;
 }
 
 }  // namespace canopy::symbolize

@@ -25,18 +25,23 @@ struct PltStub {
   uint64_t resolver = 0;
 };
 
-// The named stubs of the object's .plt, .plt.sec and .plt.got, by address: each stub's
-// jump names the slot it reads (plt_stub_slot). x86-64 only: none for another machine.
-std::vector<PltStub> plt_stubs(Elf* elf, GElf_Addr bias);
-
-// The address ranges of those sections, for the rest of each (a lazy binding's entries,
-// the table's header): code that is none of the object's functions.
+// A .plt, .plt.sec or .plt.got section's address range, for what no stub of it holds (a
+// lazy binding's entries, the table's header): code that is none of the object's functions.
 struct PltSection {
   uint64_t start = 0;
   uint64_t end = 0;
   std::string name = "";  // ".plt", ".plt.sec", ".plt.got"
 };
-std::vector<PltSection> plt_sections(Elf* elf, GElf_Addr bias);
+
+struct PltTable {
+  std::vector<PltSection> sections = {};
+  // The named stubs of those sections: each stub's jump names the slot it reads
+  // (plt_stub_slot). x86-64 only: none for another machine.
+  std::vector<PltStub> stubs = {};
+};
+
+// The object's .plt, .plt.sec and .plt.got, read in one pass over its sections.
+PltTable read_plt(Elf* elf, GElf_Addr bias);
 
 // The slot that the stub of `size` bytes at `address` jumps through: `jmp
 // *disp32(%rip)`, after an `endbr64` (a table built for indirect branch tracking) and a

@@ -61,8 +61,9 @@ void SymbolIndex::sort_by_start() {
 }
 
 void SymbolIndex::add_plt_stubs(Elf* elf, GElf_Addr bias) {
+  const PltTable plt = read_plt(elf, bias);
   std::vector<Symbol> added;
-  for (const PltStub& stub : plt_stubs(elf, bias)) {
+  for (const PltStub& stub : plt.stubs) {
     std::string function = stub.function;
     if (function.empty()) {  // an IFUNC's slot: named after the IFUNC's symbol
       const Symbol* ifunc = symbol_at(stub.resolver + bias);  // of the symbol table: no stub is in yet
@@ -74,7 +75,7 @@ void SymbolIndex::add_plt_stubs(Elf* elf, GElf_Addr bias) {
     added.push_back({stub.start, stub.end, kStubRank, function, true});
   }
   // The rest of each section, below any stub that holds an address.
-  for (const PltSection& section : plt_sections(elf, bias)) {
+  for (const PltSection& section : plt.sections) {
     added.push_back({section.start, section.end, kSectionRank, "[" + section.name + "]"});
   }
   if (!added.empty()) {

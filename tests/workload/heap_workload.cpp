@@ -308,6 +308,7 @@ int run_fork_underscore_exit() {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
+// Two sites alike, so that the blocks are two stacks' of four samples each.
 __attribute__((noinline)) void few_large_site_a() {
   for (int i = 0; i < kFewLargeBlocks; ++i) {
     leaked.push_back(std::malloc(kFewLargeBytes));
