@@ -70,25 +70,23 @@ std::string_view interpreter_family(std::string_view program) {
   return program;
 }
 
+// Each interpreter's options that take a value, by its name without a version.
+struct InterpreterValueOptions {
+  std::string_view family;
+  std::span<const std::string_view> options;
+};
+constexpr InterpreterValueOptions kValueOptionsByInterpreter[] = {
+    {"python", kPythonValueOptions}, {"node", kNodeValueOptions},  {"nodejs", kNodeValueOptions},
+    {"ruby", kRubyValueOptions},     {"bash", kShellValueOptions}, {"sh", kShellValueOptions},
+    {"dash", kShellValueOptions},    {"zsh", kShellValueOptions},  {"ksh", kShellValueOptions},
+    {"lua", kLuaValueOptions},       {"php", kPhpValueOptions}};
+
 std::span<const std::string_view> interpreter_value_options(std::string_view program) {
   const std::string_view family = interpreter_family(program);
-  if (family == "python") {
-    return kPythonValueOptions;
-  }
-  if (family == "node" || family == "nodejs") {
-    return kNodeValueOptions;
-  }
-  if (family == "ruby") {
-    return kRubyValueOptions;
-  }
-  if (family == "bash" || family == "sh" || family == "dash" || family == "zsh" || family == "ksh") {
-    return kShellValueOptions;
-  }
-  if (family == "lua") {
-    return kLuaValueOptions;
-  }
-  if (family == "php") {
-    return kPhpValueOptions;
+  for (const InterpreterValueOptions& interpreter : kValueOptionsByInterpreter) {
+    if (interpreter.family == family) {
+      return interpreter.options;
+    }
   }
   return {};
 }
